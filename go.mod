@@ -7,4 +7,7 @@ require (
 	github.com/gowebpki/jcs v1.0.2
 )
 
-require go.yaml.in/yaml/v3 v3.0.6 // indirect
+require (
+	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+)
