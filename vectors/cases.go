@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/asn1"
-	"math/big"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
@@ -186,13 +186,17 @@ var generators = []generator{
 	}},
 	{"tampered_leaf_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
-		d.tamper = func(es []disclosure) { es[1].leaf = replaceOnce(es[1].leaf, `"outcome":"partial"`, `"outcome":"success"`) }
+		d.tamper = func(es []disclosure) {
+			es[1].leaf = replaceOnce(es[1].leaf, `"outcome":"partial"`, `"outcome":"success"`)
+		}
 		return fails("a disclosed leaf edited: its proof no longer leads to the root", "evidence", passport.ReasonEvidenceProof, d.bytes())
 	}},
 	{"tampered_leaf_full_disclosure_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
 		d.disclose = allIndices(8)
-		d.tamper = func(es []disclosure) { es[2].leaf = replaceOnce(es[2].leaf, `"outcome":"failure"`, `"outcome":"success"`) }
+		d.tamper = func(es []disclosure) {
+			es[2].leaf = replaceOnce(es[2].leaf, `"outcome":"failure"`, `"outcome":"success"`)
+		}
 		return fails("a failure rewritten as a success with every leaf disclosed", "evidence", passport.ReasonEvidenceRoot, d.bytes())
 	}},
 	{"wrong_passport_hash_fail", func(f *fixture) (Case, error) {
@@ -448,7 +452,9 @@ var generators = []generator{
 	}},
 	{"duplicate_key_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
-		d.edit = func(b []byte) []byte { return replaceOnce(b, `{"bundleVersion":"1.0",`, `{"bundleVersion":"1.0","bundleVersion":"1.0",`) }
+		d.edit = func(b []byte) []byte {
+			return replaceOnce(b, `{"bundleVersion":"1.0",`, `{"bundleVersion":"1.0","bundleVersion":"1.0",`)
+		}
 		return fails("bundleVersion named twice", "json", passport.ReasonJSONDuplicateKey, d.bytes())
 	}},
 	{"invalid_utf8_fail", func(f *fixture) (Case, error) {

@@ -88,22 +88,22 @@ func (f *fixture) trust() ([]byte, error) {
 // basePassport is a realistic passport with two skill passports.
 func basePassport() *passport.Passport {
 	return &passport.Passport{
-		PassportVersion:   passport.Version,
-		TrustModelVersion: passport.TrustModelVersion,
-		Issuer:            Issuer,
-		Subject:           passport.Subject{ID: "agt_7Qm2xKp9Lr4Vt8Wn", Name: "index-tuner", Description: "Tunes PostgreSQL indexes for write-heavy workloads."},
-		IssuedAt:          passport.NewTime(issuedAt),
-		ExpiresAt:         passport.NewTime(expiresAt),
+		PassportVersion:      passport.Version,
+		TrustModelVersion:    passport.TrustModelVersion,
+		Issuer:               Issuer,
+		Subject:              passport.Subject{ID: "agt_7Qm2xKp9Lr4Vt8Wn", Name: "index-tuner", Description: "Tunes PostgreSQL indexes for write-heavy workloads."},
+		IssuedAt:             passport.NewTime(issuedAt),
+		ExpiresAt:            passport.NewTime(expiresAt),
 		DeclaredCapabilities: []string{"PostgreSQL indexing", "query optimization"},
 		PublicActivity:       passport.Activity{MemoriesPublished: 14, MemoriesConsumed: 52, FeedbackGiven: 9},
 		DomainReputation: []passport.DomainReputation{
 			{Domain: "postgresql", Score: 7.25, Confidence: 0.6, SampleSize: 6, PositiveEvents: 7, NegativeEvents: 1, UpdatedAt: passport.NewTime(time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC))},
 			{Domain: "sqlite", Score: -0.5, Confidence: 0.1, SampleSize: 1, PositiveEvents: 0, NegativeEvents: 1, UpdatedAt: passport.NewTime(time.Date(2026, 2, 3, 8, 30, 0, 0, time.UTC))},
 		},
-		ReputationScore:      6.75,
-		TrustLevel:           "observed",
-		SkillPassports:       []passport.SkillPassport{{Skill: "PostgreSQL indexing", State: "evidenced", Assessment: "SUPPORTED", EvidenceLevel: "MODERATE"}, {Skill: "SQLite", State: "limited_evidence", Assessment: "INSUFFICIENT_EVIDENCE", EvidenceLevel: "VERY_LOW"}},
-		Policies:             passport.DefaultPolicies(),
+		ReputationScore: 6.75,
+		TrustLevel:      "observed",
+		SkillPassports:  []passport.SkillPassport{{Skill: "PostgreSQL indexing", State: "evidenced", Assessment: "SUPPORTED", EvidenceLevel: "MODERATE"}, {Skill: "SQLite", State: "limited_evidence", Assessment: "INSUFFICIENT_EVIDENCE", EvidenceLevel: "VERY_LOW"}},
+		Policies:        passport.DefaultPolicies(),
 	}
 }
 
@@ -133,16 +133,16 @@ func baseRecords() []json.RawMessage {
 // a case changes what it breaks and assembles the rest.
 type draft struct {
 	f        *fixture
-	body     []byte   // canonical passport body
-	hash     string   // passportHash; "" means the right one
-	payload  []byte   // the signed bytes; nil means the snapshot
-	snapshot []byte   // the snapshot in the bundle; nil means the right one
-	header   string   // protected header JSON; "" means alg/kid/typ of key
-	alg      string   // algorithm for the default header
+	body     []byte // canonical passport body
+	hash     string // passportHash; "" means the right one
+	payload  []byte // the signed bytes; nil means the snapshot
+	snapshot []byte // the snapshot in the bundle; nil means the right one
+	header   string // protected header JSON; "" means alg/kid/typ of key
+	alg      string // algorithm for the default header
 	key      *passport.PrivateKey
 	sign     func(signingInput []byte) []byte // nil means the key's own signature
-	sigB64   *string  // overrides the encoded signature
-	records  [][]byte // all leaves
+	sigB64   *string                          // overrides the encoded signature
+	records  [][]byte                         // all leaves
 	disclose []int
 	tamper   func(entries []disclosure) // edits disclosures after proofs are made
 	version  string
