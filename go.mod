@@ -12,6 +12,6 @@ require (
 
 require (
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
-	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
