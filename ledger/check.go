@@ -122,6 +122,13 @@ var instructionVerbs = map[string]bool{
 	"always": true, "never": true, "must": true,
 }
 
+// controlVerbs are verbs that give an order after "never" or "always":
+// "never ask", "always approve".
+var controlVerbs = map[string]bool{
+	"ask": true, "tell": true, "report": true, "block": true, "check": true, "verify": true,
+	"question": true, "refuse": true, "stop": true, "flag": true, "review": true,
+}
+
 // instruction reports text that reads like an instruction to the reader
 // rather than a record of what happened. It is a heuristic, tuned to flag
 // rather than miss: a flagged line is a warning to read, not an error.
@@ -142,7 +149,7 @@ func instruction(s string) bool {
 	if first[0] == "never" || first[0] == "always" {
 		// "never arrived" and "always late" are records; "never block" and
 		// "always approve" are orders.
-		return len(first) > 1 && instructionVerbs[first[1]]
+		return len(first) > 1 && (instructionVerbs[first[1]] || controlVerbs[first[1]])
 	}
 	return instructionVerbs[first[0]]
 }

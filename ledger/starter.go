@@ -215,7 +215,7 @@ var starters = map[string]starterDef{
 			KeyHalfLifeDays: "180 days: jobs are few and far apart, so a contractor's record has to last from one job to the next.",
 			KeyMinEvents:    "4: each stage of a job is one event, so four events are one or two whole jobs.",
 			KeyReviewDays:   "60: with a long half-life and few events, a review every two months is enough.",
-			KeyWeights:      "every weight doubled (delivered 2, honored 1.5, resolved 1, late -1, refunded -1, disputed -2, failed -4, breached -6): each stage is a large payment, so each outcome should move the score further than one small order does.",
+			KeyWeights:      "every weight heavier than the default, most of them doubled (honored goes from 1 to 1.5): each stage is a large payment, so each outcome should move the score further than one small order does.",
 			KeyTiers:        "75, 50 and 25, the defaults: the heavier weights already move a score faster, so the lines need not change.",
 			KeySpendPerTask: "2000 for trusted and 500 for standard, per stage: stages are large, but a stage above these sums is a decision for the person.",
 			KeyBlocked:      "none: a starter blocks no one; only the person adds ids here.",
