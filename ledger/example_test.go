@@ -32,10 +32,10 @@ updated: 2026-10-22
 	s := f.Score("shop.example", asOf)
 	fmt.Printf("%s: %.1f, %s, confidence %.0f%%, up to %v per task without asking\n",
 		s.Counterparty, s.Score, s.Tier, 100*s.Confidence, s.SpendLimit)
-	fmt.Println("a task of 150:", s.Decide(150))
+	fmt.Println("a task of 150:", s.Decide(150).Why)
 	// Output:
 	// shop.example: 59.6, standard, confidence 61%, up to 100 per task without asking
-	// a task of 150: ask
+	// a task of 150: 150 is above the standard limit of 100 per task: ask the person first
 }
 
 func ExampleDecayCurve() {

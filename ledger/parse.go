@@ -77,6 +77,27 @@ func idProblem(id string) string {
 	case !utf8.ValidString(id):
 		return "it is not UTF-8"
 	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c >= utf8.RuneSelf {
+			return idProblemSlow(id)
+		}
+		switch {
+		case c == ' ' || (c >= '\t' && c <= '\r'):
+			return "it has white space"
+		case c == ',':
+			return "it has a comma"
+		case c >= 'A' && c <= 'Z':
+			return "it has capital letters; ids are lower case"
+		case c < 0x20 || c == 0x7f:
+			return "it has control characters"
+		}
+	}
+	return ""
+}
+
+// idProblemSlow is idProblem for ids with non-ASCII characters.
+func idProblemSlow(id string) string {
 	for _, r := range id {
 		switch {
 		case unicode.IsSpace(r):
@@ -139,7 +160,8 @@ func Parse(src []byte) (*File, error) {
 		return nil, fmt.Errorf("%w: %d lines, the limit is %d", ErrTooLarge, n, MaxLines)
 	}
 	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
-	p := &parser{f: &File{}, declared: map[string]int{}}
+	records := bytes.Count(src, []byte("\n-")) + 1
+	p := &parser{f: &File{Events: make([]Event, 0, records)}, declared: map[string]int{}, amounts: make([]float64, 0, records)}
 	p.rules = newRuleReader(p.report)
 	p.run(string(src))
 	p.f.Rules = p.rules.rules
@@ -152,6 +174,7 @@ type parser struct {
 	f        *File
 	rules    *ruleReader
 	declared map[string]int // id -> line of its declaration
+	amounts  []float64      // backing store for Event.Amount, to allocate once
 }
 
 func (p *parser) report(line int, sev Severity, code Code, format string, args ...any) {
@@ -219,13 +242,23 @@ func lineProblem(s string) string {
 	if len(s) > MaxLineBytes {
 		return fmt.Sprintf("is longer than %d bytes", MaxLineBytes)
 	}
-	if !utf8.ValidString(s) {
-		return "is not valid UTF-8"
-	}
-	for _, r := range s {
-		if (unicode.IsControl(r) && r != '\t') || isHiddenFormat(r) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\t') || c == 0x7f {
+				return fmt.Sprintf("holds the control character U+%04X", c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return "is not valid UTF-8"
+		}
+		if unicode.IsControl(r) || isHiddenFormat(r) {
 			return fmt.Sprintf("holds the invisible or control character U+%04X", r)
 		}
+		i += size
 	}
 	return ""
 }
@@ -354,22 +387,33 @@ func nextField(s string) (field, rest string, more bool) {
 	return strings.TrimSpace(s[:i]), s[i+w:], true
 }
 
-// splitFields splits s into at most n fields; the last holds the rest of s.
-func splitFields(s string, n int) []string {
-	out := make([]string, 0, n)
-	for len(out) < n-1 {
+// fields holds up to four fields of a record line.
+type fields struct {
+	f [4]string
+	n int
+}
+
+// splitFields splits s into at most four fields; the fourth holds the rest
+// of s.
+func splitFields(s string) fields {
+	var out fields
+	for out.n < len(out.f)-1 {
 		f, rest, more := nextField(s)
-		out = append(out, f)
+		out.f[out.n] = f
+		out.n++
 		if !more {
 			return out
 		}
 		s = rest
 	}
-	return append(out, strings.TrimSpace(s))
+	out.f[out.n] = strings.TrimSpace(s)
+	out.n++
+	return out
 }
 
 func (p *parser) counterparty(n int, body string) {
-	f := splitFields(body, 4)
+	fs := splitFields(body)
+	f := fs.f[:fs.n]
 	if len(f) < 2 {
 		p.report(n, SeverityError, CodeMissingField, "counterparty line needs at least an id and a kind (- id · kind · categories · note); skipped")
 		return
@@ -412,7 +456,8 @@ func (p *parser) counterparty(n int, body string) {
 }
 
 func (p *parser) event(n int, body string) {
-	f := splitFields(body, 4)
+	fs := splitFields(body)
+	f := fs.f[:fs.n]
 	if len(f) < 3 {
 		p.report(n, SeverityError, CodeMissingField, "event line needs at least a date, a counterparty and a type (- date · counterparty · type · amount · note); skipped")
 		return
@@ -436,7 +481,8 @@ func (p *parser) event(n int, body string) {
 		first, rest, _ := nextField(f[3])
 		switch v, ok := parseNumber(first, false); {
 		case ok:
-			e.Amount, e.Note = &v, strings.TrimSpace(rest)
+			p.amounts = append(p.amounts, v)
+			e.Amount, e.Note = &p.amounts[len(p.amounts)-1], strings.TrimSpace(rest)
 		case first == "-" || first == "":
 			e.Note = strings.TrimSpace(rest)
 		default:

@@ -51,6 +51,7 @@ type Score struct {
 	Stale           bool                    `json:"stale"`       // the newest event is older than review_days
 	AfterAsOf       int                     `json:"after_as_of"` // events dated after as_of, not counted
 	Formula         string                  `json:"formula"`
+	Task            *Task                   `json:"task,omitempty"` // set by the caller from [Score.Decide]
 
 	net, mass float64 // exact positive − negative and evidence mass, for decay and paths
 	rules     Rules
@@ -139,13 +140,33 @@ func ActionFor(tier Tier) Action {
 	return Ask
 }
 
-// Decide returns the action for a task of the given amount: Proceed only
-// when the tier allows it and the amount is within the spend limit.
-func (s Score) Decide(amount float64) Action {
-	if s.Action == Proceed && amount > s.SpendLimit {
-		return Ask
+// Task is the decision for one task of a given amount.
+type Task struct {
+	Amount float64 `json:"amount"`
+	Action Action  `json:"action"`
+	Why    string  `json:"why"`
+}
+
+// Decide returns the action for a task of the given amount: proceed only
+// when the tier allows it and the amount is within the tier's spend limit.
+func (s Score) Decide(amount float64) Task {
+	t := Task{Amount: amount, Action: s.Action}
+	switch {
+	case s.Tier == Blocked && s.BlockedBy == "list":
+		t.Why = "the id is on the blocked list: hold off until the person lifts it"
+	case s.Tier == Blocked:
+		t.Why = fmt.Sprintf("the score is below the watch minimum %s: hold off", num(s.rules.Tiers.Watch))
+	case s.Tier == Unrated:
+		t.Why = fmt.Sprintf("%d events, fewer than min_events %d: ask the person first", s.Events, s.rules.MinEvents)
+	case s.Tier == Watch:
+		t.Why = "watch: ask the person first"
+	case amount > s.SpendLimit:
+		t.Action = Ask
+		t.Why = fmt.Sprintf("%s is above the %s limit of %s per task: ask the person first", num(amount), s.Tier, num(s.SpendLimit))
+	default:
+		t.Why = fmt.Sprintf("%s is within the %s limit of %s per task: go ahead", num(amount), s.Tier, num(s.SpendLimit))
 	}
-	return s.Action
+	return t
 }
 
 // tally accumulates one counterparty's events.

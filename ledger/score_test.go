@@ -37,11 +37,11 @@ func TestWorkedExample(t *testing.T) {
 	if s.ByType[Delivered].Events != 2 || s.ByType[Delivered].Amount != 180 || s.ByType[Disputed].Amount != 200 {
 		t.Errorf("by_type = %+v", s.ByType)
 	}
-	if got := s.Decide(150); got != Ask {
-		t.Errorf("Decide(150) with a standard limit of 100 = %s, want ask", got)
+	if got := s.Decide(150); got.Action != Ask {
+		t.Errorf("Decide(150) with a standard limit of 100 = %+v, want ask", got)
 	}
-	if got := s.Decide(100); got != Proceed {
-		t.Errorf("Decide(100) = %s, want proceed", got)
+	if got := s.Decide(100); got.Action != Proceed {
+		t.Errorf("Decide(100) = %+v, want proceed", got)
 	}
 }
 
