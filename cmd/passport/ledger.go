@@ -62,29 +62,7 @@ type jsonFlag struct {
 
 // read returns the file's bytes, bounded by the parser's limit.
 func (l ledgerFile) read(e *env) ([]byte, error) {
-	return readInput(e, l.File, ledger.MaxBytes)
-}
-
-// readInput reads path, or standard input for "-", refusing more than
-// limit bytes.
-func readInput(e *env, path string, limit int64) ([]byte, error) {
-	var r io.Reader = e.stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, usageError(err)
-		}
-		defer f.Close()
-		r = f
-	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, usageError(fmt.Errorf("read %s: %w", path, err))
-	}
-	if int64(len(b)) > limit {
-		return nil, usageError(fmt.Errorf("%s is larger than %d bytes", path, limit))
-	}
-	return b, nil
+	return readBounded(e, l.File, ledger.MaxBytes)
 }
 
 // toolError maps a tool's error to an exit code: bad input is a usage
@@ -397,11 +375,11 @@ func (c *ledgerMergeCmd) Run(e *env) error {
 	if c.A == "-" && c.B == "-" {
 		return usageError(errors.New("only one of the two files can be standard input"))
 	}
-	a, err := readInput(e, c.A, ledger.MaxBytes)
+	a, err := readBounded(e, c.A, ledger.MaxBytes)
 	if err != nil {
 		return err
 	}
-	b, err := readInput(e, c.B, ledger.MaxBytes)
+	b, err := readBounded(e, c.B, ledger.MaxBytes)
 	if err != nil {
 		return err
 	}

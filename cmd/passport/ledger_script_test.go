@@ -9,16 +9,10 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output in testdata/script")
-
-// TestMain lets the test binary run as the passport command inside the
-// scripts, and puts it on PATH as "passport".
-func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"passport": main})
-}
+var update = flag.Bool("update", false, "rewrite the expected output in testdata/ledger")
 
 // TestLedgerScripts runs the end-to-end scripts for "passport ledger" in
-// testdata/script. Each starts with the ledger test files in its work
+// testdata/ledger. Each starts with the ledger test files in its work
 // directory; go test -update rewrites the expected output in the scripts.
 func TestLedgerScripts(t *testing.T) {
 	files, err := filepath.Glob("../../ledger/testdata/*.md")
@@ -26,7 +20,7 @@ func TestLedgerScripts(t *testing.T) {
 		t.Fatalf("ledger test files: %v", err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:           "testdata/script",
+		Dir:           "testdata/ledger",
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			for _, f := range files {

@@ -43,7 +43,7 @@ type ledgerCheckSummaryCmd struct {
 }
 
 func (c *ledgerCheckSummaryCmd) Run(e *env) error {
-	b, err := readInput(e, c.File, 4*ledger.MaxSummaryBytes)
+	b, err := readBounded(e, c.File, 4*ledger.MaxSummaryBytes)
 	if err != nil {
 		return err
 	}
