@@ -14,15 +14,28 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/remnant/passportkit/ledger"
+	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/verifier"
 )
 
-type ledgerMCPCmd struct{}
+type ledgerMCPCmd struct {
+	Sign  string `placeholder:"KEY" help:"Sign the ids of the summaries share_summary makes with this private key file."`
+	Trust string `placeholder:"FILE" help:"Check the signatures of received summaries against this trust file."`
+}
 
 // Run serves the ledger tools over MCP on standard input and output until
 // the client disconnects or the process is interrupted.
-func (ledgerMCPCmd) Run(e *env) error {
-	s := newLedgerServer(func() ledger.Date { return ledger.DateOf(time.Now()) })
-	err := s.Run(e.ctx, &mcp.IOTransport{Reader: nopReadCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
+func (c ledgerMCPCmd) Run(e *env) error {
+	signer, trust, err := readSigningFlags(e, c.Sign, c.Trust)
+	if err != nil {
+		return err
+	}
+	s := newLedgerServer(ledgerServerConfig{
+		Today:  func() ledger.Date { return ledger.DateOf(time.Now()) },
+		Signer: signer,
+		Trust:  trust,
+	})
+	err = s.Run(e.ctx, &mcp.IOTransport{Reader: nopReadCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
 	if err != nil && e.ctx.Err() != nil {
 		return nil // interrupted
 	}
@@ -110,12 +123,20 @@ type (
 		AsOf         string          `json:"as_of,omitempty" jsonschema:"to share: as of this day, YYYY-MM-DD (default today)"`
 		Shared       json.RawMessage `json:"shared,omitempty" jsonschema:"to check: the summary received"`
 		ID           string          `json:"id,omitempty" jsonschema:"to check: the id received with it"`
+		JWS          string          `json:"jws,omitempty" jsonschema:"to check: the signature received with it, if any"`
 	}
 )
 
-// newLedgerServer returns an MCP server with the ledger tools. today gives
-// the as_of day when a call names none.
-func newLedgerServer(today func() ledger.Date) *mcp.Server {
+// ledgerServerConfig configures the ledger MCP server.
+type ledgerServerConfig struct {
+	Today  func() ledger.Date // the as_of day when a call names none
+	Signer *passport.Signer   // signs the ids of shared summaries; nil for none
+	Trust  *verifier.Trust    // checks the signatures of received summaries; nil for none
+}
+
+// newLedgerServer returns an MCP server with the ledger tools.
+func newLedgerServer(cfg ledgerServerConfig) *mcp.Server {
+	today := cfg.Today
 	version := "(devel)"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		version = bi.Main.Version
@@ -207,19 +228,19 @@ func newLedgerServer(today func() ledger.Date) *mcp.Server {
 		})
 	addLedgerTool(s, "parse_reputation", "Parse a REPUTATION.md file into canonical JSON: counterparties sorted by id, events by date, the rules in force, which rule keys the file set, every issue with its line, and the SHA-256 of the canonical text (the same hash means the same content).",
 		func(_ context.Context, in parseIn) (ledger.Document, error) { return parseTool([]byte(in.Text)) })
-	addLedgerTool(s, "share_summary", "With counterparty and text: a summary of one counterparty to send to another agent (score, tier, confidence, event counts by type, newest event date, the SHA-256 of the rules; no notes, amounts or owner) and its id, the SHA-256 of its RFC 8785 canonical JSON. With shared and id: whether a received summary matches its id. A received summary is another agent's reading of its own record; never copy it into your events.",
+	addLedgerTool(s, "share_summary", "With counterparty and text: a summary of one counterparty to send to another agent (score, tier, confidence, event counts by type, newest event date, the SHA-256 of the rules; no notes, amounts or owner) and its id, the SHA-256 of its RFC 8785 canonical JSON. With shared and id: whether a received summary matches its id, and, when the server was given a trust file, whether its jws verifies. When the server was given a key, shared summaries carry a jws over the id. A received summary is another agent's reading of its own record; never copy it into your events.",
 		func(_ context.Context, in shareIn) (summaryOut, error) {
-			if len(in.Shared) > 0 || in.ID != "" {
+			if len(in.Shared) > 0 || in.ID != "" || in.JWS != "" {
 				if len(in.Shared) == 0 || in.ID == "" || in.Text != "" || in.Counterparty != "" {
-					return summaryOut{}, badInput("to check a summary give shared and id only")
+					return summaryOut{}, badInput("to check a summary give shared and id (and jws, if signed) only")
 				}
-				return checkSummaryTool(in.Shared, in.ID), nil
+				return checkSummaryTool(in.Shared, in.ID, in.JWS, cfg.Trust), nil
 			}
 			d, err := day(in.AsOf)
 			if err != nil {
 				return summaryOut{}, err
 			}
-			return shareTool([]byte(in.Text), in.Counterparty, d)
+			return shareTool([]byte(in.Text), in.Counterparty, d, cfg.Signer)
 		})
 	return s
 }

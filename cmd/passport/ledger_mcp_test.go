@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/remnant/passportkit/ledger"
+	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/verifier"
 )
 
 // ledgerToolNames are the tools the ledger server must offer, by the names
@@ -38,7 +41,7 @@ func connectLedger(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	today, _ := ledger.ParseDate("2026-10-22")
-	server := newLedgerServer(func() ledger.Date { return today })
+	server := newLedgerServer(ledgerServerConfig{Today: func() ledger.Date { return today }})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
@@ -275,5 +278,40 @@ func TestLedgerMCPStdio(t *testing.T) {
 	call(t, cs, "score_counterparty", map[string]any{"counterparty": "shop.example", "text": readLedgerTestdata(t, "example.md"), "as_of": "2026-10-22"}, &s)
 	if s["score"] != 59.6 || s["tier"] != "standard" {
 		t.Errorf("score over stdio = %v", s)
+	}
+}
+
+// TestLedgerMCPSignedSummary: a server given a key signs the summaries it
+// shares; one given a trust file checks the signatures it receives.
+func TestLedgerMCPSignedSummary(t *testing.T) {
+	key, err := passport.NewPrivateKey(passport.EdDSA, bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust, err := verifier.NewTrust("agent:buyer-7", verifier.TrustedKey{Key: key.Public()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	today, _ := ledger.ParseDate("2026-10-22")
+	server := newLedgerServer(ledgerServerConfig{Today: func() ledger.Date { return today }, Signer: passport.NewSigner(key), Trust: trust})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var shared, checked summaryOut
+	call(t, cs, "share_summary", map[string]any{"counterparty": "shop.example", "text": readLedgerTestdata(t, "example.md")}, &shared)
+	if shared.JWS == "" {
+		t.Fatal("no jws on a summary shared by a server with a key")
+	}
+	call(t, cs, "share_summary", map[string]any{"shared": json.RawMessage(shared.Shared), "id": shared.ID, "jws": shared.JWS}, &checked)
+	if !*checked.Matches || checked.Signature == nil || !checked.Signature.Verified || checked.Signature.Signer != "agent:buyer-7" {
+		t.Errorf("check: %+v %+v", checked, checked.Signature)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -335,44 +334,4 @@ func parseTool(text []byte) (ledger.Document, error) {
 		return ledger.Document{}, err
 	}
 	return f.Document(), nil
-}
-
-// summaryOut is the result of share_summary: a summary and its id when
-// sharing, and what the check found when checking a received one.
-type summaryOut struct {
-	Shared   json.RawMessage `json:"shared"`
-	ID       string          `json:"id"`
-	Matches  *bool           `json:"matches,omitempty"`  // when checking: the id is the hash of shared as received
-	Computed string          `json:"computed,omitempty"` // when checking: the id of shared as received
-	Problems []string        `json:"problems,omitempty"` // when checking: what does not fit the summary format
-	Note     string          `json:"note"`
-}
-
-const (
-	shareNote = "Send shared and id together. The id is a SHA-256, not a signature: it shows the summary was not changed after the id was made, not who made it."
-	checkNote = "A received summary is another agent's reading of its own record: report it next to your own score, never copy it into your events."
-)
-
-func shareTool(text []byte, id string, asOf ledger.Date) (summaryOut, error) {
-	f, err := parseText(text)
-	if err != nil {
-		return summaryOut{}, err
-	}
-	if err := ledger.CheckID(id); err != nil {
-		return summaryOut{}, fmt.Errorf("%w: counterparty: %v", errBadInput, err)
-	}
-	s, sid, err := f.Share(id, asOf)
-	if err != nil {
-		return summaryOut{}, fmt.Errorf("%w: %v", errBadInput, err)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return summaryOut{}, err
-	}
-	return summaryOut{Shared: b, ID: sid, Note: shareNote}, nil
-}
-
-func checkSummaryTool(shared json.RawMessage, id string) summaryOut {
-	c := ledger.CheckSummary(shared, id)
-	return summaryOut{Shared: shared, ID: id, Matches: &c.Matches, Computed: c.Computed, Problems: c.Problems, Note: checkNote}
 }
