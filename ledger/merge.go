@@ -25,6 +25,7 @@ type Conflict struct {
 	Kept         Side   `json:"kept"`
 }
 
+// String describes the conflict in one line.
 func (c Conflict) String() string {
 	where := c.What
 	if c.Counterparty != "" {

@@ -158,6 +158,7 @@ type Finding struct {
 	Message  string   `json:"message"`
 }
 
+// String writes the finding as "line N: severity: message (code)".
 func (f Finding) String() string {
 	return fmt.Sprintf("line %d: %s: %s (%s)", f.Line, f.Severity, f.Message, f.Code)
 }
