@@ -495,19 +495,18 @@ func (c *ledgerParseCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	doc, err := parseTool(text)
+	f, err := parseText(text)
 	if err != nil {
 		return toolError(err)
 	}
 	if c.Text {
-		f, _ := ledger.Parse(text)
-		for _, x := range doc.Issues {
+		for _, x := range f.Issues {
 			fmt.Fprintf(e.stderr, "line %d: %s: %s\n", x.Line, x.Severity, x.Message)
 		}
 		_, err = io.WriteString(e.stdout, f.Canonical())
 		return err
 	}
-	b, err := canonicalJSON(doc)
+	b, err := canonicalJSON(f.Document())
 	if err != nil {
 		return err
 	}
