@@ -7,8 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 

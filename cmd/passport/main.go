@@ -31,6 +31,7 @@ type cli struct {
 	Sign         signCmd         `cmd:"" help:"Sign an unsigned passport and its evidence into a bundle."`
 	Keys         keysCmd         `cmd:"" help:"Generate keys and write trust files."`
 	Serve        serveCmd        `cmd:"" help:"Serve POST /v1/verify over HTTP."`
+	Ledger       ledgerCmd       `cmd:"" help:"Keep and read your own counterparty ledger (REPUTATION.md)."`
 	Version      versionCmd      `cmd:"" help:"Print the version."`
 }
 
