@@ -7,4 +7,7 @@ require (
 	github.com/gowebpki/jcs v1.0.2
 )
 
-require go.yaml.in/yaml/v3 v3.0.6 // indirect
+require (
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)

@@ -1,0 +1,851 @@
+package skilltrust
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/passport"
+)
+
+// ErrTask is wrapped by the errors Assess and Compare return for a task
+// they cannot assess.
+var ErrTask = errors.New("skilltrust: invalid task")
+
+// Task is what an assessment answers: a skill, and optionally the context
+// it is needed in.
+type Task struct {
+	// Skill is a skill term; it is normalised with the ontology.
+	Skill string
+	// Context holds the labels the task states; unset dimensions impose no
+	// constraint.
+	Context evidence.Context
+}
+
+// Assessment is the assessment of one skill for one task from one subject's
+// evidence, with everything that explains it: the sources and their
+// weights, the independence groups and caps, contradictions, corrections,
+// the limitations that applied and the thresholds that held it back. Every
+// list is in a deterministic order that does not depend on the order of the
+// input. It names records, actors and operators only by their pseudonyms and
+// context dimensions only by name.
+type Assessment struct {
+	// Skill is the normalised task skill.
+	Skill string `json:"skill"`
+	// KnownSkill reports whether the ontology defines the skill.
+	KnownSkill bool `json:"knownSkill"`
+	// Ontology and Policy name the versioned policies applied.
+	Ontology string `json:"ontology"`
+	Policy   string `json:"policy"`
+	// At is the assessment date; records dated later are left out.
+	At evidence.Date `json:"at"`
+	// TaskDimensions lists the context dimensions the task stated.
+	TaskDimensions []string `json:"taskDimensions"`
+
+	State         passport.SkillState      `json:"state"`
+	Contested     bool                     `json:"contested"`
+	Stale         bool                     `json:"stale"`
+	Assessment    passport.AssessmentLabel `json:"assessment"`
+	EvidenceLevel passport.EvidenceLevel   `json:"evidenceLevel"`
+	Visibility    passport.Visibility      `json:"visibility"`
+	Calibration   CalibrationResult        `json:"calibration"`
+	// Estimate is nil when no estimate may be shown (N/A).
+	Estimate *Estimate `json:"estimate"`
+	// Effective holds the effective counts.
+	Effective Effective `json:"effective"`
+	// Counts holds raw counts of the relevant records.
+	Counts Counts `json:"counts"`
+	// LatestEligible is the date of the latest eligible observation.
+	LatestEligible *evidence.Date `json:"latestEligible,omitempty"`
+
+	Sources        []Source        `json:"sources"`
+	Groups         []Group         `json:"groups"`
+	Contradictions []Contradiction `json:"contradictions"`
+	Corrections    []Correction    `json:"corrections"`
+	// Limitations lists the reason codes of the limits that applied,
+	// sorted.
+	Limitations []string `json:"limitations"`
+	// HeldBackBy lists the unmet thresholds of the estimate and of the next
+	// evidence level.
+	HeldBackBy []Threshold `json:"heldBackBy"`
+}
+
+// Effective counts are sums of final (capped) weights, and numbers of
+// distinct known independent operators, validators and structured contexts
+// among positions with positive weight.
+type Effective struct {
+	// Observations sums every position: outcomes of all kinds,
+	// corroborations and contradictions.
+	Observations float64 `json:"observations"`
+	// Binary is N, the sum over successes and failures; Successes is S.
+	Binary         float64 `json:"binary"`
+	Successes      float64 `json:"successes"`
+	Failures       float64 `json:"failures"`
+	Partial        float64 `json:"partial"`
+	Uncertain      float64 `json:"uncertain"`
+	Corroborations float64 `json:"corroborations"`
+	Contradictions float64 `json:"contradictions"`
+	// Operators, Validators and Contexts count over all positions;
+	// BinaryOperators and BinaryValidators over successes and failures.
+	Operators        int `json:"operators"`
+	Validators       int `json:"validators"`
+	Contexts         int `json:"contexts"`
+	BinaryOperators  int `json:"binaryOperators"`
+	BinaryValidators int `json:"binaryValidators"`
+}
+
+// Counts are raw counts of the records relevant to the skill.
+type Counts struct {
+	Records int `json:"records"`
+	// ByType and ByOutcome count records by type and outcome; ByQuality by
+	// tier.
+	ByType    map[evidence.Type]int    `json:"byType"`
+	ByOutcome map[evidence.Outcome]int `json:"byOutcome"`
+	ByQuality map[evidence.Quality]int `json:"byQuality"`
+	// Positions counts the actor positions after merging representations.
+	Positions int `json:"positions"`
+	// LaterRecords counts records dated after the assessment date, left out.
+	LaterRecords int `json:"laterRecords"`
+}
+
+// Source roles.
+const (
+	// RoleCounted: the record holds its actor's position in its lineage.
+	RoleCounted = "counted"
+	// RoleMerged: another representation by the same actor in the same
+	// lineage (a repost, a mirror): it adds no weight and stays visible.
+	RoleMerged = "merged"
+	// RoleNotWeighted: a declaration, publication, resolution or an act of
+	// the subject on its work; never weighted.
+	RoleNotWeighted = "not_weighted"
+)
+
+// Source is one record relevant to the assessed skill and what it
+// contributed.
+type Source struct {
+	ID        string             `json:"id"`
+	Type      evidence.Type      `json:"type"`
+	Outcome   evidence.Outcome   `json:"outcome,omitempty"`
+	Quality   evidence.Quality   `json:"quality"`
+	Skill     string             `json:"skill"`
+	Date      evidence.Date      `json:"date"`
+	Reporter  string             `json:"reporter"`
+	Ownership evidence.Ownership `json:"ownership"`
+	Lineage   string             `json:"lineage"`
+	// Applicability is the skill match, ContextMatch the context match,
+	// Eligibility the ownership coefficient and Decay the age factor.
+	Applicability float64      `json:"applicability"`
+	ContextMatch  ContextMatch `json:"contextMatch"`
+	Eligibility   float64      `json:"eligibility"`
+	Decay         float64      `json:"decay"`
+	// InitialWeight is their product, before caps; Weight the final weight.
+	InitialWeight float64 `json:"initialWeight"`
+	Weight        float64 `json:"weight"`
+	Role          string  `json:"role"`
+	// MergedInto names the record holding the position a merged record
+	// belongs to.
+	MergedInto string `json:"mergedInto,omitempty"`
+	// Contradiction is "unresolved" or "resolved" on contradictions.
+	Contradiction string `json:"contradiction,omitempty"`
+}
+
+// Group kinds.
+const (
+	GroupActor            = "actor"
+	GroupOperator         = "operator"
+	GroupUnknownOperators = "unknown_operators"
+	GroupLineage          = "lineage"
+	GroupOperatorContext  = "operator_context"
+)
+
+// Group is an independence or lineage group with its cap.
+type Group struct {
+	Kind string `json:"kind"`
+	// Key is the actor, operator or lineage cluster; for operator_context
+	// the operator (or "unknown") and the ordinal of the context among the
+	// assessment's distinct contexts.
+	Key         string  `json:"key"`
+	Cap         float64 `json:"cap"`
+	InitialMass float64 `json:"initialMass"`
+	// Factor is min(1, cap/initial mass); Mass the group's final mass.
+	Factor float64 `json:"factor"`
+	Mass   float64 `json:"mass"`
+	// Members lists the positions' records.
+	Members []string `json:"members"`
+}
+
+// Contradiction is a relevant contradiction and its status.
+type Contradiction struct {
+	ID       string `json:"id"`
+	Eligible bool   `json:"eligible"`
+	// Status is "unresolved" or "resolved"; ResolvedBy names the
+	// resolution record.
+	Status     string        `json:"status"`
+	ResolvedBy string        `json:"resolvedBy,omitempty"`
+	Date       evidence.Date `json:"date"`
+}
+
+// Correction is an observable correction signal: the subject revised or
+// deprecated its work after a contrary report about it. It adds no weight
+// and resolves nothing.
+type Correction struct {
+	ID    string        `json:"id"`
+	Type  evidence.Type `json:"type"`
+	Date  evidence.Date `json:"date"`
+	After string        `json:"after"`
+}
+
+// Threshold is a threshold that was not met.
+type Threshold struct {
+	Name     string  `json:"name"`
+	Required float64 `json:"required"`
+	Actual   float64 `json:"actual"`
+}
+
+// CalibrationResult reports calibration diagnostics, available only when
+// enough outcomes carry a prediction recorded before them.
+type CalibrationResult struct {
+	Status passport.Calibration `json:"status"`
+	// Outcomes, Clusters, Operators and Mass describe the binary positions
+	// with a prior prediction.
+	Outcomes  int     `json:"outcomes"`
+	Clusters  int     `json:"clusters"`
+	Operators int     `json:"operators"`
+	Mass      float64 `json:"mass"`
+	// Brier is the weighted Brier score, MeanPrediction the weighted mean
+	// prediction and ObservedRate the weighted success rate; set only when
+	// available.
+	Brier          *float64 `json:"brier,omitempty"`
+	MeanPrediction *float64 `json:"meanPrediction,omitempty"`
+	ObservedRate   *float64 `json:"observedRate,omitempty"`
+}
+
+// Limitation reason codes.
+const (
+	LimitCapsApplied        = "caps_applied"
+	LimitContextMismatch    = "context_mismatch"
+	LimitContextMissing     = "context_missing"
+	LimitDeclarations       = "declarations_carry_no_weight"
+	LimitLaterRecords       = "later_records_ignored"
+	LimitNonBinary          = "non_binary_outcomes_not_estimated"
+	LimitMerged             = "representations_merged"
+	LimitSelfReports        = "self_reports_carry_no_weight"
+	LimitSharedOwnership    = "shared_ownership_carries_no_weight"
+	LimitTruncated          = "truncated_collection"
+	LimitUnknownOwnership   = "unknown_ownership_discounted"
+	LimitUnknownSkill       = "unknown_skill"
+	LimitCalibrationNoPrior = "no_prior_predictions"
+)
+
+// class orders an actor's records in one lineage from most to least
+// conservative; the most conservative holds the position.
+type class int
+
+const (
+	classUnresolved class = iota // unresolved contradiction
+	classFailure
+	classPartial
+	classUncertain
+	classSuccess
+	classResolved // resolved contradiction
+	classCorroboration
+)
+
+// Assess assesses task.Skill in task.Context from set, as of at, under
+// contextual-trust-2.0 and skills-1. It is a pure function of its
+// arguments.
+func Assess(set *evidence.Set, task Task, at evidence.Date) (*Assessment, error) {
+	o := Skills1()
+	if at.IsZero() {
+		return nil, fmt.Errorf("%w: no assessment date", ErrTask)
+	}
+	if len(task.Skill) > evidence.MaxTextLen {
+		return nil, fmt.Errorf("%w: skill term longer than %d bytes", ErrTask, evidence.MaxTextLen)
+	}
+	ts := o.Normalize(task.Skill)
+	if ts.Name == "" {
+		return nil, fmt.Errorf("%w: blank skill term", ErrTask)
+	}
+	for i, v := range task.Context.Values() {
+		if len(v) > evidence.MaxTextLen {
+			return nil, fmt.Errorf("%w: context %s longer than %d bytes", ErrTask, evidence.Dimensions[i], evidence.MaxTextLen)
+		}
+	}
+	tctx := task.Context.Normalized()
+	a := &Assessment{
+		Skill: ts.Name, KnownSkill: ts.Known, Ontology: o.Version(), Policy: PolicyID, At: at,
+		TaskDimensions: []string{},
+		Counts: Counts{
+			ByType: map[evidence.Type]int{}, ByOutcome: map[evidence.Outcome]int{}, ByQuality: map[evidence.Quality]int{},
+		},
+	}
+	for i, v := range tctx.Values() {
+		if v != "" {
+			a.TaskDimensions = append(a.TaskDimensions, evidence.Dimensions[i])
+		}
+	}
+	st := &state{a: a, set: set, task: ts, tctx: tctx, at: at, limits: map[string]bool{}}
+	st.collect(o)
+	st.positions()
+	st.caps()
+	st.aggregate()
+	st.judge()
+	st.explain()
+	return a, nil
+}
+
+// state carries one assessment through its steps.
+type state struct {
+	a      *Assessment
+	set    *evidence.Set
+	task   Skill
+	tctx   evidence.Context
+	at     evidence.Date
+	limits map[string]bool
+
+	items    []item                   // relevant records, input order
+	pos      []*position              // one per actor and lineage
+	resolved map[string]string        // contradiction id -> resolution id
+	contexts map[evidence.Context]int // distinct normalised contexts -> ordinal
+}
+
+type item struct {
+	rec   *evidence.Record
+	src   Source
+	ctx   evidence.Context // normalised
+	class class
+}
+
+type position struct {
+	rep    *item
+	w0, w  float64
+	groups []*capGroup
+}
+
+type capGroup struct {
+	g       Group
+	members []*position
+}
+
+// collect selects the records relevant to the task skill and computes each
+// one's initial weight: eligibility × applicability × context match ×
+// 2^(−age/365).
+func (st *state) collect(o *Ontology) {
+	recs := st.set.Records()
+	skills := map[string]Skill{}
+	contexts := map[evidence.Context]evidence.Context{}
+	st.resolved = map[string]string{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Type == evidence.TypeResolution && st.at.DaysSince(r.Date) >= 0 {
+			st.resolved[r.Resolves] = r.ID
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		if st.at.DaysSince(r.Date) < 0 {
+			st.a.Counts.LaterRecords++
+			st.limits[LimitLaterRecords] = true
+			continue
+		}
+		sk, ok := skills[r.Skill]
+		if !ok {
+			sk = o.Normalize(r.Skill)
+			skills[r.Skill] = sk
+		}
+		app := Applicability(sk, st.task)
+		if app == 0 {
+			continue
+		}
+		ctx, ok := contexts[r.Context]
+		if !ok {
+			ctx = r.Context.Normalized()
+			contexts[r.Context] = ctx
+		}
+		it := item{rec: r, ctx: ctx, src: Source{
+			ID: r.ID, Type: r.Type, Outcome: r.Outcome, Quality: r.Quality, Skill: sk.Name, Date: r.Date,
+			Reporter: r.Reporter, Ownership: r.Ownership, Lineage: st.set.Cluster(i),
+			Applicability: app, ContextMatch: MatchContext(st.tctx, ctx), Role: RoleNotWeighted,
+		}}
+		s := &it.src
+		switch r.Ownership {
+		case evidence.OwnershipDistinct:
+			s.Eligibility = EligibilityDistinct
+		case evidence.OwnershipUnknown:
+			s.Eligibility = EligibilityUnknown
+		}
+		s.Decay = math.Exp2(-float64(st.at.DaysSince(r.Date)) / HalfLifeDays)
+		if r.Type.Observation() {
+			s.Role = RoleCounted
+			s.InitialWeight = s.Eligibility * app * s.ContextMatch.Value * s.Decay
+			it.class = classify(r, st.resolved)
+		}
+		if r.Type == evidence.TypeContradiction {
+			s.Contradiction = "unresolved"
+			if st.resolved[r.ID] != "" {
+				s.Contradiction = "resolved"
+			}
+		}
+		st.items = append(st.items, it)
+
+		c := &st.a.Counts
+		c.Records++
+		c.ByType[r.Type]++
+		c.ByQuality[r.Quality]++
+		if r.Outcome != "" {
+			c.ByOutcome[r.Outcome]++
+		}
+	}
+}
+
+func classify(r *evidence.Record, resolved map[string]string) class {
+	switch r.Type {
+	case evidence.TypeContradiction:
+		if resolved[r.ID] != "" {
+			return classResolved
+		}
+		return classUnresolved
+	case evidence.TypeCorroboration:
+		return classCorroboration
+	}
+	switch r.Outcome {
+	case evidence.OutcomeFailure:
+		return classFailure
+	case evidence.OutcomePartial:
+		return classPartial
+	case evidence.OutcomeUncertain:
+		return classUncertain
+	}
+	return classSuccess
+}
+
+// positions gives each actor one conservative position per lineage cluster:
+// the most conservative class among its observations there wins (an
+// unresolved contradiction, then a failure, partial, uncertain outcome,
+// success, resolved contradiction, corroboration), held by the heaviest
+// record of that class; the actor's other records there are merged into it.
+func (st *state) positions() {
+	type key struct{ actor, lineage string }
+	byKey := map[key]*position{}
+	var order []key
+	for i := range st.items {
+		it := &st.items[i]
+		if !it.rec.Type.Observation() {
+			continue
+		}
+		k := key{it.rec.Reporter, it.src.Lineage}
+		p, ok := byKey[k]
+		if !ok {
+			byKey[k] = &position{rep: it}
+			order = append(order, k)
+			continue
+		}
+		if better(it, p.rep) {
+			p.rep = it
+		}
+	}
+	for _, k := range order {
+		p := byKey[k]
+		p.w0 = p.rep.src.InitialWeight
+		st.pos = append(st.pos, p)
+	}
+	for i := range st.items {
+		it := &st.items[i]
+		if !it.rec.Type.Observation() {
+			continue
+		}
+		if p := byKey[key{it.rec.Reporter, it.src.Lineage}]; p.rep != it {
+			it.src.Role = RoleMerged
+			it.src.MergedInto = p.rep.rec.ID
+			st.limits[LimitMerged] = true
+		}
+	}
+	st.a.Counts.Positions = len(st.pos)
+}
+
+// better reports whether a should hold the position instead of b: a more
+// conservative class, then a heavier initial weight, then (for a stable
+// choice that changes no figure) the smaller id.
+func better(a, b *item) bool {
+	if a.class != b.class {
+		return a.class < b.class
+	}
+	if a.src.InitialWeight != b.src.InitialWeight {
+		return a.src.InitialWeight > b.src.InitialWeight
+	}
+	return a.rec.ID < b.rec.ID
+}
+
+// caps scales every position by the smallest factor min(1, cap/initial
+// mass) among its groups. Using initial masses makes the result independent
+// of order, keeps every group within its cap, never raises a weight, and
+// keeps each group's mix of successes and failures.
+func (st *state) caps() {
+	groups := map[[2]string]*capGroup{}
+	var order [][2]string
+	join := func(p *position, kind, key string, limit float64) {
+		k := [2]string{kind, key}
+		g, ok := groups[k]
+		if !ok {
+			g = &capGroup{g: Group{Kind: kind, Key: key, Cap: limit}}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.members = append(g.members, p)
+		p.groups = append(p.groups, g)
+	}
+	st.contexts = map[evidence.Context]int{}
+	for _, p := range st.pos {
+		st.contexts[p.rep.ctx] = 0
+	}
+	ctxs := make([]evidence.Context, 0, len(st.contexts))
+	for c := range st.contexts {
+		ctxs = append(ctxs, c)
+	}
+	slices.SortFunc(ctxs, func(a, b evidence.Context) int {
+		av, bv := a.Values(), b.Values()
+		return slices.Compare(av[:], bv[:])
+	})
+	for i, c := range ctxs {
+		st.contexts[c] = i + 1
+	}
+	for _, p := range st.pos {
+		r := p.rep.rec
+		join(p, GroupActor, r.Reporter, CapActor)
+		join(p, GroupLineage, p.rep.src.Lineage, CapLineage)
+		op := r.Operator
+		switch r.Ownership {
+		case evidence.OwnershipUnknown:
+			join(p, GroupUnknownOperators, "unknown", CapUnknownOperator)
+			op = "unknown"
+		case evidence.OwnershipSelf:
+			continue // the subject has no operator group; its weight is zero
+		default:
+			join(p, GroupOperator, op, CapOperator)
+		}
+		join(p, GroupOperatorContext, fmt.Sprintf("%s#%d", op, st.contexts[p.rep.ctx]), CapOperatorContext)
+	}
+	for _, k := range order {
+		g := groups[k]
+		w := make([]float64, len(g.members))
+		for i, p := range g.members {
+			w[i] = p.w0
+		}
+		g.g.InitialMass = sum(w)
+		g.g.Factor = 1
+		if g.g.InitialMass > g.g.Cap {
+			g.g.Factor = g.g.Cap / g.g.InitialMass
+		}
+	}
+	for _, p := range st.pos {
+		f := 1.0
+		for _, g := range p.groups {
+			f = math.Min(f, g.g.Factor)
+		}
+		if f < 1 && p.w0 > 0 {
+			st.limits[LimitCapsApplied] = true
+		}
+		p.w = p.w0 * f
+		p.rep.src.Weight = p.w
+	}
+	for _, k := range order {
+		g := groups[k]
+		w := make([]float64, len(g.members))
+		for i, p := range g.members {
+			w[i] = p.w
+			g.g.Members = append(g.g.Members, p.rep.rec.ID)
+		}
+		g.g.Mass = sum(w)
+		slices.Sort(g.g.Members)
+		st.a.Groups = append(st.a.Groups, g.g)
+	}
+	slices.SortFunc(st.a.Groups, func(a, b Group) int {
+		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+}
+
+// sum adds values in ascending order, so that a sum never depends on the
+// order of the input.
+func sum(v []float64) float64 {
+	slices.Sort(v)
+	t := 0.0
+	for _, x := range v {
+		t += x
+	}
+	return t
+}
+
+// aggregate computes the effective counts.
+func (st *state) aggregate() {
+	e := &st.a.Effective
+	var all, bin, succ, fail, part, unc, corr, contra []float64
+	ops, vals, ctxs := map[string]bool{}, map[string]bool{}, map[evidence.Context]bool{}
+	bops, bvals := map[string]bool{}, map[string]bool{}
+	for _, p := range st.pos {
+		if p.w <= 0 {
+			continue
+		}
+		r := p.rep.rec
+		all = append(all, p.w)
+		ctxs[p.rep.ctx] = true
+		binary := false
+		switch p.rep.class {
+		case classSuccess:
+			succ, binary = append(succ, p.w), true
+		case classFailure:
+			fail, binary = append(fail, p.w), true
+		case classPartial:
+			part = append(part, p.w)
+		case classUncertain:
+			unc = append(unc, p.w)
+		case classCorroboration:
+			corr = append(corr, p.w)
+		default:
+			contra = append(contra, p.w)
+		}
+		if binary {
+			bin = append(bin, p.w)
+		}
+		if r.Ownership == evidence.OwnershipDistinct {
+			ops[r.Operator], vals[r.Reporter] = true, true
+			if binary {
+				bops[r.Operator], bvals[r.Reporter] = true, true
+			}
+		}
+	}
+	e.Observations, e.Binary, e.Successes, e.Failures = sum(all), sum(bin), sum(succ), sum(fail)
+	e.Partial, e.Uncertain, e.Corroborations, e.Contradictions = sum(part), sum(unc), sum(corr), sum(contra)
+	e.Operators, e.Validators, e.Contexts = len(ops), len(vals), len(ctxs)
+	e.BinaryOperators, e.BinaryValidators = len(bops), len(bvals)
+}
+
+// judge derives the estimate, level, state, flags and labels.
+func (st *state) judge() {
+	a, e := st.a, &st.a.Effective
+	truncated := st.set.Truncated()
+	if truncated {
+		st.limits[LimitTruncated] = true
+	}
+	if !a.KnownSkill {
+		st.limits[LimitUnknownSkill] = true
+	}
+
+	// The estimate, or the thresholds that held it back.
+	var held []Threshold
+	need := func(name string, required, actual float64) {
+		if actual < required-tolerance {
+			held = append(held, Threshold{Name: name, Required: required, Actual: actual})
+		}
+	}
+	need("estimate.binary_outcomes", MinBinary, e.Binary)
+	need("estimate.independent_operators", MinOperators, float64(e.BinaryOperators))
+	need("estimate.independent_validators", MinValidators, float64(e.BinaryValidators))
+	if truncated {
+		held = append(held, Threshold{Name: "estimate.complete_collection", Required: 1, Actual: 0})
+	}
+	if len(held) == 0 {
+		w := Wilson(e.Successes, e.Binary)
+		a.Estimate = &w
+	}
+
+	// The evidence level, and what the next one needs.
+	meets := func(t levelThreshold) bool {
+		return e.Observations >= t.Observations-tolerance && e.Operators >= t.Operators &&
+			e.Validators >= t.Validators && e.Contexts >= t.Contexts
+	}
+	level, next, nextName := passport.LevelVeryLow, lowLevel, "low"
+	switch {
+	case meets(strongLevel) && !truncated:
+		level, nextName = passport.LevelStrong, ""
+	case meets(moderateLevel) && !truncated:
+		level, next, nextName = passport.LevelModerate, strongLevel, "strong"
+	case meets(lowLevel):
+		level, next, nextName = passport.LevelLow, moderateLevel, "moderate"
+	}
+	a.EvidenceLevel = level
+	if nextName != "" {
+		need(nextName+".observations", next.Observations, e.Observations)
+		need(nextName+".independent_operators", float64(next.Operators), float64(e.Operators))
+		need(nextName+".independent_validators", float64(next.Validators), float64(e.Validators))
+		need(nextName+".contexts", float64(next.Contexts), float64(e.Contexts))
+		if truncated && nextName != "low" {
+			held = append(held, Threshold{Name: nextName + ".complete_collection", Required: 1, Actual: 0})
+		}
+	}
+	if held == nil {
+		held = []Threshold{}
+	}
+	a.HeldBackBy = held
+
+	switch {
+	case e.Observations <= 0:
+		a.State = passport.StateNew
+	case level == passport.LevelStrong:
+		a.State = passport.StateWellEvidenced
+	case level == passport.LevelModerate:
+		a.State = passport.StateEvidenced
+	default:
+		a.State = passport.StateLimitedEvidence
+	}
+
+	// Flags: contested by any eligible unresolved contradiction; stale when
+	// the latest eligible observation is older than StaleAfterDays.
+	negative := false
+	for i := range st.items {
+		it := &st.items[i]
+		r := it.rec
+		if r.Outcome == evidence.OutcomeFailure || r.Type == evidence.TypeContradiction {
+			negative = true
+		}
+		if !r.Type.Observation() || it.src.Eligibility <= 0 {
+			continue
+		}
+		if it.src.Contradiction == "unresolved" {
+			a.Contested = true
+		}
+		if a.LatestEligible == nil || r.Date.DaysSince(*a.LatestEligible) > 0 {
+			d := r.Date
+			a.LatestEligible = &d
+		}
+	}
+	a.Stale = a.LatestEligible != nil && st.at.DaysSince(*a.LatestEligible) > StaleAfterDays
+
+	switch {
+	case a.Contested:
+		a.Assessment = passport.AssessmentContested
+	case a.Stale:
+		a.Assessment = passport.AssessmentStale
+	case a.State == passport.StateNew:
+		a.Assessment = passport.AssessmentNew
+	case a.Estimate == nil:
+		a.Assessment = passport.AssessmentInsufficientEvidence
+	case e.Failures > e.Successes+tolerance:
+		a.Assessment = passport.AssessmentAdverseOutcomes
+	default:
+		a.Assessment = passport.AssessmentSupported
+	}
+	a.Visibility = passport.VisibilityLimited
+	if negative {
+		a.Visibility = passport.VisibilityNegativeResults
+	}
+	st.calibrate(truncated)
+}
+
+// calibrate reports calibration diagnostics when enough binary positions
+// carry a prediction recorded before their outcome; otherwise
+// INSUFFICIENT_DATA.
+func (st *state) calibrate(truncated bool) {
+	c := &st.a.Calibration
+	c.Status = passport.CalibrationInsufficientData
+	var w, wp, wy, wsq []float64
+	clusters, ops := map[string]bool{}, map[string]bool{}
+	for _, p := range st.pos {
+		r := p.rep.rec
+		if r.Prediction == nil || p.w <= 0 || !r.Outcome.Binary() {
+			continue
+		}
+		y := 0.0
+		if r.Outcome == evidence.OutcomeSuccess {
+			y = 1
+		}
+		q := r.Prediction.Probability
+		c.Outcomes++
+		clusters[p.rep.src.Lineage] = true
+		if r.Ownership == evidence.OwnershipDistinct {
+			ops[r.Operator] = true
+		}
+		w, wp, wy, wsq = append(w, p.w), append(wp, p.w*q), append(wy, p.w*y), append(wsq, p.w*(q-y)*(q-y))
+	}
+	c.Clusters, c.Operators, c.Mass = len(clusters), len(ops), sum(w)
+	if c.Outcomes == 0 {
+		st.limits[LimitCalibrationNoPrior] = true
+	}
+	if truncated || c.Outcomes < CalibrationMinOutcomes || c.Clusters < CalibrationMinClusters ||
+		c.Operators < CalibrationMinOperators || c.Mass < CalibrationMinMass-tolerance {
+		return
+	}
+	brier, mean, rate := sum(wsq)/c.Mass, sum(wp)/c.Mass, sum(wy)/c.Mass
+	c.Status, c.Brier, c.MeanPrediction, c.ObservedRate = passport.CalibrationAvailable, &brier, &mean, &rate
+}
+
+// explain fills the lists: sources, contradictions, corrections and
+// limitations, each in a deterministic order.
+func (st *state) explain() {
+	a := st.a
+	contrary := map[string][]*item{} // lineage -> failures and contradictions by others
+	for i := range st.items {
+		it := &st.items[i]
+		r := it.rec
+		if r.Ownership != evidence.OwnershipSelf && (r.Outcome == evidence.OutcomeFailure || r.Type == evidence.TypeContradiction) {
+			contrary[it.src.Lineage] = append(contrary[it.src.Lineage], it)
+		}
+	}
+	a.Sources = make([]Source, 0, len(st.items))
+	a.Contradictions, a.Corrections = []Contradiction{}, []Correction{}
+	for i := range st.items {
+		it := &st.items[i]
+		r, s := it.rec, &it.src
+		a.Sources = append(a.Sources, *s)
+		switch {
+		case r.Type == evidence.TypeDeclaration:
+			st.limits[LimitDeclarations] = true
+		case r.Ownership == evidence.OwnershipSelf:
+			st.limits[LimitSelfReports] = true
+		case r.Ownership == evidence.OwnershipShared:
+			st.limits[LimitSharedOwnership] = true
+		case r.Ownership == evidence.OwnershipUnknown && r.Type.Observation():
+			st.limits[LimitUnknownOwnership] = true
+		}
+		if r.Type.Observation() && s.Eligibility > 0 {
+			if len(s.ContextMatch.Mismatched) > 0 {
+				st.limits[LimitContextMismatch] = true
+			} else if len(s.ContextMatch.Missing) > 0 {
+				st.limits[LimitContextMissing] = true
+			}
+		}
+		if s.Role == RoleCounted && (r.Outcome == evidence.OutcomePartial || r.Outcome == evidence.OutcomeUncertain) {
+			st.limits[LimitNonBinary] = true
+		}
+		if r.Type == evidence.TypeContradiction {
+			a.Contradictions = append(a.Contradictions, Contradiction{
+				ID: r.ID, Eligible: s.Eligibility > 0, Status: s.Contradiction, ResolvedBy: st.resolved[r.ID], Date: r.Date,
+			})
+		}
+		if r.Type == evidence.TypeRevision || r.Type == evidence.TypeDeprecation {
+			// The earliest contrary report about the same lineage on or
+			// before the act makes it a correction signal.
+			var after *item
+			for _, c := range contrary[s.Lineage] {
+				if r.Date.DaysSince(c.rec.Date) >= 0 && (after == nil || c.rec.Date.DaysSince(after.rec.Date) < 0 ||
+					(c.rec.Date == after.rec.Date && c.rec.ID < after.rec.ID)) {
+					after = c
+				}
+			}
+			if after != nil {
+				a.Corrections = append(a.Corrections, Correction{ID: r.ID, Type: r.Type, Date: r.Date, After: after.rec.ID})
+			}
+		}
+	}
+	slices.SortFunc(a.Sources, func(x, y Source) int {
+		if c := y.Date.DaysSince(x.Date); c != 0 {
+			return int(max(-1, min(1, c)))
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
+	slices.SortFunc(a.Contradictions, func(x, y Contradiction) int { return strings.Compare(x.ID, y.ID) })
+	slices.SortFunc(a.Corrections, func(x, y Correction) int { return strings.Compare(x.ID, y.ID) })
+	a.Limitations = make([]string, 0, len(st.limits))
+	for l := range st.limits {
+		a.Limitations = append(a.Limitations, l)
+	}
+	slices.Sort(a.Limitations)
+	if a.Groups == nil {
+		a.Groups = []Group{}
+	}
+}
