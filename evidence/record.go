@@ -262,6 +262,9 @@ func (d Date) IsZero() bool { return d.days == 0 }
 // is later).
 func (d Date) DaysSince(earlier Date) int64 { return d.days - earlier.days }
 
+// AddDays returns the day n days after d (before it for negative n).
+func (d Date) AddDays(n int) Date { return Date{days: d.days + int64(n)} }
+
 // String formats d as YYYY-MM-DD.
 func (d Date) String() string {
 	y, m, day := civilFromDays(d.days)

@@ -225,19 +225,18 @@ type CalibrationResult struct {
 
 // Limitation reason codes.
 const (
-	LimitCapsApplied        = "caps_applied"
-	LimitContextMismatch    = "context_mismatch"
-	LimitContextMissing     = "context_missing"
-	LimitDeclarations       = "declarations_carry_no_weight"
-	LimitLaterRecords       = "later_records_ignored"
-	LimitNonBinary          = "non_binary_outcomes_not_estimated"
-	LimitMerged             = "representations_merged"
-	LimitSelfReports        = "self_reports_carry_no_weight"
-	LimitSharedOwnership    = "shared_ownership_carries_no_weight"
-	LimitTruncated          = "truncated_collection"
-	LimitUnknownOwnership   = "unknown_ownership_discounted"
-	LimitUnknownSkill       = "unknown_skill"
-	LimitCalibrationNoPrior = "no_prior_predictions"
+	LimitCapsApplied      = "caps_applied"
+	LimitContextMismatch  = "context_mismatch"
+	LimitContextMissing   = "context_missing"
+	LimitDeclarations     = "declarations_carry_no_weight"
+	LimitLaterRecords     = "later_records_ignored"
+	LimitNonBinary        = "non_binary_outcomes_not_estimated"
+	LimitMerged           = "representations_merged"
+	LimitSelfReports      = "self_reports_carry_no_weight"
+	LimitSharedOwnership  = "shared_ownership_carries_no_weight"
+	LimitTruncated        = "truncated_collection"
+	LimitUnknownOwnership = "unknown_ownership_discounted"
+	LimitUnknownSkill     = "unknown_skill"
 )
 
 // class orders an actor's records in one lineage from most to least
@@ -763,9 +762,6 @@ func (st *state) calibrate(truncated bool) {
 		w, wp, wy, wsq = append(w, p.w), append(wp, p.w*q), append(wy, p.w*y), append(wsq, p.w*(q-y)*(q-y))
 	}
 	c.Clusters, c.Operators, c.Mass = len(clusters), len(ops), sum(w)
-	if c.Outcomes == 0 {
-		st.limits[LimitCalibrationNoPrior] = true
-	}
 	if truncated || c.Outcomes < CalibrationMinOutcomes || c.Clusters < CalibrationMinClusters ||
 		c.Operators < CalibrationMinOperators || c.Mass < CalibrationMinMass-tolerance {
 		return

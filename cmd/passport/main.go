@@ -26,6 +26,7 @@ const (
 // cli is the command tree. Each command lives in its own file.
 type cli struct {
 	Version versionCmd `cmd:"" help:"Print the version."`
+	Assess  assessCmd  `cmd:"" help:"Assess skills offline from an evidence file."`
 }
 
 // env is what every command's Run receives: the process's streams and a
