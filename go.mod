@@ -4,10 +4,9 @@ go 1.26.0
 
 require (
 	github.com/alecthomas/kong v1.17.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/gowebpki/jcs v1.0.2
+	golang.org/x/text v0.44.0
 )
 
-require (
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
-	golang.org/x/text v0.44.0 // indirect
-)
+require go.yaml.in/yaml/v3 v3.0.6 // indirect

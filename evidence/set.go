@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
-	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/remnant/passportkit/internal/cjson"
 )
 
 // Collection limits. An issuer collects at most these many items for one
@@ -104,16 +104,14 @@ type File struct {
 // Parse reads an evidence file: a JSON object whose "evidence" member is
 // the array of records and whose optional "evidenceTruncated" member says
 // the collection stopped at a limit. Other members are ignored. Parse is
-// strict: the input is bounded, duplicate member names, invalid UTF-8 and
-// excessive nesting are refused, and every record must be written in its
+// strict: the input is bounded; JSON that is not I-JSON (duplicate member
+// names, invalid UTF-8, lone surrogates, unsafe integers) or nests too deep
+// is refused with the project's JSON reason codes; and every record must be written in its
 // canonical shape (the members of Record, spelled exactly, no nulls, no
 // empty values), so that its canonical JSON is its evidence leaf.
 func Parse(b []byte) (*Set, error) {
 	if len(b) > MaxFileSize {
 		return nil, overLimit("too_large", "evidence file is %d bytes; the limit is %d", len(b), MaxFileSize)
-	}
-	if !utf8.Valid(b) {
-		return nil, malformed("invalid_utf8", "evidence file is not valid UTF-8")
 	}
 	if err := checkJSON(b); err != nil {
 		return nil, err
@@ -149,9 +147,6 @@ func Parse(b []byte) (*Set, error) {
 func ParseRecord(raw []byte) (Record, error) {
 	if len(raw) > MaxFileSize {
 		return Record{}, overLimit("too_large", "record is %d bytes", len(raw))
-	}
-	if !utf8.Valid(raw) {
-		return Record{}, malformed("invalid_utf8", "record is not valid UTF-8")
 	}
 	if err := checkJSON(raw); err != nil {
 		return Record{}, err
@@ -190,66 +185,21 @@ func (r Record) Canonical() ([]byte, error) {
 	return jcs.Transform(b)
 }
 
-// checkJSON walks b once, refusing what encoding/json would accept
-// silently: duplicate member names, trailing data and nesting beyond
-// MaxDepth.
+// checkJSON refuses what encoding/json would accept silently: duplicate
+// member names, lone surrogates, integers beyond ±(2^53−1), trailing data
+// and nesting beyond MaxDepth. Its reason codes are the project's JSON
+// codes (json_duplicate_key, ...).
 func checkJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	type frame struct {
-		object bool
-		keys   map[string]bool
-		key    bool // the next string token is a member name
-	}
-	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			if errors.Is(err, io.EOF) && len(stack) == 0 {
-				return malformed("malformed_json", "empty input")
-			}
-			return malformed("malformed_json", "%v", err)
+	_, err := cjson.Parse(b, cjson.Options{MaxDepth: MaxDepth, IndexDepth: 1})
+	var ce *cjson.Error
+	if errors.As(err, &ce) {
+		kind := ErrMalformed
+		if ce.Code == cjson.ErrDepth {
+			kind = ErrLimit
 		}
-		top := len(stack) - 1
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				if top >= 0 && stack[top].object {
-					stack[top].key = true
-				}
-				if len(stack) >= MaxDepth {
-					return overLimit("too_deep", "nesting deeper than %d", MaxDepth)
-				}
-				stack = append(stack, frame{object: t == '{', keys: map[string]bool{}, key: t == '{'})
-			default:
-				stack = stack[:top]
-			}
-		case string:
-			if top >= 0 && stack[top].object && stack[top].key {
-				if stack[top].keys[t] {
-					return malformed("duplicate_member", "member %q appears twice", t)
-				}
-				stack[top].keys[t] = true
-				stack[top].key = false
-				continue
-			}
-			if top >= 0 && stack[top].object {
-				stack[top].key = true
-			}
-		default:
-			if top >= 0 && stack[top].object {
-				stack[top].key = true
-			}
-		}
-		if len(stack) == 0 {
-			break
-		}
+		return &Error{Code: ce.Code.String(), Detail: fmt.Sprintf("%s at byte %d", ce.Msg, ce.Offset), kind: kind}
 	}
-	if rest := bytes.TrimSpace(b[dec.InputOffset():]); len(rest) > 0 {
-		return malformed("malformed_json", "data after the top-level value")
-	}
-	return nil
+	return err
 }
 
 var (

@@ -3,22 +3,21 @@ package passport
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"fmt"
 )
 
-// Bounds on the skill section of a passport, keeping signed documents small;
-// the full evidence stays reachable through the records.
-const (
-	MaxSkillPassports = 50 // skill passports in one passport
-	MaxSourcePreviews = 3  // source previews in one skill passport
-)
+// MaxSourcePreviews bounds the source previews of one skill passport,
+// keeping signed documents small; the full evidence stays reachable through
+// the records.
+const MaxSourcePreviews = 3
 
 // SkillPassport is the assessment of one skill as a passport carries it
 // (SPEC.md §4): the evidence state, the flags, the estimate or its absence,
 // the labels, the effective counts, a few source previews and the policies
 // that produced it. It holds no internal identifier, operator or context
 // label value: sources are named by their evidence record's pseudonymous id.
+//
+// Members after evidenceLevel are left out when they hold their zero value:
+// an absent estimate is N/A, absent counts are zero, absent lists are empty.
 type SkillPassport struct {
 	// Skill is the normalised skill term.
 	Skill string `json:"skill"`
@@ -34,25 +33,25 @@ type SkillPassport struct {
 	// EvidenceLevel grades the independent evidence.
 	EvidenceLevel EvidenceLevel `json:"evidenceLevel"`
 	// Visibility says whether negative results are visible.
-	Visibility Visibility `json:"visibility"`
+	Visibility Visibility `json:"visibility,omitempty"`
 	// Calibration says whether calibration diagnostics exist.
-	Calibration Calibration `json:"calibration"`
+	Calibration Calibration `json:"calibration,omitempty"`
 	// Estimate is the policy-adjusted Wilson interval of the success rate,
-	// or nil (JSON null) when no estimate may be shown: N/A.
-	Estimate *SkillEstimate `json:"estimate"`
+	// or nil (member absent) when no estimate may be shown: N/A.
+	Estimate *SkillEstimate `json:"estimate,omitempty"`
 	// Effective holds the effective (weighted, capped) counts.
-	Effective SkillCounts `json:"effective"`
+	Effective SkillCounts `json:"effective,omitzero"`
 	// Sources previews at most MaxSourcePreviews sources, unresolved
 	// contradictions first, then failures, then the heaviest.
-	Sources []SourcePreview `json:"sources"`
+	Sources []SourcePreview `json:"sources,omitempty"`
 	// SourceCount is the number of relevant records behind the assessment.
-	SourceCount int `json:"sourceCount"`
+	SourceCount int `json:"sourceCount,omitempty"`
 	// Limitations lists the reason codes of the limits that applied.
-	Limitations []string `json:"limitations"`
+	Limitations []string `json:"limitations,omitempty"`
 	// Policies names the versioned policies used, such as "skills-1".
-	Policies []string `json:"policies"`
+	Policies []string `json:"policies,omitempty"`
 	// AssessedAt is the assessment date, YYYY-MM-DD.
-	AssessedAt string `json:"assessedAt"`
+	AssessedAt string `json:"assessedAt,omitempty"`
 	// AssessmentHash is the lower-case hex SHA-256 of the canonical JSON
 	// (RFC 8785) of this skill passport without its assessmentHash member.
 	AssessmentHash string `json:"assessmentHash,omitempty"`
@@ -152,9 +151,6 @@ const (
 	CalibrationAvailable        Calibration = "AVAILABLE"
 )
 
-// ErrSkillPassport is wrapped by every error Validate returns.
-var ErrSkillPassport = errors.New("passport: invalid skill passport")
-
 // Hash returns the assessment hash of sp: the lower-case hex SHA-256 of its
 // canonical JSON without the assessmentHash member.
 func (sp SkillPassport) Hash() (string, error) {
@@ -167,16 +163,14 @@ func (sp SkillPassport) Hash() (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// Validate checks the bounds and vocabulary of a skill passport and that
-// its assessment hash matches its content.
-func (sp SkillPassport) Validate() error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrSkillPassport, sp.Skill, fmt.Sprintf(format, a...))
-	}
-	if sp.Skill == "" {
-		return bad("no skill")
-	}
+// validate checks a skill passport's vocabulary and bounds, and its
+// assessment hash when it has one. Whether its figures follow from the
+// evidence is a separate question, answered by recomputing them.
+func (sp *SkillPassport) validate() error {
+	bad := func(format string, a ...any) error { return errorf(ReasonFieldInvalid, format, a...) }
 	switch {
+	case sp.Skill == "":
+		return errorf(ReasonFieldMissing, "skill is missing")
 	case !oneOf(sp.State, StateNew, StateLimitedEvidence, StateEvidenced, StateWellEvidenced):
 		return bad("unknown state %q", sp.State)
 	case !oneOf(sp.EvidenceLevel, LevelVeryLow, LevelLow, LevelModerate, LevelStrong):
@@ -184,39 +178,22 @@ func (sp SkillPassport) Validate() error {
 	case !oneOf(sp.Assessment, AssessmentContested, AssessmentStale, AssessmentNew,
 		AssessmentSupported, AssessmentAdverseOutcomes, AssessmentInsufficientEvidence):
 		return bad("unknown assessment %q", sp.Assessment)
-	case !oneOf(sp.Visibility, VisibilityNegativeResults, VisibilityLimited):
+	case !oneOf(sp.Visibility, "", VisibilityNegativeResults, VisibilityLimited):
 		return bad("unknown visibility %q", sp.Visibility)
-	case !oneOf(sp.Calibration, CalibrationInsufficientData, CalibrationAvailable):
+	case !oneOf(sp.Calibration, "", CalibrationInsufficientData, CalibrationAvailable):
 		return bad("unknown calibration %q", sp.Calibration)
 	case len(sp.Sources) > MaxSourcePreviews:
 		return bad("%d source previews; at most %d", len(sp.Sources), MaxSourcePreviews)
 	case sp.Contested != (sp.Assessment == AssessmentContested):
 		return bad("the contested flag and the assessment disagree")
 	}
-	h, err := sp.Hash()
-	if err != nil {
-		return bad("%v", err)
-	}
-	if h != sp.AssessmentHash {
-		return bad("assessment hash %q does not match the content (%s)", sp.AssessmentHash, h)
-	}
-	return nil
-}
-
-// ValidateSkillPassports checks a passport's list of skill passports: at
-// most MaxSkillPassports, one per skill, each valid.
-func ValidateSkillPassports(list []SkillPassport) error {
-	if len(list) > MaxSkillPassports {
-		return fmt.Errorf("%w: %d skill passports; at most %d", ErrSkillPassport, len(list), MaxSkillPassports)
-	}
-	seen := make(map[string]bool, len(list))
-	for _, sp := range list {
-		if seen[sp.Skill] {
-			return fmt.Errorf("%w: skill %q appears twice", ErrSkillPassport, sp.Skill)
+	if sp.AssessmentHash != "" {
+		h, err := sp.Hash()
+		if err != nil {
+			return bad("%v", err)
 		}
-		seen[sp.Skill] = true
-		if err := sp.Validate(); err != nil {
-			return err
+		if h != sp.AssessmentHash {
+			return bad("assessmentHash does not match the skill passport")
 		}
 	}
 	return nil

@@ -254,7 +254,7 @@ const (
 )
 
 // Assess assesses task.Skill in task.Context from set, as of at, under
-// contextual-trust-2.0 and skills-1. It is a pure function of its
+// contextual-trust-v2 and skills-1. It is a pure function of its
 // arguments.
 func Assess(set *evidence.Set, task Task, at evidence.Date) (*Assessment, error) {
 	o := Skills1()

@@ -1,13 +1,13 @@
 package skilltrust
 
-// The contextual-trust-2.0 policy. These are conservative, explicit release
+import "github.com/remnant/passportkit/passport"
+
+// The contextual-trust-v2 policy (trust model 2.0). These are conservative, explicit release
 // choices, not empirically calibrated cutoffs; changing any of them is a new
 // policy version.
 const (
 	// PolicyID names this policy in assessments and passports.
-	PolicyID = "contextual-trust-2.0"
-	// TrustModelVersion is the trust model a passport declares.
-	TrustModelVersion = "2.0"
+	PolicyID = passport.TrustModelPolicy
 
 	// Eligibility of a reporter by ownership: known distinct ownership
 	// counts fully, unknown ownership is discounted (a policy discount, not

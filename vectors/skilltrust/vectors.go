@@ -1,5 +1,5 @@
 // Package skilltrust holds the conformance vectors of the contextual trust
-// model (contextual-trust-2.0 with skills-1): one JSON file per case, each an
+// model (contextual-trust-v2 with skills-1): one JSON file per case, each an
 // evidence file, a task, an assessment date and the expected assessment.
 // README.md in this folder specifies the format for implementations in other
 // languages; [Check] is the reference comparison.

@@ -683,7 +683,7 @@ const okRecord = `{"id":"ev_1","type":"outcome","skill":"PostgreSQL","outcome":"
 func parseDuplicateMemberFail() spec {
 	return spec{name: "parse_duplicate_member_fail", rule: "input.strict", desc: "A member named twice is refused.",
 		raw:    `{"evidence":[{"id":"ev_1","id":"ev_2","type":"outcome","skill":"PostgreSQL","outcome":"success","quality":"OBSERVED_REUSE","reporter":"act_1","operator":"op_1","ownership":"distinct","date":"2026-01-01"}]}`,
-		expect: exp{"error": "duplicate_member"}}
+		expect: exp{"error": "json_duplicate_key"}}
 }
 
 func parseUnknownMemberFail() spec {
