@@ -61,7 +61,7 @@ func (c *assessCmd) Run(e *env) error {
 	}
 	cmp, err := skilltrust.Compare(subjects, c.Skill, task, at)
 	if err != nil {
-		return usageError(fmt.Errorf("assess: %w", err))
+		return usageError(fmt.Errorf("assess: %w (reason invalid_task)", err))
 	}
 	out := assessOutput{Agents: make([]assessedAgent, 0, len(cmp.Agents))}
 	for _, row := range cmp.Agents {
