@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/gowebpki/jcs"
 
@@ -78,7 +80,32 @@ type Set struct {
 	byID      map[string]int
 	cluster   []int    // cluster index of each record
 	clusters  []string // name of each cluster: its smallest record id
+	keys      []Keys
+	contexts  []Context // normalised contexts, by key
+	byDate    []int     // record indices, latest first, then by id
 }
+
+// Keys are small integers standing for a record's reporter, operator,
+// lineage cluster and normalised context within its set: two records share
+// a key exactly when they share the value. They let an assessor group
+// records without hashing strings.
+type Keys struct {
+	Reporter int32
+	Operator int32 // -1 when the record names no operator
+	Cluster  int32
+	Context  int32 // see NormalizedContext
+}
+
+// Keys returns the keys of the record at index i.
+func (s *Set) Keys(i int) Keys { return s.keys[i] }
+
+// NormalizedContext returns the normalised context (Context.Normalized)
+// with the given key.
+func (s *Set) NormalizedContext(key int32) Context { return s.contexts[key] }
+
+// ByDate returns the record indices ordered latest first, then by id. The
+// slice must not be modified.
+func (s *Set) ByDate() []int { return s.byDate }
 
 // Records returns the records in input order. The slice must not be
 // modified.
@@ -356,7 +383,52 @@ func NewSet(records []Record, truncated bool) (*Set, error) {
 	if err := s.clusterLineage(); err != nil {
 		return nil, err
 	}
+	s.index()
 	return s, nil
+}
+
+// index interns reporters, operators and normalised contexts, and orders
+// the records by date.
+func (s *Set) index() {
+	reporters, operators := map[string]int32{}, map[string]int32{}
+	raw, norm := map[Context]int32{}, map[Context]int32{}
+	intern := func(m map[string]int32, v string) int32 {
+		k, ok := m[v]
+		if !ok {
+			k = int32(len(m))
+			m[v] = k
+		}
+		return k
+	}
+	s.keys = make([]Keys, len(s.records))
+	for i, r := range s.records {
+		k := Keys{Reporter: intern(reporters, r.Reporter), Operator: -1, Cluster: int32(s.cluster[i])}
+		if r.Operator != "" {
+			k.Operator = intern(operators, r.Operator)
+		}
+		c, ok := raw[r.Context]
+		if !ok {
+			n := r.Context.Normalized()
+			if c, ok = norm[n]; !ok {
+				c = int32(len(s.contexts))
+				s.contexts = append(s.contexts, n)
+				norm[n] = c
+			}
+			raw[r.Context] = c
+		}
+		k.Context = c
+		s.keys[i] = k
+	}
+	s.byDate = make([]int, len(s.records))
+	for i := range s.byDate {
+		s.byDate[i] = i
+	}
+	slices.SortFunc(s.byDate, func(a, b int) int {
+		if c := s.records[b].Date.DaysSince(s.records[a].Date); c != 0 {
+			return int(max(-1, min(1, c)))
+		}
+		return strings.Compare(s.records[a].ID, s.records[b].ID)
+	})
 }
 
 func (s *Set) checkReferences() error {

@@ -305,16 +305,15 @@ type state struct {
 	at     evidence.Date
 	limits map[string]bool
 
-	items    []item                   // relevant records, input order
-	pos      []*position              // one per actor and lineage
-	resolved map[string]string        // contradiction id -> resolution id
-	contexts map[evidence.Context]int // distinct normalised contexts -> ordinal
+	items    []item            // relevant records, latest first, then by id
+	pos      []*position       // one per actor and lineage
+	resolved map[string]string // contradiction id -> resolution id
 }
 
 type item struct {
 	rec   *evidence.Record
+	keys  evidence.Keys
 	src   Source
-	ctx   evidence.Context // normalised
 	class class
 }
 
@@ -335,7 +334,8 @@ type capGroup struct {
 func (st *state) collect(o *Ontology) {
 	recs := st.set.Records()
 	skills := map[string]Skill{}
-	contexts := map[evidence.Context]evidence.Context{}
+	matches := map[int32]ContextMatch{}
+	st.items = make([]item, 0, len(recs))
 	st.resolved = map[string]string{}
 	for i := range recs {
 		r := &recs[i]
@@ -343,7 +343,7 @@ func (st *state) collect(o *Ontology) {
 			st.resolved[r.Resolves] = r.ID
 		}
 	}
-	for i := range recs {
+	for _, i := range st.set.ByDate() {
 		r := &recs[i]
 		if st.at.DaysSince(r.Date) < 0 {
 			st.a.Counts.LaterRecords++
@@ -359,16 +359,18 @@ func (st *state) collect(o *Ontology) {
 		if app == 0 {
 			continue
 		}
-		ctx, ok := contexts[r.Context]
+		keys := st.set.Keys(i)
+		match, ok := matches[keys.Context]
 		if !ok {
-			ctx = r.Context.Normalized()
-			contexts[r.Context] = ctx
+			match = MatchContext(st.tctx, st.set.NormalizedContext(keys.Context))
+			matches[keys.Context] = match
 		}
-		it := item{rec: r, ctx: ctx, src: Source{
+		st.items = append(st.items, item{rec: r, keys: keys, src: Source{
 			ID: r.ID, Type: r.Type, Outcome: r.Outcome, Quality: r.Quality, Skill: sk.Name, Date: r.Date,
 			Reporter: r.Reporter, Ownership: r.Ownership, Lineage: st.set.Cluster(i),
-			Applicability: app, ContextMatch: MatchContext(st.tctx, ctx), Role: RoleNotWeighted,
-		}}
+			Applicability: app, ContextMatch: match, Role: RoleNotWeighted,
+		}})
+		it := &st.items[len(st.items)-1]
 		s := &it.src
 		switch r.Ownership {
 		case evidence.OwnershipDistinct:
@@ -388,14 +390,12 @@ func (st *state) collect(o *Ontology) {
 				s.Contradiction = "resolved"
 			}
 		}
-		st.items = append(st.items, it)
-
-		c := &st.a.Counts
-		c.Records++
-		c.ByType[r.Type]++
-		c.ByQuality[r.Quality]++
+		n := &st.a.Counts
+		n.Records++
+		n.ByType[r.Type]++
+		n.ByQuality[r.Quality]++
 		if r.Outcome != "" {
-			c.ByOutcome[r.Outcome]++
+			n.ByOutcome[r.Outcome]++
 		}
 	}
 }
@@ -421,42 +421,42 @@ func classify(r *evidence.Record, resolved map[string]string) class {
 	return classSuccess
 }
 
+// pair packs two keys into one map key.
+func pair(a, b int32) int64 { return int64(a)<<32 | int64(uint32(b)) }
+
 // positions gives each actor one conservative position per lineage cluster:
 // the most conservative class among its observations there wins (an
 // unresolved contradiction, then a failure, partial, uncertain outcome,
 // success, resolved contradiction, corroboration), held by the heaviest
 // record of that class; the actor's other records there are merged into it.
 func (st *state) positions() {
-	type key struct{ actor, lineage string }
-	byKey := map[key]*position{}
-	var order []key
+	byKey := map[int64]*position{}
 	for i := range st.items {
 		it := &st.items[i]
 		if !it.rec.Type.Observation() {
 			continue
 		}
-		k := key{it.rec.Reporter, it.src.Lineage}
+		k := pair(it.keys.Reporter, it.keys.Cluster)
 		p, ok := byKey[k]
 		if !ok {
-			byKey[k] = &position{rep: it}
-			order = append(order, k)
+			p = &position{rep: it}
+			byKey[k] = p
+			st.pos = append(st.pos, p)
 			continue
 		}
 		if better(it, p.rep) {
 			p.rep = it
 		}
 	}
-	for _, k := range order {
-		p := byKey[k]
+	for _, p := range st.pos {
 		p.w0 = p.rep.src.InitialWeight
-		st.pos = append(st.pos, p)
 	}
 	for i := range st.items {
 		it := &st.items[i]
 		if !it.rec.Type.Observation() {
 			continue
 		}
-		if p := byKey[key{it.rec.Reporter, it.src.Lineage}]; p.rep != it {
+		if p := byKey[pair(it.keys.Reporter, it.keys.Cluster)]; p.rep != it {
 			it.src.Role = RoleMerged
 			it.src.MergedInto = p.rep.rec.ID
 			st.limits[LimitMerged] = true
@@ -483,52 +483,51 @@ func better(a, b *item) bool {
 // of order, keeps every group within its cap, never raises a weight, and
 // keeps each group's mix of successes and failures.
 func (st *state) caps() {
-	groups := map[[2]string]*capGroup{}
-	var order [][2]string
-	join := func(p *position, kind, key string, limit float64) {
-		k := [2]string{kind, key}
-		g, ok := groups[k]
+	type groupKey struct {
+		kind byte
+		key  int64
+	}
+	const (
+		actor byte = iota
+		operator
+		unknown
+		lineage
+		operatorContext
+	)
+	groups := map[groupKey]*capGroup{}
+	var order []*capGroup
+	join := func(p *position, kind byte, key int64, g Group) {
+		k := groupKey{kind, key}
+		cg, ok := groups[k]
 		if !ok {
-			g = &capGroup{g: Group{Kind: kind, Key: key, Cap: limit}}
-			groups[k] = g
-			order = append(order, k)
+			cg = &capGroup{g: g}
+			groups[k] = cg
+			order = append(order, cg)
 		}
-		g.members = append(g.members, p)
-		p.groups = append(p.groups, g)
+		cg.members = append(cg.members, p)
+		p.groups = append(p.groups, cg)
 	}
-	st.contexts = map[evidence.Context]int{}
+	ordinal := st.contextOrdinals()
 	for _, p := range st.pos {
-		st.contexts[p.rep.ctx] = 0
-	}
-	ctxs := make([]evidence.Context, 0, len(st.contexts))
-	for c := range st.contexts {
-		ctxs = append(ctxs, c)
-	}
-	slices.SortFunc(ctxs, func(a, b evidence.Context) int {
-		av, bv := a.Values(), b.Values()
-		return slices.Compare(av[:], bv[:])
-	})
-	for i, c := range ctxs {
-		st.contexts[c] = i + 1
-	}
-	for _, p := range st.pos {
-		r := p.rep.rec
-		join(p, GroupActor, r.Reporter, CapActor)
-		join(p, GroupLineage, p.rep.src.Lineage, CapLineage)
+		r, k := p.rep.rec, p.rep.keys
+		join(p, actor, int64(k.Reporter), Group{Kind: GroupActor, Key: r.Reporter, Cap: CapActor})
+		join(p, lineage, int64(k.Cluster), Group{Kind: GroupLineage, Key: p.rep.src.Lineage, Cap: CapLineage})
 		op := r.Operator
 		switch r.Ownership {
 		case evidence.OwnershipUnknown:
-			join(p, GroupUnknownOperators, "unknown", CapUnknownOperator)
+			join(p, unknown, 0, Group{Kind: GroupUnknownOperators, Key: "unknown", Cap: CapUnknownOperator})
 			op = "unknown"
 		case evidence.OwnershipSelf:
 			continue // the subject has no operator group; its weight is zero
 		default:
-			join(p, GroupOperator, op, CapOperator)
+			join(p, operator, int64(k.Operator), Group{Kind: GroupOperator, Key: op, Cap: CapOperator})
 		}
-		join(p, GroupOperatorContext, fmt.Sprintf("%s#%d", op, st.contexts[p.rep.ctx]), CapOperatorContext)
+		if _, ok := groups[groupKey{operatorContext, pair(k.Operator, k.Context)}]; !ok {
+			op = fmt.Sprintf("%s#%d", op, ordinal[k.Context])
+		}
+		join(p, operatorContext, pair(k.Operator, k.Context), Group{Kind: GroupOperatorContext, Key: op, Cap: CapOperatorContext})
 	}
-	for _, k := range order {
-		g := groups[k]
+	for _, g := range order {
 		w := make([]float64, len(g.members))
 		for i, p := range g.members {
 			w[i] = p.w0
@@ -550,12 +549,13 @@ func (st *state) caps() {
 		p.w = p.w0 * f
 		p.rep.src.Weight = p.w
 	}
-	for _, k := range order {
-		g := groups[k]
+	st.a.Groups = make([]Group, 0, len(order))
+	for _, g := range order {
 		w := make([]float64, len(g.members))
+		g.g.Members = make([]string, len(g.members))
 		for i, p := range g.members {
 			w[i] = p.w
-			g.g.Members = append(g.g.Members, p.rep.rec.ID)
+			g.g.Members[i] = p.rep.rec.ID
 		}
 		g.g.Mass = sum(w)
 		slices.Sort(g.g.Members)
@@ -567,6 +567,28 @@ func (st *state) caps() {
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
+}
+
+// contextOrdinals numbers the distinct contexts of the positions from 1,
+// in the order of their labels, so groups can be named without label
+// values.
+func (st *state) contextOrdinals() map[int32]int {
+	seen := map[int32]int{}
+	var keys []int32
+	for _, p := range st.pos {
+		if _, ok := seen[p.rep.keys.Context]; !ok {
+			seen[p.rep.keys.Context] = 0
+			keys = append(keys, p.rep.keys.Context)
+		}
+	}
+	slices.SortFunc(keys, func(a, b int32) int {
+		av, bv := st.set.NormalizedContext(a).Values(), st.set.NormalizedContext(b).Values()
+		return slices.Compare(av[:], bv[:])
+	})
+	for i, k := range keys {
+		seen[k] = i + 1
+	}
+	return seen
 }
 
 // sum adds values in ascending order, so that a sum never depends on the
@@ -584,15 +606,15 @@ func sum(v []float64) float64 {
 func (st *state) aggregate() {
 	e := &st.a.Effective
 	var all, bin, succ, fail, part, unc, corr, contra []float64
-	ops, vals, ctxs := map[string]bool{}, map[string]bool{}, map[evidence.Context]bool{}
-	bops, bvals := map[string]bool{}, map[string]bool{}
+	ops, vals, ctxs := map[int32]bool{}, map[int32]bool{}, map[int32]bool{}
+	bops, bvals := map[int32]bool{}, map[int32]bool{}
 	for _, p := range st.pos {
 		if p.w <= 0 {
 			continue
 		}
-		r := p.rep.rec
+		r, k := p.rep.rec, p.rep.keys
 		all = append(all, p.w)
-		ctxs[p.rep.ctx] = true
+		ctxs[k.Context] = true
 		binary := false
 		switch p.rep.class {
 		case classSuccess:
@@ -612,9 +634,9 @@ func (st *state) aggregate() {
 			bin = append(bin, p.w)
 		}
 		if r.Ownership == evidence.OwnershipDistinct {
-			ops[r.Operator], vals[r.Reporter] = true, true
+			ops[k.Operator], vals[k.Reporter] = true, true
 			if binary {
-				bops[r.Operator], bvals[r.Reporter] = true, true
+				bops[k.Operator], bvals[k.Reporter] = true, true
 			}
 		}
 	}
@@ -743,7 +765,7 @@ func (st *state) calibrate(truncated bool) {
 	c := &st.a.Calibration
 	c.Status = passport.CalibrationInsufficientData
 	var w, wp, wy, wsq []float64
-	clusters, ops := map[string]bool{}, map[string]bool{}
+	clusters, ops := map[int32]bool{}, map[int32]bool{}
 	for _, p := range st.pos {
 		r := p.rep.rec
 		if r.Prediction == nil || p.w <= 0 || !r.Outcome.Binary() {
@@ -755,9 +777,9 @@ func (st *state) calibrate(truncated bool) {
 		}
 		q := r.Prediction.Probability
 		c.Outcomes++
-		clusters[p.rep.src.Lineage] = true
+		clusters[p.rep.keys.Cluster] = true
 		if r.Ownership == evidence.OwnershipDistinct {
-			ops[r.Operator] = true
+			ops[p.rep.keys.Operator] = true
 		}
 		w, wp, wy, wsq = append(w, p.w), append(wp, p.w*q), append(wy, p.w*y), append(wsq, p.w*(q-y)*(q-y))
 	}
@@ -774,12 +796,12 @@ func (st *state) calibrate(truncated bool) {
 // limitations, each in a deterministic order.
 func (st *state) explain() {
 	a := st.a
-	contrary := map[string][]*item{} // lineage -> failures and contradictions by others
+	contrary := map[int32][]*item{} // lineage -> failures and contradictions by others
 	for i := range st.items {
 		it := &st.items[i]
 		r := it.rec
 		if r.Ownership != evidence.OwnershipSelf && (r.Outcome == evidence.OutcomeFailure || r.Type == evidence.TypeContradiction) {
-			contrary[it.src.Lineage] = append(contrary[it.src.Lineage], it)
+			contrary[it.keys.Cluster] = append(contrary[it.keys.Cluster], it)
 		}
 	}
 	a.Sources = make([]Source, 0, len(st.items))
@@ -817,7 +839,7 @@ func (st *state) explain() {
 			// The earliest contrary report about the same lineage on or
 			// before the act makes it a correction signal.
 			var after *item
-			for _, c := range contrary[s.Lineage] {
+			for _, c := range contrary[it.keys.Cluster] {
 				if r.Date.DaysSince(c.rec.Date) >= 0 && (after == nil || c.rec.Date.DaysSince(after.rec.Date) < 0 ||
 					(c.rec.Date == after.rec.Date && c.rec.ID < after.rec.ID)) {
 					after = c
@@ -828,12 +850,6 @@ func (st *state) explain() {
 			}
 		}
 	}
-	slices.SortFunc(a.Sources, func(x, y Source) int {
-		if c := y.Date.DaysSince(x.Date); c != 0 {
-			return int(max(-1, min(1, c)))
-		}
-		return strings.Compare(x.ID, y.ID)
-	})
 	slices.SortFunc(a.Contradictions, func(x, y Contradiction) int { return strings.Compare(x.ID, y.ID) })
 	slices.SortFunc(a.Corrections, func(x, y Correction) int { return strings.Compare(x.ID, y.ID) })
 	a.Limitations = make([]string, 0, len(st.limits))
