@@ -173,7 +173,7 @@ type Group struct {
 	// Factor is min(1, cap/initial mass); Mass the group's final mass.
 	Factor float64 `json:"factor"`
 	Mass   float64 `json:"mass"`
-	// Members lists the positions' records.
+	// Members lists the positions' records, latest first.
 	Members []string `json:"members"`
 }
 
@@ -313,14 +313,15 @@ type state struct {
 type item struct {
 	rec   *evidence.Record
 	keys  evidence.Keys
-	src   Source
+	src   *Source // in Assessment.Sources
 	class class
 }
 
 type position struct {
-	rep    *item
-	w0, w  float64
-	groups []*capGroup
+	rep     *item
+	w0, w   float64
+	groups  [5]*capGroup // at most one of each kind
+	ngroups int
 }
 
 type capGroup struct {
@@ -335,7 +336,9 @@ func (st *state) collect(o *Ontology) {
 	recs := st.set.Records()
 	skills := map[string]Skill{}
 	matches := map[int32]ContextMatch{}
+	byType, byQuality, byOutcome := map[evidence.Type]int{}, map[evidence.Quality]int{}, map[evidence.Outcome]int{}
 	st.items = make([]item, 0, len(recs))
+	st.a.Sources = make([]Source, 0, len(recs)) // never reallocated: items point into it
 	st.resolved = map[string]string{}
 	for i := range recs {
 		r := &recs[i]
@@ -365,13 +368,14 @@ func (st *state) collect(o *Ontology) {
 			match = MatchContext(st.tctx, st.set.NormalizedContext(keys.Context))
 			matches[keys.Context] = match
 		}
-		st.items = append(st.items, item{rec: r, keys: keys, src: Source{
+		st.a.Sources = append(st.a.Sources, Source{
 			ID: r.ID, Type: r.Type, Outcome: r.Outcome, Quality: r.Quality, Skill: sk.Name, Date: r.Date,
 			Reporter: r.Reporter, Ownership: r.Ownership, Lineage: st.set.Cluster(i),
 			Applicability: app, ContextMatch: match, Role: RoleNotWeighted,
-		}})
+		})
+		s := &st.a.Sources[len(st.a.Sources)-1]
+		st.items = append(st.items, item{rec: r, keys: keys, src: s})
 		it := &st.items[len(st.items)-1]
-		s := &it.src
 		switch r.Ownership {
 		case evidence.OwnershipDistinct:
 			s.Eligibility = EligibilityDistinct
@@ -390,14 +394,14 @@ func (st *state) collect(o *Ontology) {
 				s.Contradiction = "resolved"
 			}
 		}
-		n := &st.a.Counts
-		n.Records++
-		n.ByType[r.Type]++
-		n.ByQuality[r.Quality]++
+		st.a.Counts.Records++
+		byType[r.Type]++
+		byQuality[r.Quality]++
 		if r.Outcome != "" {
-			n.ByOutcome[r.Outcome]++
+			byOutcome[r.Outcome]++
 		}
 	}
+	st.a.Counts.ByType, st.a.Counts.ByQuality, st.a.Counts.ByOutcome = byType, byQuality, byOutcome
 }
 
 func classify(r *evidence.Record, resolved map[string]string) class {
@@ -483,29 +487,28 @@ func better(a, b *item) bool {
 // of order, keeps every group within its cap, never raises a weight, and
 // keeps each group's mix of successes and failures.
 func (st *state) caps() {
-	type groupKey struct {
-		kind byte
-		key  int64
-	}
 	const (
-		actor byte = iota
+		actor = iota
 		operator
 		unknown
 		lineage
 		operatorContext
 	)
-	groups := map[groupKey]*capGroup{}
+	var groups [5]map[int64]*capGroup // by kind, then key
+	for i := range groups {
+		groups[i] = make(map[int64]*capGroup)
+	}
 	var order []*capGroup
-	join := func(p *position, kind byte, key int64, g Group) {
-		k := groupKey{kind, key}
-		cg, ok := groups[k]
+	join := func(p *position, kind int, key int64, g Group) {
+		cg, ok := groups[kind][key]
 		if !ok {
 			cg = &capGroup{g: g}
-			groups[k] = cg
+			groups[kind][key] = cg
 			order = append(order, cg)
 		}
 		cg.members = append(cg.members, p)
-		p.groups = append(p.groups, cg)
+		p.groups[p.ngroups] = cg
+		p.ngroups++
 	}
 	ordinal := st.contextOrdinals()
 	for _, p := range st.pos {
@@ -522,7 +525,7 @@ func (st *state) caps() {
 		default:
 			join(p, operator, int64(k.Operator), Group{Kind: GroupOperator, Key: op, Cap: CapOperator})
 		}
-		if _, ok := groups[groupKey{operatorContext, pair(k.Operator, k.Context)}]; !ok {
+		if _, ok := groups[operatorContext][pair(k.Operator, k.Context)]; !ok {
 			op = fmt.Sprintf("%s#%d", op, ordinal[k.Context])
 		}
 		join(p, operatorContext, pair(k.Operator, k.Context), Group{Kind: GroupOperatorContext, Key: op, Cap: CapOperatorContext})
@@ -540,7 +543,7 @@ func (st *state) caps() {
 	}
 	for _, p := range st.pos {
 		f := 1.0
-		for _, g := range p.groups {
+		for _, g := range p.groups[:p.ngroups] {
 			f = math.Min(f, g.g.Factor)
 		}
 		if f < 1 && p.w0 > 0 {
@@ -558,7 +561,6 @@ func (st *state) caps() {
 			g.g.Members[i] = p.rep.rec.ID
 		}
 		g.g.Mass = sum(w)
-		slices.Sort(g.g.Members)
 		st.a.Groups = append(st.a.Groups, g.g)
 	}
 	slices.SortFunc(st.a.Groups, func(a, b Group) int {
@@ -591,10 +593,10 @@ func (st *state) contextOrdinals() map[int32]int {
 	return seen
 }
 
-// sum adds values in ascending order, so that a sum never depends on the
-// order of the input.
+// sum adds values in the order given. Callers pass them in the order of
+// the positions (latest first, then by record id), which does not depend on
+// the order of the input.
 func sum(v []float64) float64 {
-	slices.Sort(v)
 	t := 0.0
 	for _, x := range v {
 		t += x
@@ -804,12 +806,10 @@ func (st *state) explain() {
 			contrary[it.keys.Cluster] = append(contrary[it.keys.Cluster], it)
 		}
 	}
-	a.Sources = make([]Source, 0, len(st.items))
 	a.Contradictions, a.Corrections = []Contradiction{}, []Correction{}
 	for i := range st.items {
 		it := &st.items[i]
-		r, s := it.rec, &it.src
-		a.Sources = append(a.Sources, *s)
+		r, s := it.rec, it.src
 		switch {
 		case r.Type == evidence.TypeDeclaration:
 			st.limits[LimitDeclarations] = true
