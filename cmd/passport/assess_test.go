@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,5 +150,35 @@ func TestAssessUsage(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, exitUsage, tc.want)
 			}
 		})
+	}
+}
+
+// TestImportRules: the pure core reads no files, network, database or clock,
+// passport does not depend on the trust model, and the passport binary links
+// no database driver.
+func TestImportRules(t *testing.T) {
+	list := func(args ...string) string {
+		out, err := exec.Command("go", append([]string{"list"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	for _, pkg := range []string{"../../skilltrust", "../../evidence"} {
+		imports := strings.Fields(strings.Trim(strings.TrimSpace(list("-f", "{{.Imports}}", pkg)), "[]"))
+		for _, banned := range []string{"os", "net", "net/http", "database/sql", "time", "math/rand", "math/rand/v2", "crypto/rand", "io/fs"} {
+			if slices.Contains(imports, banned) {
+				t.Errorf("%s imports %s", pkg, banned)
+			}
+		}
+	}
+	if deps := list("-deps", "../../passport"); strings.Contains(deps, "passportkit/skilltrust") {
+		t.Error("passport depends on skilltrust")
+	}
+	deps := list("-deps", ".")
+	for _, driver := range []string{"database/sql", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/mattn/go-sqlite3"} {
+		if strings.Contains(deps, driver) {
+			t.Errorf("the passport binary links %s", driver)
+		}
 	}
 }
