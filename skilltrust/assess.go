@@ -58,6 +58,11 @@ type Assessment struct {
 	Effective Effective `json:"effective"`
 	// Counts holds raw counts of the relevant records.
 	Counts Counts `json:"counts"`
+	// Axes counts the distinct categories seen on each independence axis
+	// among positions with positive weight. Sources record registered
+	// operators only: the other axes report zero and remain unknown; they
+	// are never inferred from names or declarations.
+	Axes map[string]int `json:"axes"`
 	// LatestEligible is the date of the latest eligible observation.
 	LatestEligible *evidence.Date `json:"latestEligible,omitempty"`
 
@@ -646,6 +651,7 @@ func (st *state) aggregate() {
 	e.Partial, e.Uncertain, e.Corroborations, e.Contradictions = sum(part), sum(unc), sum(corr), sum(contra)
 	e.Operators, e.Validators, e.Contexts = len(ops), len(vals), len(ctxs)
 	e.BinaryOperators, e.BinaryValidators = len(bops), len(bvals)
+	st.a.Axes = map[string]int{"operator": e.Operators, "builder": 0, "model_family": 0, "host": 0, "framework": 0, "project": 0, "dataset": 0}
 }
 
 // judge derives the estimate, level, state, flags and labels.

@@ -42,6 +42,9 @@ func TestSkillPassport(t *testing.T) {
 	if !sp.Contested || sp.Assessment != passport.AssessmentContested || (sp.Estimate == nil) != (a.Estimate == nil) {
 		t.Errorf("contested %t, assessment %s, estimate %v", sp.Contested, sp.Assessment, sp.Estimate)
 	}
+	if a.Axes["operator"] != a.Effective.Operators || a.Axes["host"] != 0 || len(a.Axes) != 7 {
+		t.Errorf("axes %v", a.Axes)
+	}
 	if got := sp.Policies; len(got) != 2 || got[0] != passport.TrustModelPolicy || got[1] != passport.OntologyPolicy {
 		t.Errorf("policies %v", got)
 	}
