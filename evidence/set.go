@@ -81,6 +81,7 @@ type Set struct {
 	cluster   []int    // cluster index of each record
 	clusters  []string // name of each cluster: its smallest record id
 	keys      []Keys
+	sizes     Keys      // how many distinct values of each key
 	contexts  []Context // normalised contexts, by key
 	byDate    []int     // record indices, latest first, then by id
 }
@@ -98,6 +99,10 @@ type Keys struct {
 
 // Keys returns the keys of the record at index i.
 func (s *Set) Keys(i int) Keys { return s.keys[i] }
+
+// KeySizes returns how many distinct reporters, operators, clusters and
+// contexts the set holds: every key is below its size.
+func (s *Set) KeySizes() Keys { return s.sizes }
 
 // NormalizedContext returns the normalised context (Context.Normalized)
 // with the given key.
@@ -419,6 +424,8 @@ func (s *Set) index() {
 		k.Context = c
 		s.keys[i] = k
 	}
+	s.sizes = Keys{Reporter: int32(len(reporters)), Operator: int32(len(operators)),
+		Cluster: int32(len(s.clusters)), Context: int32(len(s.contexts))}
 	s.byDate = make([]int, len(s.records))
 	for i := range s.byDate {
 		s.byDate[i] = i

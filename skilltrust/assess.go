@@ -140,10 +140,11 @@ type Source struct {
 	Reporter  string             `json:"reporter"`
 	Ownership evidence.Ownership `json:"ownership"`
 	Lineage   string             `json:"lineage"`
-	// Applicability is the skill match, ContextMatch the context match,
+	// Applicability is the skill match, ContextMatch the context match
+	// (shared between sources of one context; never nil),
 	// Eligibility the ownership coefficient and Decay the age factor.
 	Applicability float64      `json:"applicability"`
-	ContextMatch  ContextMatch `json:"contextMatch"`
+	ContextMatch  *ContextMatch `json:"contextMatch"`
 	Eligibility   float64      `json:"eligibility"`
 	Decay         float64      `json:"decay"`
 	// InitialWeight is their product, before caps; Weight the final weight.
@@ -340,7 +341,7 @@ type capGroup struct {
 func (st *state) collect(o *Ontology) {
 	recs := st.set.Records()
 	skills := map[string]Skill{}
-	matches := map[int32]ContextMatch{}
+	matches := map[int32]*ContextMatch{}
 	byType, byQuality, byOutcome := map[evidence.Type]int{}, map[evidence.Quality]int{}, map[evidence.Outcome]int{}
 	st.items = make([]item, 0, len(recs))
 	st.a.Sources = make([]Source, 0, len(recs)) // never reallocated: items point into it
@@ -370,7 +371,8 @@ func (st *state) collect(o *Ontology) {
 		keys := st.set.Keys(i)
 		match, ok := matches[keys.Context]
 		if !ok {
-			match = MatchContext(st.tctx, st.set.NormalizedContext(keys.Context))
+			m := MatchContext(st.tctx, st.set.NormalizedContext(keys.Context))
+			match = &m
 			matches[keys.Context] = match
 		}
 		st.a.Sources = append(st.a.Sources, Source{
@@ -440,6 +442,7 @@ func pair(a, b int32) int64 { return int64(a)<<32 | int64(uint32(b)) }
 // record of that class; the actor's other records there are merged into it.
 func (st *state) positions() {
 	byKey := map[int64]*position{}
+	block := make([]position, 0, len(st.items)) // never reallocated: pos points into it
 	for i := range st.items {
 		it := &st.items[i]
 		if !it.rec.Type.Observation() {
@@ -448,7 +451,8 @@ func (st *state) positions() {
 		k := pair(it.keys.Reporter, it.keys.Cluster)
 		p, ok := byKey[k]
 		if !ok {
-			p = &position{rep: it}
+			block = append(block, position{rep: it})
+			p = &block[len(block)-1]
 			byKey[k] = p
 			st.pos = append(st.pos, p)
 			continue
@@ -499,21 +503,36 @@ func (st *state) caps() {
 		lineage
 		operatorContext
 	)
-	var groups [5]map[int64]*capGroup // by kind, then key
-	for i := range groups {
-		groups[i] = make(map[int64]*capGroup)
+	// Actor, operator and lineage groups are indexed by their set keys;
+	// the unknown pool is one group; operator contexts are looked up by
+	// the pair of keys.
+	sizes := st.set.KeySizes()
+	byKey := [...][]*capGroup{
+		actor:    make([]*capGroup, sizes.Reporter),
+		operator: make([]*capGroup, sizes.Operator),
+		unknown:  make([]*capGroup, 1),
+		lineage:  make([]*capGroup, sizes.Cluster),
 	}
+	opContext := map[int64]*capGroup{}
 	var order []*capGroup
-	join := func(p *position, kind int, key int64, g Group) {
-		cg, ok := groups[kind][key]
-		if !ok {
-			cg = &capGroup{g: g}
-			groups[kind][key] = cg
-			order = append(order, cg)
+	add := func(p *position, slot **capGroup, g Group) {
+		if *slot == nil {
+			*slot = &capGroup{g: g}
+			order = append(order, *slot)
 		}
+		cg := *slot
 		cg.members = append(cg.members, p)
 		p.groups[p.ngroups] = cg
 		p.ngroups++
+	}
+	join := func(p *position, kind int, key int64, g Group) {
+		if kind == operatorContext {
+			cg := opContext[key]
+			add(p, &cg, g)
+			opContext[key] = cg
+			return
+		}
+		add(p, &byKey[kind][key], g)
 	}
 	ordinal := st.contextOrdinals()
 	for _, p := range st.pos {
@@ -530,7 +549,7 @@ func (st *state) caps() {
 		default:
 			join(p, operator, int64(k.Operator), Group{Kind: GroupOperator, Key: op, Cap: CapOperator})
 		}
-		if _, ok := groups[operatorContext][pair(k.Operator, k.Context)]; !ok {
+		if _, ok := opContext[pair(k.Operator, k.Context)]; !ok {
 			op = fmt.Sprintf("%s#%d", op, ordinal[k.Context])
 		}
 		join(p, operatorContext, pair(k.Operator, k.Context), Group{Kind: GroupOperatorContext, Key: op, Cap: CapOperatorContext})
@@ -557,6 +576,12 @@ func (st *state) caps() {
 		p.w = p.w0 * f
 		p.rep.src.Weight = p.w
 	}
+	slices.SortFunc(order, func(a, b *capGroup) int {
+		if c := strings.Compare(a.g.Kind, b.g.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.g.Key, b.g.Key)
+	})
 	st.a.Groups = make([]Group, 0, len(order))
 	for _, g := range order {
 		w := make([]float64, len(g.members))
@@ -568,12 +593,6 @@ func (st *state) caps() {
 		g.g.Mass = sum(w)
 		st.a.Groups = append(st.a.Groups, g.g)
 	}
-	slices.SortFunc(st.a.Groups, func(a, b Group) int {
-		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
 }
 
 // contextOrdinals numbers the distinct contexts of the positions from 1,

@@ -3,7 +3,9 @@ package skilltrust_test
 import (
 	"fmt"
 	"math"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/skilltrust"
@@ -54,27 +56,50 @@ func BenchmarkAssess(b *testing.B) {
 		b.Fatal(err)
 	}
 	task := skilltrust.Task{Skill: "PostgreSQL indexing", Context: evidence.Context{Workload: "oltp", Version: "17"}}
+	o := skilltrust.Skills1()
+	ts, tctx := o.Normalize(task.Skill), task.Context.Normalized()
+	baseline := func() float64 {
+		skills := map[string]skilltrust.Skill{}
+		total := 0.0
+		for i := range recs {
+			r := &recs[i]
+			s, ok := skills[r.Skill]
+			if !ok {
+				s = o.Normalize(r.Skill)
+				skills[r.Skill] = s
+			}
+			total += skilltrust.Applicability(s, ts) * skilltrust.MatchContext(tctx, r.Context).Value *
+				math.Exp2(-float64(at.DaysSince(r.Date))/skilltrust.HalfLifeDays)
+		}
+		return total
+	}
 	b.Run("baseline_single_pass", func(b *testing.B) {
 		b.ReportAllocs()
-		o := skilltrust.Skills1()
-		ts, tctx := o.Normalize(task.Skill), task.Context.Normalized()
-		var sink float64
 		for b.Loop() {
-			skills := map[string]skilltrust.Skill{}
-			total := 0.0
-			for i := range recs {
-				r := &recs[i]
-				s, ok := skills[r.Skill]
-				if !ok {
-					s = o.Normalize(r.Skill)
-					skills[r.Skill] = s
-				}
-				total += skilltrust.Applicability(s, ts) * skilltrust.MatchContext(tctx, r.Context).Value *
-					math.Exp2(-float64(at.DaysSince(r.Date))/skilltrust.HalfLifeDays)
-			}
-			sink += total
+			baseline()
 		}
-		_ = sink
+	})
+	// paired alternates the baseline and the assessment in every iteration,
+	// so both see the same machine load, and reports their ratio in wall
+	// time and in process CPU time (which a busy machine disturbs less).
+	b.Run("paired", func(b *testing.B) {
+		var wallB, wallA, cpuB, cpuA time.Duration
+		for b.Loop() {
+			c0, t0 := cpuTime(), time.Now()
+			baseline()
+			c1, t1 := cpuTime(), time.Now()
+			if _, err := skilltrust.Assess(set, task, at); err != nil {
+				b.Fatal(err)
+			}
+			c2, t2 := cpuTime(), time.Now()
+			wallB, wallA, cpuB, cpuA = wallB+t1.Sub(t0), wallA+t2.Sub(t1), cpuB+c1-c0, cpuA+c2-c1
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(wallB.Nanoseconds())/n, "baseline-ns/op")
+		b.ReportMetric(float64(wallA.Nanoseconds())/n, "assess-ns/op")
+		b.ReportMetric(float64(wallA)/float64(wallB), "x-baseline")
+		b.ReportMetric(float64(cpuA.Nanoseconds())/n, "assess-cpu-ns/op")
+		b.ReportMetric(float64(cpuA)/float64(cpuB), "x-baseline-cpu")
 	})
 	b.Run("assess_10000_reports", func(b *testing.B) {
 		b.ReportAllocs()
@@ -92,4 +117,13 @@ func BenchmarkAssess(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cpuTime returns the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
