@@ -143,10 +143,10 @@ type Source struct {
 	// Applicability is the skill match, ContextMatch the context match
 	// (shared between sources of one context; never nil),
 	// Eligibility the ownership coefficient and Decay the age factor.
-	Applicability float64      `json:"applicability"`
+	Applicability float64       `json:"applicability"`
 	ContextMatch  *ContextMatch `json:"contextMatch"`
-	Eligibility   float64      `json:"eligibility"`
-	Decay         float64      `json:"decay"`
+	Eligibility   float64       `json:"eligibility"`
+	Decay         float64       `json:"decay"`
 	// InitialWeight is their product, before caps; Weight the final weight.
 	InitialWeight float64 `json:"initialWeight"`
 	Weight        float64 `json:"weight"`
