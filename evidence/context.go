@@ -58,9 +58,6 @@ func (c Context) Normalized() Context {
 	}
 }
 
-// IsZero reports whether no label is set.
-func (c Context) IsZero() bool { return c == Context{} }
-
 // NormalizeLabel is the deterministic normal form of a label or term:
 // Unicode NFKC, outer whitespace trimmed, inner runs of whitespace collapsed
 // to one space, then lower case. Punctuation is kept.

@@ -7,37 +7,12 @@ import (
 )
 
 // Independence: a record's reporter is an actor, owned by an operator as
-// registered at the time of the event. Actors, operators and the group of
-// reporters of unknown ownership are kept apart; the assessor caps each.
+// registered at the time of the event. Actors, operators and the pool of
+// reporters of unknown ownership are kept apart (Set.Keys interns them);
+// the assessor caps each.
 // Distinct registered operators do not prove distinct people, and the
 // builder, model family, host, framework, project and dataset axes are not
 // recorded by any source yet, so nothing here claims them.
-
-// Group names the independence groups a record's reporter belongs to.
-type Group struct {
-	// Actor is the reporter.
-	Actor string
-	// Operator is the reporter's operator at the time of the event, or ""
-	// when ownership is unknown or the record is the subject's own.
-	Operator string
-	// UnknownOwnership reports that the reporter's operator is not known:
-	// such reporters are pooled in one group, and none of them counts as an
-	// independent operator or validator.
-	UnknownOwnership bool
-	// Independent reports known distinct ownership: the only kind that
-	// earns independent credit.
-	Independent bool
-}
-
-// Group returns the independence group of the record's reporter.
-func (r Record) Group() Group {
-	return Group{
-		Actor:            r.Reporter,
-		Operator:         r.Operator,
-		UnknownOwnership: r.Ownership == OwnershipUnknown,
-		Independent:      r.Ownership == OwnershipDistinct,
-	}
-}
 
 // checkReporters checks that the subject is one actor: every record whose
 // ownership is self has the same reporter, and that reporter appears in no

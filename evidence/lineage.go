@@ -9,9 +9,6 @@ package evidence
 // Cluster returns the name of the lineage cluster of the record at index i.
 func (s *Set) Cluster(i int) string { return s.clusters[s.cluster[i]] }
 
-// ClusterCount returns the number of lineage clusters.
-func (s *Set) ClusterCount() int { return len(s.clusters) }
-
 // clusterLineage computes the clusters with a union-find over records and
 // lineage nodes, and checks the lineage limits on the way.
 func (s *Set) clusterLineage() error {

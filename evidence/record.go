@@ -138,14 +138,14 @@ const (
 	QualityMultiIndependentVerification Quality = "MULTI_INDEPENDENT_VERIFICATION"
 )
 
-// Qualities lists the tiers, weakest first.
-var Qualities = []Quality{
+// qualities lists the tiers, weakest first.
+var qualities = [...]Quality{
 	QualityDeclared, QualitySelfReported, QualityObservedReuse,
 	QualityIndependentReproduction, QualityMachineVerified, QualityMultiIndependentVerification,
 }
 
 func (q Quality) known() bool {
-	for _, k := range Qualities {
+	for _, k := range qualities {
 		if q == k {
 			return true
 		}

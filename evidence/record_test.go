@@ -217,8 +217,8 @@ func TestClusters(t *testing.T) {
 			t.Errorf("%s in cluster %s, want %s", recs[i].ID, got, want[i])
 		}
 	}
-	if set.ClusterCount() != 3 {
-		t.Errorf("%d clusters, want 3", set.ClusterCount())
+	if n := set.KeySizes().Cluster; n != 3 {
+		t.Errorf("%d clusters, want 3", n)
 	}
 }
 

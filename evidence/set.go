@@ -120,15 +120,9 @@ func (s *Set) Records() []Record { return s.records }
 // set may lack evidence.
 func (s *Set) Truncated() bool { return s.truncated }
 
-// Lookup returns the index of the record with the given id.
-func (s *Set) Lookup(id string) (int, bool) {
-	i, ok := s.byID[id]
-	return i, ok
-}
-
-// File is the JSON form of an evidence file (SPEC.md §5). The same members
+// file is the JSON form of an evidence file (SPEC.md §5). The same members
 // may sit in an unsigned passport, which is why other members are ignored.
-type File struct {
+type file struct {
 	Evidence          []json.RawMessage `json:"evidence"`
 	EvidenceTruncated bool              `json:"evidenceTruncated,omitempty"`
 }
@@ -148,7 +142,7 @@ func Parse(b []byte) (*Set, error) {
 	if err := checkJSON(b); err != nil {
 		return nil, err
 	}
-	var f File
+	var f file
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, malformed("malformed_json", "%v", err)
 	}
