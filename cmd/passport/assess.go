@@ -19,7 +19,7 @@ import (
 type assessCmd struct {
 	Evidence []string          `name:"evidence" required:"" placeholder:"FILE" help:"Evidence file (SPEC.md §5); repeat to compare up to 5 agents."`
 	Skill    []string          `name:"skill" required:"" placeholder:"SKILL" help:"Skill to assess; repeat for up to 5 skills."`
-	Context  map[string]string `name:"context" placeholder:"KEY=VALUE" help:"Task context label (domain, environment, protocol, version, workload, constraints); repeatable."`
+	Context  map[string]string `name:"context" mapsep:"none" placeholder:"KEY=VALUE" help:"Task context label (domain, environment, protocol, version, workload, constraints); repeatable."`
 	At       string            `name:"at" placeholder:"YYYY-MM-DD" help:"Assessment date (default: today, UTC)."`
 	JSON     bool              `name:"json" help:"Print the assessments and skill passports as JSON."`
 }

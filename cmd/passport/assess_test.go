@@ -110,12 +110,13 @@ func TestAssessCompare(t *testing.T) {
 func TestAssessHuman(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "e.json")
 	os.WriteFile(file, []byte(assessEvidence), 0o644)
-	code, stdout, stderr := runCLI(t, "assess", "--evidence", file, "--skill", "PostgreSQL indexing", "--context", "workload=batch", "--at", "2026-01-01")
+	code, stdout, stderr := runCLI(t, "assess", "--evidence", file, "--skill", "PostgreSQL indexing", "--context", "workload=batch",
+		"--context", "constraints=a;b=c", "--at", "2026-01-01")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"INSUFFICIENT_EVIDENCE", "N/A", "held back by", "estimate.binary_outcomes",
-		"NEGATIVE_RESULTS_VISIBLE", "context_missing", "ev_2", "assessment hash"} {
+		"NEGATIVE_RESULTS_VISIBLE", "context_missing", "ev_2", "assessment hash", "context 0.50"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
