@@ -331,8 +331,8 @@ type position struct {
 }
 
 type capGroup struct {
-	g       Group
-	members []*position
+	g     Group
+	count int // members
 }
 
 // collect selects the records relevant to the task skill and computes each
@@ -441,7 +441,7 @@ func pair(a, b int32) int64 { return int64(a)<<32 | int64(uint32(b)) }
 // success, resolved contradiction, corroboration), held by the heaviest
 // record of that class; the actor's other records there are merged into it.
 func (st *state) positions() {
-	byKey := map[int64]*position{}
+	byKey := make(map[int64]*position, len(st.items))
 	block := make([]position, 0, len(st.items)) // never reallocated: pos points into it
 	for i := range st.items {
 		it := &st.items[i]
@@ -521,7 +521,8 @@ func (st *state) caps() {
 			order = append(order, *slot)
 		}
 		cg := *slot
-		cg.members = append(cg.members, p)
+		cg.count++
+		cg.g.InitialMass += p.w0 // in position order
 		p.groups[p.ngroups] = cg
 		p.ngroups++
 	}
@@ -555,15 +556,11 @@ func (st *state) caps() {
 		join(p, operatorContext, pair(k.Operator, k.Context), Group{Kind: GroupOperatorContext, Key: op, Cap: CapOperatorContext})
 	}
 	for _, g := range order {
-		w := make([]float64, len(g.members))
-		for i, p := range g.members {
-			w[i] = p.w0
-		}
-		g.g.InitialMass = sum(w)
 		g.g.Factor = 1
 		if g.g.InitialMass > g.g.Cap {
 			g.g.Factor = g.g.Cap / g.g.InitialMass
 		}
+		g.g.Members = make([]string, 0, g.count)
 	}
 	for _, p := range st.pos {
 		f := 1.0
@@ -575,6 +572,10 @@ func (st *state) caps() {
 		}
 		p.w = p.w0 * f
 		p.rep.src.Weight = p.w
+		for _, g := range p.groups[:p.ngroups] {
+			g.g.Mass += p.w
+			g.g.Members = append(g.g.Members, p.rep.rec.ID)
+		}
 	}
 	slices.SortFunc(order, func(a, b *capGroup) int {
 		if c := strings.Compare(a.g.Kind, b.g.Kind); c != 0 {
@@ -582,16 +583,9 @@ func (st *state) caps() {
 		}
 		return strings.Compare(a.g.Key, b.g.Key)
 	})
-	st.a.Groups = make([]Group, 0, len(order))
-	for _, g := range order {
-		w := make([]float64, len(g.members))
-		g.g.Members = make([]string, len(g.members))
-		for i, p := range g.members {
-			w[i] = p.w
-			g.g.Members[i] = p.rep.rec.ID
-		}
-		g.g.Mass = sum(w)
-		st.a.Groups = append(st.a.Groups, g.g)
+	st.a.Groups = make([]Group, len(order))
+	for i, g := range order {
+		st.a.Groups[i] = g.g
 	}
 }
 
