@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 )
 
 // Hash is a SHA-256 digest: a leaf hash, an interior node or a tree head.
@@ -12,18 +13,35 @@ import (
 type Hash [sha256.Size]byte
 
 // ParseHash parses the text form of a Hash: exactly 64 lower-case hex digits.
-func ParseHash(s string) (Hash, error) {
+func ParseHash(s string) (Hash, error) { return parseHash(s) }
+
+// ParseHashBytes is ParseHash for text held in a byte slice.
+func ParseHashBytes(b []byte) (Hash, error) { return parseHash(b) }
+
+func parseHash[T string | []byte](s T) (Hash, error) {
 	var h Hash
 	if len(s) != 2*len(h) {
 		return h, fmt.Errorf("evidence: hash must be %d hex digits, got %d characters", 2*len(h), len(s))
 	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return h, fmt.Errorf("evidence: hash has a character that is not a lower-case hex digit at %d", i)
+	for i := range h {
+		hi, ok1 := hexDigit(s[2*i])
+		lo, ok2 := hexDigit(s[2*i+1])
+		if !ok1 || !ok2 {
+			return Hash{}, fmt.Errorf("evidence: hash has a character that is not a lower-case hex digit near %d", 2*i)
 		}
+		h[i] = hi<<4 | lo
 	}
-	hex.Decode(h[:], []byte(s))
 	return h, nil
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // String returns the text form of h.
@@ -45,11 +63,27 @@ func (h *Hash) UnmarshalText(b []byte) error {
 // LeafHash returns the RFC 9162 hash of one leaf: SHA-256(0x00 || data).
 // For passport evidence, data is the canonical JSON of one record.
 func LeafHash(data []byte) Hash {
-	d := sha256.New()
-	d.Write([]byte{0x00})
-	d.Write(data)
+	var h LeafHasher
+	return h.Sum(data)
+}
+
+// LeafHasher computes leaf hashes, reusing one digest across calls. The
+// zero value is ready to use; it is not safe for concurrent use.
+type LeafHasher struct {
+	d hash.Hash
+}
+
+// Sum returns the leaf hash of data, as LeafHash does.
+func (l *LeafHasher) Sum(data []byte) Hash {
+	if l.d == nil {
+		l.d = sha256.New()
+	} else {
+		l.d.Reset()
+	}
+	l.d.Write([]byte{0x00})
+	l.d.Write(data)
 	var h Hash
-	d.Sum(h[:0])
+	l.d.Sum(h[:0])
 	return h
 }
 
@@ -180,4 +214,103 @@ func RootFromInclusion(index, size uint64, leaf Hash, proof []Hash) (Hash, error
 		return Hash{}, ErrProofSize
 	}
 	return r, nil
+}
+
+// Batch checks inclusion proofs for several leaves of one tree, in
+// increasing index order. Where a leaf's path meets the previous leaf's, the
+// rest of its proof must repeat the previous proof, which is compared
+// instead of hashed again: checking k proofs costs one hash per distinct
+// interior node on their paths, not k·log n.
+type Batch struct {
+	size, last uint64
+	root       Hash
+	started    bool
+	failed     bool
+	// at[l] is the node the previous path reached after l shifts: its
+	// index, its hash, and the sibling the proof supplied there.
+	at [64]struct {
+		fn      uint64
+		hash    Hash
+		sibling Hash
+		ok      bool
+	}
+}
+
+// NewBatch returns a Batch for the tree of the given size and head.
+func NewBatch(size uint64, root Hash) *Batch { return &Batch{size: size, root: root} }
+
+// Verify checks that leaf is at index, which must exceed the previous
+// call's index, as VerifyInclusion does. After an error the Batch refuses
+// every further leaf.
+func (b *Batch) Verify(index uint64, leaf Hash, proof []Hash) error {
+	if b.failed {
+		return errors.New("evidence: batch already failed")
+	}
+	err := b.verify(index, leaf, proof)
+	if err != nil {
+		b.failed = true
+	}
+	return err
+}
+
+func (b *Batch) verify(index uint64, leaf Hash, proof []Hash) error {
+	if index >= b.size {
+		return ErrIndexOutOfRange
+	}
+	if b.started && index <= b.last {
+		return errors.New("evidence: batch indices must increase")
+	}
+	if len(proof) > MaxProofLen {
+		return ErrProofSize
+	}
+	fn, sn := index, b.size-1
+	r := leaf
+	level := 0
+	merged := false
+	for _, p := range proof {
+		if sn == 0 {
+			return ErrProofSize
+		}
+		prev := &b.at[level]
+		if !merged && b.started && prev.ok && prev.fn == fn {
+			if prev.hash != r {
+				return ErrRootMismatch
+			}
+			merged = true
+		}
+		if merged {
+			if !prev.ok || prev.fn != fn || prev.sibling != p {
+				return ErrRootMismatch
+			}
+		} else {
+			prev.fn, prev.hash, prev.sibling, prev.ok = fn, r, p, true
+		}
+		shifted := 0
+		if fn&1 == 1 || fn == sn {
+			if !merged {
+				r = nodeHash(p, r)
+			}
+			for fn&1 == 0 && fn != 0 {
+				fn >>= 1
+				sn >>= 1
+				shifted++
+			}
+		} else if !merged {
+			r = nodeHash(r, p)
+		}
+		fn >>= 1
+		sn >>= 1
+		level += shifted + 1
+		if level >= len(b.at) {
+			return ErrProofSize
+		}
+	}
+	if sn != 0 {
+		return ErrProofSize
+	}
+	if !merged && r != b.root {
+		return ErrRootMismatch
+	}
+	b.started, b.last = true, index
+	return nil
 }

@@ -8,10 +8,12 @@ import (
 	"crypto/sha256"
 	"encoding/asn1"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
+	"slices"
 
 	"github.com/go-jose/go-jose/v4"
 )
@@ -92,7 +94,7 @@ func (k *PublicKey) MarshalJSON() ([]byte, error) {
 // thumbprint. Private members are refused: a public key file must not carry
 // the private key.
 func ParsePublicKey(b []byte) (*PublicKey, error) {
-	jwk, err := parseJWK(b)
+	jwk, err := parseJWK(b, "verify")
 	if err != nil {
 		return nil, err
 	}
@@ -102,12 +104,22 @@ func ParsePublicKey(b []byte) (*PublicKey, error) {
 	return publicFromJWK(jwk)
 }
 
-func parseJWK(b []byte) (*jose.JSONWebKey, error) {
+// parseJWK parses a JWK whose key_ops, when present, must include op.
+func parseJWK(b []byte, op string) (*jose.JSONWebKey, error) {
 	if len(b) > maxKeyJSON {
 		return nil, fmt.Errorf("passport: key document larger than %d bytes", maxKeyJSON)
 	}
 	if err := CheckStrict(b); err != nil {
 		return nil, fmt.Errorf("passport: key: %w", err)
+	}
+	var ops struct {
+		KeyOps []string `json:"key_ops"`
+	}
+	if err := json.Unmarshal(b, &ops); err != nil {
+		return nil, fmt.Errorf("passport: key: %w", err)
+	}
+	if ops.KeyOps != nil && !slices.Contains(ops.KeyOps, op) {
+		return nil, fmt.Errorf("passport: key: key_ops does not allow %q", op)
 	}
 	var jwk jose.JSONWebKey
 	if err := jwk.UnmarshalJSON(b); err != nil {
@@ -196,7 +208,7 @@ func GenerateKey(alg Algorithm, r io.Reader) (*PrivateKey, error) {
 
 // ParsePrivateKey parses a private JWK, as written by PrivateKey.MarshalJSON.
 func ParsePrivateKey(b []byte) (*PrivateKey, error) {
-	jwk, err := parseJWK(b)
+	jwk, err := parseJWK(b, "sign")
 	if err != nil {
 		return nil, err
 	}

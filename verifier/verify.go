@@ -171,7 +171,7 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	if at.IsZero() {
 		at = v.clock()
 	}
-	r := &run{v: v, src: bundle, policy: policy, at: at}
+	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup}
 	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
 	steps := [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
@@ -205,6 +205,34 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	return res, nil
 }
 
+// VerifyJWS checks a compact JWS, outside any bundle, under the passport
+// JWS profile: exactly alg, kid and typ in the protected header, typ equal
+// to typ, kid naming a key of the trust file, alg pinned by that key, and a
+// valid signature. It returns the payload and the key's kid. A refusal is a
+// *passport.Error whose Reason is ReasonKeyUnknown when no trusted key has
+// the kid.
+func (v *Verifier) VerifyJWS(compact []byte, typ string) (payload []byte, kid string, err error) {
+	if typ == "" {
+		return nil, "", errors.New("verifier: VerifyJWS needs the typ to require")
+	}
+	r := &run{v: v, credential: compact, typ: typ, lookup: v.trust.Lookup}
+	return r.compactJWS()
+}
+
+// compactJWS runs the JWS checks on r.credential and decodes the payload.
+func (r *run) compactJWS() ([]byte, string, error) {
+	for _, step := range []func() *passport.Error{r.jws, r.header, r.key, r.algorithm, r.signature} {
+		if err := step(); err != nil {
+			return nil, "", err
+		}
+	}
+	payload, err := b64.DecodeString(string(r.payloadB64))
+	if err != nil {
+		return nil, "", fail(passport.ReasonJWSMalformed, "the payload is not base64url")
+	}
+	return payload, r.trusted.Key.KeyID(), nil
+}
+
 // run is the state of one verification.
 type run struct {
 	v      *Verifier
@@ -212,6 +240,11 @@ type run struct {
 	policy Policy
 	at     time.Time
 	detail string // detail of the check that just passed
+
+	// typ is the required typ header; "" accepts any or none (tests only).
+	typ string
+	// lookup finds the trusted key for a kid.
+	lookup func(kid string) (*TrustedKey, bool)
 
 	doc        *cjson.Doc
 	credential []byte // the compact JWS, a slice of src
@@ -276,7 +309,7 @@ func (r *run) bundle() *passport.Error {
 	}
 	var version, credential cjson.Value
 	for k, val := range root.Members() {
-		switch name, _ := k.Text(); name {
+		switch name := string(name(k)); name {
 		case "bundleVersion":
 			version = val
 		case "credential":
@@ -390,8 +423,7 @@ func (r *run) header() *passport.Error {
 	var typ string
 	var haveAlg, haveKid, haveTyp bool
 	for k, val := range h.Members() {
-		name, _ := k.Text()
-		switch name {
+		switch name := string(name(k)); name {
 		case "alg", "kid", "typ":
 			s, ok := val.Text()
 			if !ok {
@@ -420,14 +452,14 @@ func (r *run) header() *passport.Error {
 		return fail(passport.ReasonJWSHeader, "header \"alg\" is required")
 	case !haveKid:
 		return fail(passport.ReasonJWSHeader, "header \"kid\" is required")
-	case !haveTyp || typ != passport.JWSType:
-		return fail(passport.ReasonJWSType, "header \"typ\" must be %q", passport.JWSType)
+	case r.typ != "" && (!haveTyp || typ != r.typ):
+		return fail(passport.ReasonJWSType, "header \"typ\" must be %q", r.typ)
 	}
 	return nil
 }
 
 func (r *run) key() *passport.Error {
-	k, ok := r.v.trust.Lookup(r.kid)
+	k, ok := r.lookup(r.kid)
 	if !ok {
 		return fail(passport.ReasonKeyUnknown, "no key of issuer %q in the trust file has this kid", clip(r.v.trust.Issuer))
 	}
@@ -508,7 +540,7 @@ func (r *run) passportHash() *passport.Error {
 	n := 0
 	for k, val := range r.snap.Members() {
 		n++
-		switch name, _ := k.Text(); name {
+		switch string(name(k)) {
 		case "passport":
 			r.body = val
 		case "passportHash":
@@ -670,7 +702,7 @@ func (r *run) evidence() *passport.Error {
 		n := 0
 		for k, val := range e.Members() {
 			n++
-			switch name, _ := k.Text(); name {
+			switch string(name(k)) {
 			case "index":
 				index = val
 			case "leaf":
@@ -697,31 +729,34 @@ func (r *run) evidence() *passport.Error {
 	if len(entries) == r.count && r.count > 0 {
 		// Every leaf is disclosed: the root follows from the leaves alone.
 		hashes := make([]evidence.Hash, len(entries))
+		var hasher evidence.LeafHasher
 		for i, e := range entries {
-			hashes[i] = evidence.LeafHash(e.leaf.Raw())
+			hashes[i] = hasher.Sum(e.leaf.Raw())
 		}
 		if evidence.Root(hashes) != r.root {
 			return fail(passport.ReasonEvidenceRoot, "the disclosed leaves do not form a tree with root evidenceRoot")
 		}
 	}
+	batch := evidence.NewBatch(uint64(r.count), r.root)
+	var hasher evidence.LeafHasher
 	proof := make([]evidence.Hash, 0, 32)
 	for _, e := range entries {
 		proof = proof[:0]
-		if e.proof.Len() > evidence.MaxProofLen {
-			return fail(passport.ReasonEvidenceProof, "leaf %d: proof too long", e.index)
-		}
 		for h := range e.proof.Elements() {
-			s, ok := h.Text()
+			if len(proof) == evidence.MaxProofLen {
+				return fail(passport.ReasonEvidenceProof, "leaf %d: proof too long", e.index)
+			}
+			s, ok := h.RawText()
 			if !ok {
 				return fail(passport.ReasonEvidence, "leaf %d: proof hashes must be strings", e.index)
 			}
-			ph, err := evidence.ParseHash(s)
+			ph, err := evidence.ParseHashBytes(s)
 			if err != nil {
 				return fail(passport.ReasonEvidence, "leaf %d: proof hash: %v", e.index, err)
 			}
 			proof = append(proof, ph)
 		}
-		if err := evidence.VerifyInclusion(uint64(e.index), uint64(r.count), evidence.LeafHash(e.leaf.Raw()), proof, r.root); err != nil {
+		if err := batch.Verify(uint64(e.index), hasher.Sum(e.leaf.Raw()), proof); err != nil {
 			return fail(passport.ReasonEvidenceProof, "leaf %d: %v", e.index, err)
 		}
 		if err := r.doc.CheckNumbers(e.leaf); err != nil {
@@ -738,6 +773,13 @@ func (r *run) subject() *passport.Error {
 		return fail(passport.ReasonSubjectMismatch, "the passport describes another subject than the policy requires")
 	}
 	return nil
+}
+
+// name returns the raw text of a member name. Names with escapes never
+// match the ASCII names of the format, so the raw form is enough.
+func name(k cjson.Value) []byte {
+	b, _ := k.RawText()
+	return b
 }
 
 // clip bounds untrusted text quoted in a detail.

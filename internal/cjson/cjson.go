@@ -12,6 +12,7 @@
 package cjson
 
 import (
+	"bytes"
 	"fmt"
 	"iter"
 	"math"
@@ -137,28 +138,33 @@ func Parse(src []byte, opt Options) (*Doc, error) {
 	if p.indexDepth <= 0 {
 		p.indexDepth = math.MaxInt32
 	}
-	p.nodes = make([]node, 0, 16+len(src)/64)
-	if err := p.ws(); err != nil {
+	// Every value but the root follows a ',', a ':' or an opening bracket,
+	// and every member name a '{' or a ',': counting them bounds the index,
+	// so it never grows.
+	est := 2 + bytes.Count(src, []byte{','}) + bytes.Count(src, []byte{':'}) + bytes.Count(src, []byte{'['}) + bytes.Count(src, []byte{'{'})
+	p.nodes = make([]node, 0, est)
+	i, err := p.ws(0)
+	if err != nil {
 		return nil, err
 	}
-	if p.pos >= len(src) {
-		return nil, p.fail(ErrSyntax, "empty document")
+	if i >= len(src) {
+		return nil, p.failAt(i, ErrSyntax, "empty document")
 	}
-	if err := p.value(0); err != nil {
+	if i, err = p.run(i); err != nil {
 		return nil, err
 	}
-	if p.pos < len(src) {
+	if i < len(src) {
 		if opt.Canonical {
-			if isSpace(src[p.pos]) {
-				return nil, p.fail(ErrNotCanonical, "whitespace after the top-level value")
+			if isSpace(src[i]) {
+				return nil, p.failAt(i, ErrNotCanonical, "whitespace after the top-level value")
 			}
-			return nil, p.fail(ErrTrailing, "data after the top-level value")
+			return nil, p.failAt(i, ErrTrailing, "data after the top-level value")
 		}
-		if err := p.ws(); err != nil {
+		if i, err = p.ws(i); err != nil {
 			return nil, err
 		}
-		if p.pos < len(src) {
-			return nil, p.fail(ErrTrailing, "data after the top-level value")
+		if i < len(src) {
+			return nil, p.failAt(i, ErrTrailing, "data after the top-level value")
 		}
 	}
 	return &Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats}, nil
@@ -294,6 +300,16 @@ func (v Value) Text() (string, bool) {
 	return decodeString(raw[1 : len(raw)-1]), true
 }
 
+// RawText returns the bytes between a string's quotes, escapes undecoded,
+// without allocating. For names without escapes it is the decoded text.
+func (v Value) RawText() ([]byte, bool) {
+	if v.Kind() != String {
+		return nil, false
+	}
+	raw := v.Raw()
+	return raw[1 : len(raw)-1], true
+}
+
 // Int returns the value of an integer number (one written with no fraction
 // or exponent).
 func (v Value) Int() (int64, bool) {
@@ -328,228 +344,253 @@ func (v Value) stringEquals(s string) bool {
 
 type parser struct {
 	src        []byte
-	pos        int
 	opt        Options
 	maxDepth   int
 	indexDepth int
 	nodes      []node
 	floats     []uint32
-	keys       [][]byte // scratch for duplicate detection in strict mode
+	keys       [][]byte // strict mode: the names of the open objects
 }
 
-func (p *parser) fail(c Code, format string, args ...any) *Error {
-	return &Error{Code: c, Offset: p.pos, Msg: fmt.Sprintf(format, args...)}
+func (p *parser) failAt(pos int, c Code, format string, args ...any) *Error {
+	return &Error{Code: c, Offset: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// ws skips whitespace; in canonical mode any whitespace is an error.
-func (p *parser) ws() error {
-	if p.pos < len(p.src) && isSpace(p.src[p.pos]) {
-		if p.opt.Canonical {
-			return p.fail(ErrNotCanonical, "insignificant whitespace")
-		}
-		for p.pos < len(p.src) && isSpace(p.src[p.pos]) {
-			p.pos++
-		}
+// ws skips whitespace at i; in canonical mode any whitespace is an error.
+// The common case, no whitespace, is small enough to inline.
+func (p *parser) ws(i int) (int, error) {
+	if i < len(p.src) && isSpace(p.src[i]) {
+		return p.wsSlow(i)
 	}
-	return nil
+	return i, nil
 }
 
-// value parses the value at p.pos, which sits at the given level below the
-// root, and records it when that level is indexed.
-func (p *parser) value(level int) error {
-	if p.pos >= len(p.src) {
-		return p.fail(ErrSyntax, "unexpected end of input")
+func (p *parser) wsSlow(i int) (int, error) {
+	if p.opt.Canonical {
+		return i, p.failAt(i, ErrNotCanonical, "insignificant whitespace")
 	}
-	record := level <= p.indexDepth
-	idx := len(p.nodes)
-	if record {
-		p.nodes = append(p.nodes, node{start: uint32(p.pos)})
+	for i < len(p.src) && isSpace(p.src[i]) {
+		i++
 	}
+	return i, nil
+}
+
+// frame is an open container.
+type frame struct {
+	node      int32 // its index node, or -1 when it is deeper than the index
+	object    bool
+	prevStart uint32 // canonical mode: the previous member name's range
+	prevEnd   uint32
+	keysBase  int32 // strict mode: where this object's names start on p.keys
+	seen      map[string]struct{}
+}
+
+// run parses the value at i and returns the position after it. It keeps
+// an explicit stack, so nesting costs no recursion, and each token costs
+// one trip through the loop.
+func (p *parser) run(i int) (int, error) {
+	src := p.src
+	stack := make([]frame, p.maxDepth)
+	depth := 0
 	var err error
-	switch c := p.src[p.pos]; {
-	case c == '{':
-		err = p.object(level)
-	case c == '[':
-		err = p.array(level)
-	case c == '"':
-		err = p.string()
-	case c == '-' || (c >= '0' && c <= '9'):
-		err = p.number()
-	case c == 't':
-		err = p.literal("true")
-	case c == 'f':
-		err = p.literal("false")
-	case c == 'n':
-		err = p.literal("null")
+value:
+	if i >= len(src) {
+		return i, p.failAt(i, ErrSyntax, "unexpected end of input")
+	}
+	{
+		idx := -1
+		if depth <= p.indexDepth {
+			idx = len(p.nodes)
+			p.nodes = append(p.nodes, node{start: uint32(i)})
+		}
+		switch c := src[i]; c {
+		case '{', '[':
+			if depth+1 > p.maxDepth {
+				return i, p.failAt(i, ErrDepth, "nesting deeper than %d", p.maxDepth)
+			}
+			stack[depth] = frame{node: int32(idx), object: c == '{', keysBase: int32(len(p.keys))}
+			depth++
+			if i, err = p.ws(i + 1); err != nil {
+				return i, err
+			}
+			if i < len(src) && (src[i] == '}' && c == '{' || src[i] == ']' && c == '[') {
+				i++
+				depth--
+				p.close(&stack[depth], i)
+				goto after
+			}
+			if c == '{' {
+				goto key
+			}
+			goto value
+		case '"':
+			i, err = p.string(i)
+		case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			// Small positive integers, the commonest number, in line.
+			j := i + 1
+			for j < len(src) && j-i < 16 && isDigit(src[j]) {
+				j++
+			}
+			if j < len(src) && j-i < 16 && (src[j] == ',' || src[j] == ']' || src[j] == '}') {
+				i = j
+			} else {
+				i, err = p.number(i)
+			}
+		case '-', '0':
+			i, err = p.number(i)
+		case 't':
+			i, err = p.literal(i, "true")
+		case 'f':
+			i, err = p.literal(i, "false")
+		case 'n':
+			i, err = p.literal(i, "null")
+		default:
+			return i, p.failAt(i, ErrSyntax, "unexpected character %q", c)
+		}
+		if err != nil {
+			return i, err
+		}
+		if idx >= 0 {
+			p.nodes[idx].end = uint32(i)
+			p.nodes[idx].next = uint32(len(p.nodes))
+		}
+	}
+after:
+	if depth == 0 {
+		return i, nil
+	}
+	if i, err = p.ws(i); err != nil {
+		return i, err
+	}
+	if i >= len(src) {
+		if stack[depth-1].object {
+			return i, p.failAt(i, ErrSyntax, "unterminated object")
+		}
+		return i, p.failAt(i, ErrSyntax, "unterminated array")
+	}
+	switch top := &stack[depth-1]; src[i] {
+	case ',':
+		if i, err = p.ws(i + 1); err != nil {
+			return i, err
+		}
+		if top.object {
+			goto key
+		}
+		goto value
+	case '}':
+		if !top.object {
+			return i, p.failAt(i, ErrSyntax, "expected ',' or ']'")
+		}
+		i++
+		depth--
+		p.close(top, i)
+		goto after
+	case ']':
+		if top.object {
+			return i, p.failAt(i, ErrSyntax, "expected ',' or '}'")
+		}
+		i++
+		depth--
+		p.close(top, i)
+		goto after
 	default:
-		err = p.fail(ErrSyntax, "unexpected character %q", c)
-	}
-	if err != nil {
-		return err
-	}
-	if record {
-		p.nodes[idx].end = uint32(p.pos)
-		p.nodes[idx].next = uint32(len(p.nodes))
-	}
-	return nil
-}
-
-func (p *parser) literal(word string) error {
-	if len(p.src)-p.pos < len(word) || string(p.src[p.pos:p.pos+len(word)]) != word {
-		return p.fail(ErrSyntax, "invalid literal")
-	}
-	p.pos += len(word)
-	return nil
-}
-
-func (p *parser) object(level int) error {
-	if level+1 > p.maxDepth {
-		return p.fail(ErrDepth, "nesting deeper than %d", p.maxDepth)
-	}
-	p.pos++ // '{'
-	if err := p.ws(); err != nil {
-		return err
-	}
-	if p.pos < len(p.src) && p.src[p.pos] == '}' {
-		p.pos++
-		return nil
-	}
-	keysBase := len(p.keys)
-	defer func() { p.keys = p.keys[:keysBase] }()
-	var seen map[string]struct{}
-	var prev []byte
-	for {
-		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
-			return p.fail(ErrSyntax, "expected a member name")
+		if top.object {
+			return i, p.failAt(i, ErrSyntax, "expected ',' or '}'")
 		}
-		keyStart := p.pos
-		if level+1 <= p.indexDepth {
-			p.nodes = append(p.nodes, node{start: uint32(p.pos)})
+		return i, p.failAt(i, ErrSyntax, "expected ',' or ']'")
+	}
+key:
+	if i >= len(src) || src[i] != '"' {
+		return i, p.failAt(i, ErrSyntax, "expected a member name")
+	}
+	{
+		top := &stack[depth-1]
+		start := i
+		idx := -1
+		if depth <= p.indexDepth {
+			idx = len(p.nodes)
+			p.nodes = append(p.nodes, node{start: uint32(i)})
 		}
-		if err := p.string(); err != nil {
-			return err
+		if i, err = p.string(i); err != nil {
+			return i, err
 		}
-		if level+1 <= p.indexDepth {
-			n := &p.nodes[len(p.nodes)-1]
-			n.end = uint32(p.pos)
-			n.next = uint32(len(p.nodes))
+		if idx >= 0 {
+			p.nodes[idx].end = uint32(i)
+			p.nodes[idx].next = uint32(len(p.nodes))
 		}
-		key := p.src[keyStart+1 : p.pos-1]
+		key := src[start+1 : i-1]
 		if p.opt.Canonical {
-			if prev != nil {
-				switch c := compareKeys(prev, key); {
+			if top.prevEnd != 0 {
+				switch c := compareKeys(src[top.prevStart:top.prevEnd], key); {
 				case c == 0:
-					p.pos = keyStart
-					return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+					return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
 				case c > 0:
-					p.pos = keyStart
-					return p.fail(ErrNotCanonical, "member %s out of order", quoteKey(key))
+					return i, p.failAt(start, ErrNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
-			prev = key
-		} else if p.seen(&seen, keysBase, key) {
-			p.pos = keyStart
-			return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
+		} else if p.seen(top, key) {
+			return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
-		if err := p.ws(); err != nil {
-			return err
+		if i, err = p.ws(i); err != nil {
+			return i, err
 		}
-		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-			return p.fail(ErrSyntax, "expected ':'")
+		if i >= len(src) || src[i] != ':' {
+			return i, p.failAt(i, ErrSyntax, "expected ':'")
 		}
-		p.pos++
-		if err := p.ws(); err != nil {
-			return err
+		if i, err = p.ws(i + 1); err != nil {
+			return i, err
 		}
-		if err := p.value(level + 1); err != nil {
-			return err
-		}
-		if err := p.ws(); err != nil {
-			return err
-		}
-		if p.pos >= len(p.src) {
-			return p.fail(ErrSyntax, "unterminated object")
-		}
-		switch p.src[p.pos] {
-		case ',':
-			p.pos++
-			if err := p.ws(); err != nil {
-				return err
-			}
-		case '}':
-			p.pos++
-			return nil
-		default:
-			return p.fail(ErrSyntax, "expected ',' or '}'")
-		}
+	}
+	goto value
+}
+
+// close ends the container of top, whose closing bracket ends before i.
+func (p *parser) close(top *frame, i int) {
+	if top.node >= 0 {
+		p.nodes[top.node].end = uint32(i)
+		p.nodes[top.node].next = uint32(len(p.nodes))
+	}
+	if !p.opt.Canonical {
+		p.keys = p.keys[:top.keysBase]
 	}
 }
 
-// seen reports whether key was already a member of the current object, whose
-// earlier names sit on p.keys above base (or in *set, past a few names).
-func (p *parser) seen(set *map[string]struct{}, base int, key []byte) bool {
+// seen reports whether key was already a member of the object top, whose
+// earlier names sit on p.keys (or in a set, past a few names).
+func (p *parser) seen(top *frame, key []byte) bool {
 	const linear = 16
-	if *set == nil {
-		for _, k := range p.keys[base:] {
+	if top.seen == nil {
+		for _, k := range p.keys[top.keysBase:] {
 			if compareKeys(k, key) == 0 {
 				return true
 			}
 		}
 		p.keys = append(p.keys, key)
-		if len(p.keys)-base <= linear {
+		if len(p.keys)-int(top.keysBase) <= linear {
 			return false
 		}
-		*set = make(map[string]struct{}, 2*linear)
-		for _, k := range p.keys[base:] {
-			(*set)[decodeString(k)] = struct{}{}
+		top.seen = make(map[string]struct{}, 2*linear)
+		for _, k := range p.keys[top.keysBase:] {
+			top.seen[decodeString(k)] = struct{}{}
 		}
 		return false
 	}
 	d := decodeString(key)
-	if _, ok := (*set)[d]; ok {
+	if _, ok := top.seen[d]; ok {
 		return true
 	}
-	(*set)[d] = struct{}{}
+	top.seen[d] = struct{}{}
 	return false
 }
 
-func (p *parser) array(level int) error {
-	if level+1 > p.maxDepth {
-		return p.fail(ErrDepth, "nesting deeper than %d", p.maxDepth)
+func (p *parser) literal(i int, word string) (int, error) {
+	if len(p.src)-i < len(word) || string(p.src[i:i+len(word)]) != word {
+		return i, p.failAt(i, ErrSyntax, "invalid literal")
 	}
-	p.pos++ // '['
-	if err := p.ws(); err != nil {
-		return err
-	}
-	if p.pos < len(p.src) && p.src[p.pos] == ']' {
-		p.pos++
-		return nil
-	}
-	for {
-		if err := p.value(level + 1); err != nil {
-			return err
-		}
-		if err := p.ws(); err != nil {
-			return err
-		}
-		if p.pos >= len(p.src) {
-			return p.fail(ErrSyntax, "unterminated array")
-		}
-		switch p.src[p.pos] {
-		case ',':
-			p.pos++
-			if err := p.ws(); err != nil {
-				return err
-			}
-		case ']':
-			p.pos++
-			return nil
-		default:
-			return p.fail(ErrSyntax, "expected ',' or ']'")
-		}
-	}
+	return i + len(word), nil
 }
 
 // plain marks the bytes a string may hold without an escape and without
@@ -561,10 +602,11 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// string parses the string at p.pos (an opening quote).
-func (p *parser) string() error {
+// string checks the string at i (an opening quote) and returns the position
+// after its closing quote.
+func (p *parser) string(i int) (int, error) {
 	src := p.src
-	i := p.pos + 1
+	i++
 	for {
 		// Eight plain bytes at a time where possible.
 		for i+8 <= len(src) && plain[src[i]] && plain[src[i+1]] && plain[src[i+2]] && plain[src[i+3]] &&
@@ -575,27 +617,23 @@ func (p *parser) string() error {
 			i++
 		}
 		if i >= len(src) {
-			p.pos = i
-			return p.fail(ErrSyntax, "unterminated string")
+			return i, p.failAt(i, ErrSyntax, "unterminated string")
 		}
 		switch c := src[i]; {
 		case c == '"':
-			p.pos = i + 1
-			return nil
+			return i + 1, nil
 		case c == '\\':
 			n, err := p.escape(i)
 			if err != nil {
-				return err
+				return i, err
 			}
 			i += n
 		case c < 0x20:
-			p.pos = i
-			return p.fail(ErrSyntax, "control character in string")
+			return i, p.failAt(i, ErrSyntax, "control character in string")
 		default:
 			r, size := utf8.DecodeRune(src[i:])
 			if r == utf8.RuneError && size <= 1 {
-				p.pos = i
-				return p.fail(ErrUTF8, "invalid UTF-8")
+				return i, p.failAt(i, ErrUTF8, "invalid UTF-8")
 			}
 			i += size
 		}
@@ -606,27 +644,23 @@ func (p *parser) string() error {
 func (p *parser) escape(i int) (int, error) {
 	src := p.src
 	if i+1 >= len(src) {
-		p.pos = i
-		return 0, p.fail(ErrSyntax, "unterminated escape")
+		return 0, p.failAt(i, ErrSyntax, "unterminated escape")
 	}
 	switch src[i+1] {
 	case '"', '\\', 'b', 'f', 'n', 'r', 't':
 		return 2, nil
 	case '/':
 		if p.opt.Canonical {
-			p.pos = i
-			return 0, p.fail(ErrNotCanonical, `"\/" escape`)
+			return 0, p.failAt(i, ErrNotCanonical, `"\/" escape`)
 		}
 		return 2, nil
 	case 'u':
 	default:
-		p.pos = i
-		return 0, p.fail(ErrSyntax, "invalid escape")
+		return 0, p.failAt(i, ErrSyntax, "invalid escape")
 	}
 	u, ok := hex4(src, i+2)
 	if !ok {
-		p.pos = i
-		return 0, p.fail(ErrSyntax, `invalid \u escape`)
+		return 0, p.failAt(i, ErrSyntax, `invalid \u escape`)
 	}
 	n := 6
 	switch {
@@ -636,13 +670,11 @@ func (p *parser) escape(i int) (int, error) {
 			lo, ok = hex4(src, i+8)
 		}
 		if !ok || lo < 0xDC00 || lo > 0xDFFF {
-			p.pos = i
-			return 0, p.fail(ErrSurrogate, "lone high surrogate")
+			return 0, p.failAt(i, ErrSurrogate, "lone high surrogate")
 		}
 		n = 12
 	case u >= 0xDC00 && u <= 0xDFFF:
-		p.pos = i
-		return 0, p.fail(ErrSurrogate, "lone low surrogate")
+		return 0, p.failAt(i, ErrSurrogate, "lone low surrogate")
 	}
 	if p.opt.Canonical {
 		// RFC 8785 escapes with \u only control characters that have no
@@ -655,8 +687,7 @@ func (p *parser) escape(i int) (int, error) {
 			}
 		}
 		if u >= 0x20 || short || !lower {
-			p.pos = i
-			return 0, p.fail(ErrNotCanonical, `unneeded or non-canonical \u escape`)
+			return 0, p.failAt(i, ErrNotCanonical, `unneeded or non-canonical \u escape`)
 		}
 	}
 	return n, nil
@@ -690,10 +721,9 @@ func isNumberByte(c byte) bool {
 	return isDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }
 
-// number parses the number at p.pos.
-func (p *parser) number() error {
+// number checks the number at i and returns the position after it.
+func (p *parser) number(start int) (int, error) {
 	src := p.src
-	start := p.pos
 	i := start
 	if src[i] == '-' {
 		i++
@@ -706,16 +736,14 @@ func (p *parser) number() error {
 			i++
 		}
 	default:
-		p.pos = i
-		return p.fail(ErrSyntax, "invalid number")
+		return i, p.failAt(i, ErrSyntax, "invalid number")
 	}
 	integer := true
 	if i < len(src) && src[i] == '.' {
 		integer = false
 		i++
 		if i >= len(src) || !isDigit(src[i]) {
-			p.pos = i
-			return p.fail(ErrSyntax, "invalid number")
+			return i, p.failAt(i, ErrSyntax, "invalid number")
 		}
 		for i < len(src) && isDigit(src[i]) {
 			i++
@@ -728,46 +756,40 @@ func (p *parser) number() error {
 			i++
 		}
 		if i >= len(src) || !isDigit(src[i]) {
-			p.pos = i
-			return p.fail(ErrSyntax, "invalid number")
+			return i, p.failAt(i, ErrSyntax, "invalid number")
 		}
 		for i < len(src) && isDigit(src[i]) {
 			i++
 		}
 	}
 	if i < len(src) && isDigit(src[i]) { // a leading zero followed by digits
-		p.pos = i
-		return p.fail(ErrSyntax, "invalid number")
+		return i, p.failAt(i, ErrSyntax, "invalid number")
 	}
 	tok := src[start:i]
-	p.pos = i
 	if integer {
 		digits := tok
 		if digits[0] == '-' {
 			digits = digits[1:]
 		}
 		if len(digits) > 16 || (len(digits) == 16 && string(digits) > "9007199254740991") {
-			p.pos = start
-			return p.fail(ErrIntegerRange, "integer beyond ±(2^53−1)")
+			return i, p.failAt(start, ErrIntegerRange, "integer beyond ±(2^53−1)")
 		}
 		if p.opt.Canonical && string(tok) == "-0" {
-			p.pos = start
-			return p.fail(ErrNotCanonical, "number -0")
+			return i, p.failAt(start, ErrNotCanonical, "number -0")
 		}
-		return nil
+		return i, nil
 	}
 	if p.opt.Canonical {
 		if p.opt.DeferNumbers {
 			p.floats = append(p.floats, uint32(start))
-			return nil
+			return i, nil
 		}
-		return checkFloat(tok, start)
+		return i, checkFloat(tok, start)
 	}
 	if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
-		p.pos = start
-		return p.fail(ErrIntegerRange, "number beyond the range of a float64")
+		return i, p.failAt(start, ErrIntegerRange, "number beyond the range of a float64")
 	}
-	return nil
+	return i, nil
 }
 
 // checkFloat checks that tok, a number with a fraction or exponent, is the
