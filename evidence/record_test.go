@@ -267,3 +267,23 @@ func TestPseudonyms(t *testing.T) {
 		t.Errorf("issued pseudonyms are not valid in a record: %v", err)
 	}
 }
+
+func TestBlankAndIdentifiers(t *testing.T) {
+	for s, want := range map[string]bool{"": true, " \t\r\n": true, "\u00a0\u3000": true, " x ": false, "\u00e9": false, "\u2028": true} {
+		if blank(s) != want || (NormalizeLabel(s) == "") != want {
+			t.Errorf("blank(%q) = %t, NormalizeLabel %q; want %t", s, blank(s), NormalizeLabel(s), want)
+		}
+	}
+	for s, want := range map[string]bool{"ev_a": true, "ev_": false, "ev_a.b": false, "ev_" + strings.Repeat("x", 64): true,
+		"ev_" + strings.Repeat("x", 65): false, "EV_a": false, "ev_A-z_9": true} {
+		if pseudonym(s, "ev_") != want {
+			t.Errorf("pseudonym(%q) = %t", s, !want)
+		}
+	}
+	for s, want := range map[string]bool{"sha256:" + strings.Repeat("0f", 32): true, "sha256:" + strings.Repeat("0F", 32): false,
+		"sha256:" + strings.Repeat("0", 63): false, "sha512:" + strings.Repeat("0", 64): false} {
+		if contentHash(s) != want {
+			t.Errorf("contentHash(%q) = %t", s, !want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -228,24 +227,59 @@ func checkJSON(b []byte) error {
 	return err
 }
 
-var (
-	idPattern       = regexp.MustCompile(`^ev_[A-Za-z0-9_-]{1,64}$`)
-	actorPattern    = regexp.MustCompile(`^act_[A-Za-z0-9_-]{1,64}$`)
-	operatorPattern = regexp.MustCompile(`^op_[A-Za-z0-9_-]{1,64}$`)
-	memoryPattern   = regexp.MustCompile(`^mem_[A-Za-z0-9_-]{1,64}$`)
-	hashPattern     = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-)
+// pseudonym reports whether s is prefix followed by 1 to 64 of
+// [A-Za-z0-9_-].
+func pseudonym(s, prefix string) bool {
+	if !strings.HasPrefix(s, prefix) || len(s) == len(prefix) || len(s) > len(prefix)+64 {
+		return false
+	}
+	for i := len(prefix); i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// contentHash reports whether s is "sha256:" and 64 lower-case hex digits.
+func contentHash(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || len(h) != 64 {
+		return false
+	}
+	for i := range len(h) {
+		if c := h[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// blank reports whether s is empty in normal form (NormalizeLabel), without
+// normalising ASCII text.
+func blank(s string) bool {
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c >= 0x80:
+			return NormalizeLabel(s) == ""
+		case c != ' ' && (c < '\t' || c > '\r'):
+			return false
+		}
+	}
+	return true
+}
 
 // validate checks the rules that concern one record alone.
 func (r *Record) validate() error {
 	bad := func(format string, a ...any) error { return invalid("invalid_record", r.ID, format, a...) }
-	if !idPattern.MatchString(r.ID) {
+	if !pseudonym(r.ID, "ev_") {
 		return invalid("invalid_record", "", "id %q is not ev_ followed by 1 to 64 letters, digits, _ or -", r.ID)
 	}
 	if !types[r.Type] {
 		return bad("unknown type %q", r.Type)
 	}
-	if r.Skill == "" || len(r.Skill) > MaxTextLen || NormalizeLabel(r.Skill) == "" {
+	if r.Skill == "" || len(r.Skill) > MaxTextLen || blank(r.Skill) {
 		return bad("skill must be a non-blank term of at most %d bytes", MaxTextLen)
 	}
 	if (r.Type == TypeOutcome) != (r.Outcome != "") {
@@ -257,7 +291,7 @@ func (r *Record) validate() error {
 	if !r.Quality.known() {
 		return bad("unknown quality %q", r.Quality)
 	}
-	if !actorPattern.MatchString(r.Reporter) {
+	if !pseudonym(r.Reporter, "act_") {
 		return bad("reporter %q is not an act_ pseudonym", r.Reporter)
 	}
 	if !ownerships[r.Ownership] {
@@ -265,7 +299,7 @@ func (r *Record) validate() error {
 	}
 	switch r.Ownership {
 	case OwnershipDistinct, OwnershipShared:
-		if !operatorPattern.MatchString(r.Operator) {
+		if !pseudonym(r.Operator, "op_") {
 			return bad("%s ownership needs the reporter's op_ operator at the time of the event", r.Ownership)
 		}
 	default:
@@ -299,17 +333,17 @@ func (r *Record) validate() error {
 		return err
 	}
 	for i, v := range r.Context.Values() {
-		if v != "" && (len(v) > MaxTextLen || NormalizeLabel(v) == "") {
+		if v != "" && (len(v) > MaxTextLen || blank(v)) {
 			return bad("context %s must be a non-blank label of at most %d bytes", Dimensions[i], MaxTextLen)
 		}
 	}
-	if r.MirrorOf != "" && (!idPattern.MatchString(r.MirrorOf) || r.MirrorOf == r.ID) {
+	if r.MirrorOf != "" && (!pseudonym(r.MirrorOf, "ev_") || r.MirrorOf == r.ID) {
 		return bad("mirrorOf %q does not name another record", r.MirrorOf)
 	}
 	if (r.Type == TypeResolution) != (r.Resolves != "") {
 		return bad("resolves is required on resolution records and only there")
 	}
-	if r.Resolves != "" && !idPattern.MatchString(r.Resolves) {
+	if r.Resolves != "" && !pseudonym(r.Resolves, "ev_") {
 		return bad("resolves %q is not a record id", r.Resolves)
 	}
 	if p := r.Prediction; p != nil {
@@ -332,18 +366,18 @@ func (l *Lineage) validate(id string) error {
 		return nil
 	}
 	bad := func(format string, a ...any) error { return invalid("invalid_record", id, format, a...) }
-	if l.Memory != "" && !memoryPattern.MatchString(l.Memory) {
+	if l.Memory != "" && !pseudonym(l.Memory, "mem_") {
 		return bad("lineage memory %q is not a mem_ pseudonym", l.Memory)
 	}
-	if l.VersionRoot != "" && !memoryPattern.MatchString(l.VersionRoot) {
+	if l.VersionRoot != "" && !pseudonym(l.VersionRoot, "mem_") {
 		return bad("lineage versionRoot %q is not a mem_ pseudonym", l.VersionRoot)
 	}
-	if l.ContentHash != "" && !hashPattern.MatchString(l.ContentHash) {
+	if l.ContentHash != "" && !contentHash(l.ContentHash) {
 		return bad("lineage contentHash %q is not sha256: and 64 lower-case hex digits", l.ContentHash)
 	}
 	for _, links := range [][]string{l.DerivedFrom, l.Extends, l.Supersedes} {
 		for _, m := range links {
-			if !memoryPattern.MatchString(m) {
+			if !pseudonym(m, "mem_") {
 				return bad("lineage link %q is not a mem_ pseudonym", m)
 			}
 		}
