@@ -245,6 +245,24 @@ const (
 	LimitUnknownSkill     = "unknown_skill"
 )
 
+// limitationCodes lists the limitation codes in sorted order.
+var limitationCodes = [...]string{
+	LimitCapsApplied, LimitContextMismatch, LimitContextMissing, LimitDeclarations, LimitLaterRecords,
+	LimitNonBinary, LimitMerged, LimitSelfReports, LimitSharedOwnership, LimitTruncated,
+	LimitUnknownOwnership, LimitUnknownSkill,
+}
+
+// note records that a limitation applied.
+func (st *state) note(code string) {
+	for i, c := range limitationCodes {
+		if c == code {
+			st.limits[i] = true
+			return
+		}
+	}
+	panic("skilltrust: unknown limitation " + code)
+}
+
 // class orders an actor's records in one lineage from most to least
 // conservative; the most conservative holds the position.
 type class int
@@ -292,7 +310,7 @@ func Assess(set *evidence.Set, task Task, at evidence.Date) (*Assessment, error)
 			a.TaskDimensions = append(a.TaskDimensions, evidence.Dimensions[i])
 		}
 	}
-	st := &state{a: a, set: set, task: ts, tctx: tctx, at: at, limits: map[string]bool{}}
+	st := &state{a: a, set: set, task: ts, tctx: tctx, at: at}
 	st.collect(o)
 	st.positions()
 	st.caps()
@@ -309,7 +327,7 @@ type state struct {
 	task   Skill
 	tctx   evidence.Context
 	at     evidence.Date
-	limits map[string]bool
+	limits [len(limitationCodes)]bool // by index in limitationCodes
 
 	items    []item            // relevant records, latest first, then by id
 	pos      []*position       // one per actor and lineage
@@ -356,7 +374,7 @@ func (st *state) collect(o *Ontology) {
 		r := &recs[i]
 		if st.at.DaysSince(r.Date) < 0 {
 			st.a.Counts.LaterRecords++
-			st.limits[LimitLaterRecords] = true
+			st.note(LimitLaterRecords)
 			continue
 		}
 		sk, ok := skills[r.Skill]
@@ -472,7 +490,7 @@ func (st *state) positions() {
 		if p := byKey[pair(it.keys.Reporter, it.keys.Cluster)]; p.rep != it {
 			it.src.Role = RoleMerged
 			it.src.MergedInto = p.rep.rec.ID
-			st.limits[LimitMerged] = true
+			st.note(LimitMerged)
 		}
 	}
 	st.a.Counts.Positions = len(st.pos)
@@ -568,7 +586,7 @@ func (st *state) caps() {
 			f = math.Min(f, g.g.Factor)
 		}
 		if f < 1 && p.w0 > 0 {
-			st.limits[LimitCapsApplied] = true
+			st.note(LimitCapsApplied)
 		}
 		p.w = p.w0 * f
 		p.rep.src.Weight = p.w
@@ -672,10 +690,10 @@ func (st *state) judge() {
 	a, e := st.a, &st.a.Effective
 	truncated := st.set.Truncated()
 	if truncated {
-		st.limits[LimitTruncated] = true
+		st.note(LimitTruncated)
 	}
 	if !a.KnownSkill {
-		st.limits[LimitUnknownSkill] = true
+		st.note(LimitUnknownSkill)
 	}
 
 	// The estimate, or the thresholds that held it back.
@@ -831,23 +849,23 @@ func (st *state) explain() {
 		r, s := it.rec, it.src
 		switch {
 		case r.Type == evidence.TypeDeclaration:
-			st.limits[LimitDeclarations] = true
+			st.note(LimitDeclarations)
 		case r.Ownership == evidence.OwnershipSelf:
-			st.limits[LimitSelfReports] = true
+			st.note(LimitSelfReports)
 		case r.Ownership == evidence.OwnershipShared:
-			st.limits[LimitSharedOwnership] = true
+			st.note(LimitSharedOwnership)
 		case r.Ownership == evidence.OwnershipUnknown && r.Type.Observation():
-			st.limits[LimitUnknownOwnership] = true
+			st.note(LimitUnknownOwnership)
 		}
 		if r.Type.Observation() && s.Eligibility > 0 {
 			if len(s.ContextMatch.Mismatched) > 0 {
-				st.limits[LimitContextMismatch] = true
+				st.note(LimitContextMismatch)
 			} else if len(s.ContextMatch.Missing) > 0 {
-				st.limits[LimitContextMissing] = true
+				st.note(LimitContextMissing)
 			}
 		}
 		if s.Role == RoleCounted && (r.Outcome == evidence.OutcomePartial || r.Outcome == evidence.OutcomeUncertain) {
-			st.limits[LimitNonBinary] = true
+			st.note(LimitNonBinary)
 		}
 		if r.Type == evidence.TypeContradiction {
 			a.Contradictions = append(a.Contradictions, Contradiction{
@@ -871,11 +889,12 @@ func (st *state) explain() {
 	}
 	slices.SortFunc(a.Contradictions, func(x, y Contradiction) int { return strings.Compare(x.ID, y.ID) })
 	slices.SortFunc(a.Corrections, func(x, y Correction) int { return strings.Compare(x.ID, y.ID) })
-	a.Limitations = make([]string, 0, len(st.limits))
-	for l := range st.limits {
-		a.Limitations = append(a.Limitations, l)
+	a.Limitations = []string{}
+	for i, on := range st.limits {
+		if on {
+			a.Limitations = append(a.Limitations, limitationCodes[i])
+		}
 	}
-	slices.Sort(a.Limitations)
 	if a.Groups == nil {
 		a.Groups = []Group{}
 	}

@@ -3,6 +3,7 @@ package skilltrust
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"testing"
 
 	"github.com/remnant/passportkit/passport"
@@ -94,5 +95,13 @@ func TestParseOntology(t *testing.T) {
 		if _, err := parseOntology([]byte(src)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestLimitationCodesSorted: assessments list limitations in this order,
+// which the format promises is sorted.
+func TestLimitationCodesSorted(t *testing.T) {
+	if !slices.IsSorted(limitationCodes[:]) {
+		t.Errorf("limitation codes not sorted: %v", limitationCodes)
 	}
 }
