@@ -153,7 +153,7 @@ func Parse(b []byte) (*Set, error) {
 	}
 	recs := make([]Record, len(f.Evidence))
 	for i, raw := range f.Evidence {
-		r, err := ParseRecord(raw)
+		r, err := parseRecord(raw) // checkJSON has covered raw
 		if err != nil {
 			var e *Error
 			if errors.As(err, &e) && e.Record == "" {
@@ -176,6 +176,11 @@ func ParseRecord(raw []byte) (Record, error) {
 	if err := checkJSON(raw); err != nil {
 		return Record{}, err
 	}
+	return parseRecord(raw)
+}
+
+// parseRecord is ParseRecord for bytes already known to be strict JSON.
+func parseRecord(raw []byte) (Record, error) {
 	var r Record
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
