@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"math/bits"
 )
 
 // Hash is a SHA-256 digest: a leaf hash, an interior node or a tree head.
@@ -23,26 +24,32 @@ func parseHash[T string | []byte](s T) (Hash, error) {
 	if len(s) != 2*len(h) {
 		return h, fmt.Errorf("evidence: hash must be %d hex digits, got %d characters", 2*len(h), len(s))
 	}
+	bad := byte(0)
 	for i := range h {
-		hi, ok1 := hexDigit(s[2*i])
-		lo, ok2 := hexDigit(s[2*i+1])
-		if !ok1 || !ok2 {
-			return Hash{}, fmt.Errorf("evidence: hash has a character that is not a lower-case hex digit near %d", 2*i)
-		}
-		h[i] = hi<<4 | lo
+		hi, lo := hexValue[s[2*i]], hexValue[s[2*i+1]]
+		bad |= hi | lo
+		h[i] = hi<<4 | lo&0x0f
+	}
+	if bad&0xf0 != 0 {
+		return Hash{}, errors.New("evidence: hash has a character that is not a lower-case hex digit")
 	}
 	return h, nil
 }
 
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
+// hexValue maps a lower-case hex digit to its value and anything else to
+// 0xff.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	return t
+}()
 
 // String returns the text form of h.
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }
@@ -228,16 +235,20 @@ type Batch struct {
 	failed     bool
 	// at[l] is the node the previous path reached after l shifts: its
 	// index, its hash, and the sibling the proof supplied there.
-	at [64]struct {
-		fn      uint64
-		hash    Hash
-		sibling Hash
-		ok      bool
-	}
+	at []pathNode
+}
+
+type pathNode struct {
+	fn      uint64
+	hash    Hash
+	sibling Hash
+	ok      bool
 }
 
 // NewBatch returns a Batch for the tree of the given size and head.
-func NewBatch(size uint64, root Hash) *Batch { return &Batch{size: size, root: root} }
+func NewBatch(size uint64, root Hash) *Batch {
+	return &Batch{size: size, root: root, at: make([]pathNode, bits.Len64(size)+1)}
+}
 
 // Verify checks that leaf is at index, which must exceed the previous
 // call's index, as VerifyInclusion does. After an error the Batch refuses

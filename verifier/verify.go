@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/remnant/passportkit/evidence"
@@ -44,6 +45,9 @@ type Verifier struct {
 	trust *Trust
 	clock func() time.Time
 	skew  time.Duration
+	// parsers keeps parse buffers between verifications: the index of a
+	// bundle is sizeable, and fresh memory costs page faults.
+	parsers sync.Pool
 }
 
 // Option configures a Verifier.
@@ -171,7 +175,12 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	if at.IsZero() {
 		at = v.clock()
 	}
-	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup}
+	ps, _ := v.parsers.Get().(*cjson.Parser)
+	if ps == nil {
+		ps = new(cjson.Parser)
+	}
+	defer v.parsers.Put(ps)
+	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: ps}
 	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
 	steps := [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
@@ -245,6 +254,7 @@ type run struct {
 	typ string
 	// lookup finds the trusted key for a kid.
 	lookup func(kid string) (*TrustedKey, bool)
+	parser *cjson.Parser
 
 	doc        *cjson.Doc
 	credential []byte // the compact JWS, a slice of src
@@ -286,7 +296,7 @@ func (r *run) size() *passport.Error {
 const indexDepth = 4
 
 func (r *run) json() *passport.Error {
-	doc, err := cjson.Parse(r.src, cjson.Options{Canonical: true, DeferNumbers: true, IndexDepth: indexDepth})
+	doc, err := r.parser.Parse(r.src, cjson.Options{Canonical: true, DeferNumbers: true, IndexDepth: indexDepth})
 	if err != nil {
 		return asError(passport.JSONError(err))
 	}

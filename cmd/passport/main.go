@@ -32,6 +32,7 @@ type cli struct {
 	Assess       assessCmd       `cmd:"" help:"Assess skills offline from evidence files."`
 	Keys         keysCmd         `cmd:"" help:"Generate keys and write trust files."`
 	Serve        serveCmd        `cmd:"" help:"Serve POST /v1/verify over HTTP."`
+	Ledger       ledgerCmd       `cmd:"" help:"Keep and read your own counterparty ledger (REPUTATION.md)."`
 	Version      versionCmd      `cmd:"" help:"Print the version."`
 }
 

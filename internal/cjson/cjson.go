@@ -131,43 +131,81 @@ type Value struct {
 // Parse checks src and returns its index. The Doc keeps a reference to src,
 // which the caller must not modify afterwards.
 func Parse(src []byte, opt Options) (*Doc, error) {
-	p := parser{src: src, opt: opt, maxDepth: opt.MaxDepth, indexDepth: opt.IndexDepth}
+	var ps Parser
+	return ps.Parse(src, opt)
+}
+
+// Parser parses documents and keeps its buffers between calls, so that
+// repeated parsing allocates nothing once the buffers have grown. It is not
+// safe for concurrent use, and each Doc it returns is valid only until its
+// next call to Parse.
+type Parser struct {
+	doc   Doc
+	stack []frame
+	keys  [][]byte
+}
+
+// Parse is the package-level Parse, reusing p's buffers.
+func (ps *Parser) Parse(src []byte, opt Options) (*Doc, error) {
+	p := parser{src: src, opt: opt, maxDepth: opt.MaxDepth, indexDepth: opt.IndexDepth,
+		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0]}
 	if p.maxDepth <= 0 {
 		p.maxDepth = DefaultMaxDepth
 	}
 	if p.indexDepth <= 0 {
 		p.indexDepth = math.MaxInt32
 	}
-	// Every value but the root follows a ',', a ':' or an opening bracket,
-	// and every member name a '{' or a ',': counting them bounds the index,
-	// so it never grows.
-	est := 2 + bytes.Count(src, []byte{','}) + bytes.Count(src, []byte{':'}) + bytes.Count(src, []byte{'['}) + bytes.Count(src, []byte{'{'})
-	p.nodes = make([]node, 0, est)
+	if cap(ps.stack) < p.maxDepth {
+		ps.stack = make([]frame, p.maxDepth)
+	}
+	p.stack = ps.stack[:p.maxDepth]
+	if cap(p.nodes) == 0 {
+		// Every value but the root follows a ',', a ':' or an opening
+		// bracket, and every member name a '{' or a ',': counting them
+		// bounds the index, so it never grows.
+		est := 2 + bytes.Count(src, []byte{','}) + bytes.Count(src, []byte{':'}) + bytes.Count(src, []byte{'['}) + bytes.Count(src, []byte{'{'})
+		p.nodes = make([]node, 0, est)
+	}
+	err := p.document()
+	// Keep the grown buffers for the next call.
+	ps.keys = p.keys[:0]
+	if err != nil {
+		ps.doc = Doc{nodes: p.nodes[:0], floats: p.floats[:0]}
+		return nil, err
+	}
+	ps.doc = Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats}
+	return &ps.doc, nil
+}
+
+// document parses the whole input: one value, then nothing.
+func (p *parser) document() error {
+	src := p.src
+	opt := p.opt
 	i, err := p.ws(0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if i >= len(src) {
-		return nil, p.failAt(i, ErrSyntax, "empty document")
+		return p.failAt(i, ErrSyntax, "empty document")
 	}
 	if i, err = p.run(i); err != nil {
-		return nil, err
+		return err
 	}
 	if i < len(src) {
 		if opt.Canonical {
 			if isSpace(src[i]) {
-				return nil, p.failAt(i, ErrNotCanonical, "whitespace after the top-level value")
+				return p.failAt(i, ErrNotCanonical, "whitespace after the top-level value")
 			}
-			return nil, p.failAt(i, ErrTrailing, "data after the top-level value")
+			return p.failAt(i, ErrTrailing, "data after the top-level value")
 		}
 		if i, err = p.ws(i); err != nil {
-			return nil, err
+			return err
 		}
 		if i < len(src) {
-			return nil, p.failAt(i, ErrTrailing, "data after the top-level value")
+			return p.failAt(i, ErrTrailing, "data after the top-level value")
 		}
 	}
-	return &Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats}, nil
+	return nil
 }
 
 // Root returns the top-level value.
@@ -350,6 +388,7 @@ type parser struct {
 	nodes      []node
 	floats     []uint32
 	keys       [][]byte // strict mode: the names of the open objects
+	stack      []frame  // the open containers
 }
 
 func (p *parser) failAt(pos int, c Code, format string, args ...any) *Error {
@@ -361,11 +400,16 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // ws skips whitespace at i; in canonical mode any whitespace is an error.
 // The common case, no whitespace, is small enough to inline.
 func (p *parser) ws(i int) (int, error) {
-	if i < len(p.src) && isSpace(p.src[i]) {
+	if i < len(p.src) && space[p.src[i]] {
 		return p.wsSlow(i)
 	}
 	return i, nil
 }
+
+// wsAt reports whether src[i] is whitespace; small enough to inline.
+func wsAt(src []byte, i int) bool { return i < len(src) && space[src[i]] }
+
+var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 func (p *parser) wsSlow(i int) (int, error) {
 	if p.opt.Canonical {
@@ -392,7 +436,7 @@ type frame struct {
 // one trip through the loop.
 func (p *parser) run(i int) (int, error) {
 	src := p.src
-	stack := make([]frame, p.maxDepth)
+	stack := p.stack
 	depth := 0
 	var err error
 value:
@@ -412,8 +456,10 @@ value:
 			}
 			stack[depth] = frame{node: int32(idx), object: c == '{', keysBase: int32(len(p.keys))}
 			depth++
-			if i, err = p.ws(i + 1); err != nil {
-				return i, err
+			if i++; wsAt(src, i) {
+				if i, err = p.wsSlow(i); err != nil {
+					return i, err
+				}
 			}
 			if i < len(src) && (src[i] == '}' && c == '{' || src[i] == ']' && c == '[') {
 				i++
@@ -461,8 +507,10 @@ after:
 	if depth == 0 {
 		return i, nil
 	}
-	if i, err = p.ws(i); err != nil {
-		return i, err
+	if wsAt(src, i) {
+		if i, err = p.wsSlow(i); err != nil {
+			return i, err
+		}
 	}
 	if i >= len(src) {
 		if stack[depth-1].object {
@@ -472,8 +520,10 @@ after:
 	}
 	switch top := &stack[depth-1]; src[i] {
 	case ',':
-		if i, err = p.ws(i + 1); err != nil {
-			return i, err
+		if i++; wsAt(src, i) {
+			if i, err = p.wsSlow(i); err != nil {
+				return i, err
+			}
 		}
 		if top.object {
 			goto key
@@ -534,14 +584,18 @@ key:
 		} else if p.seen(top, key) {
 			return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
-		if i, err = p.ws(i); err != nil {
-			return i, err
+		if wsAt(src, i) {
+			if i, err = p.wsSlow(i); err != nil {
+				return i, err
+			}
 		}
 		if i >= len(src) || src[i] != ':' {
 			return i, p.failAt(i, ErrSyntax, "expected ':'")
 		}
-		if i, err = p.ws(i + 1); err != nil {
-			return i, err
+		if i++; wsAt(src, i) {
+			if i, err = p.wsSlow(i); err != nil {
+				return i, err
+			}
 		}
 	}
 	goto value
@@ -795,6 +849,9 @@ func (p *parser) number(start int) (int, error) {
 // checkFloat checks that tok, a number with a fraction or exponent, is the
 // ECMAScript form of its value.
 func checkFloat(tok []byte, offset int) error {
+	if plainCanonical(tok) {
+		return nil
+	}
 	f, err := strconv.ParseFloat(string(tok), 64)
 	if err != nil {
 		return &Error{Code: ErrIntegerRange, Offset: offset, Msg: "number beyond the range of a float64"}
@@ -804,6 +861,49 @@ func checkFloat(tok []byte, offset int) error {
 		return &Error{Code: ErrNotCanonical, Offset: offset, Msg: fmt.Sprintf("number %s not in canonical form", tok)}
 	}
 	return nil
+}
+
+// plainCanonical reports, without converting, whether tok is a decimal
+// that is certainly in ECMAScript form: -?(0|[1-9][0-9]*)\.[0-9]*[1-9] with
+// at most 15 significant digits and a value of at least 1e-6. Such a
+// decimal survives the round trip through a double, no shorter decimal
+// maps to the same double, and ECMAScript writes values from 1e-6 up to
+// 1e21 without an exponent, so it is its own canonical form. Anything else
+// takes the slow path, which decides exactly.
+func plainCanonical(tok []byte) bool {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		i++
+	}
+	intStart := i
+	for i < len(tok) && isDigit(tok[i]) {
+		i++
+	}
+	intDigits := i - intStart
+	if intDigits == 0 || (intDigits > 1 && tok[intStart] == '0') || i >= len(tok) || tok[i] != '.' {
+		return false
+	}
+	i++
+	fracStart := i
+	for i < len(tok) && isDigit(tok[i]) {
+		i++
+	}
+	frac := tok[fracStart:i]
+	if i != len(tok) || len(frac) == 0 || frac[len(frac)-1] == '0' {
+		return false
+	}
+	significant := intDigits + len(frac)
+	if tok[intStart] == '0' { // 0.000ddd: leading zeros are not significant
+		zeros := 0
+		for zeros < len(frac) && frac[zeros] == '0' {
+			zeros++
+		}
+		if zeros > 5 { // below 1e-6
+			return false
+		}
+		significant = len(frac) - zeros
+	}
+	return significant <= 15
 }
 
 // AppendNumber appends the ECMAScript (RFC 8785) form of f, which must be

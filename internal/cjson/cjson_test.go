@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -270,5 +271,53 @@ func TestCodeStrings(t *testing.T) {
 			t.Errorf("code %d: %q", c, s)
 		}
 		seen[s] = true
+	}
+}
+
+// TestPlainCanonical checks the fast path of the number check against the
+// exact one on random decimals of every shape it claims.
+func TestPlainCanonical(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	digits := func(n int, leadingZero bool) string {
+		var b strings.Builder
+		for i := range n {
+			d := r.IntN(10)
+			if i == 0 && !leadingZero && d == 0 {
+				d = 1 + r.IntN(9)
+			}
+			b.WriteByte(byte('0' + d))
+		}
+		return b.String()
+	}
+	checked := 0
+	for range 200000 {
+		var tok string
+		switch r.IntN(3) {
+		case 0:
+			tok = digits(1+r.IntN(10), false) + "." + digits(1+r.IntN(12), true)
+		case 1:
+			tok = "0." + strings.Repeat("0", r.IntN(8)) + digits(1+r.IntN(16), true)
+		case 2:
+			tok = digits(1+r.IntN(20), false) + "." + digits(1+r.IntN(20), true)
+		}
+		if r.IntN(2) == 0 {
+			tok = "-" + tok
+		}
+		if !plainCanonical([]byte(tok)) {
+			continue
+		}
+		checked++
+		f, err := strconv.ParseFloat(tok, 64)
+		if err != nil || string(AppendNumber(nil, f)) != tok {
+			t.Fatalf("fast path accepts %s, whose canonical form is %s", tok, AppendNumber(nil, f))
+		}
+	}
+	if checked < 50000 {
+		t.Fatalf("only %d decimals took the fast path", checked)
+	}
+	for _, tok := range []string{"0.0000001", "1.50", "01.5", "1.", "1e2", "0.1234567890123456", "-0.0", "1234567890123456.5"} {
+		if plainCanonical([]byte(tok)) {
+			t.Errorf("fast path accepts %s", tok)
+		}
 	}
 }
