@@ -9,16 +9,18 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/skilltrust"
 	"github.com/remnant/passportkit/verifier"
 )
 
 type verifyCmd struct {
-	Trust   string        `help:"Trust file naming the issuer and its keys." env:"PASSPORT_TRUST" placeholder:"FILE" type:"path"`
-	At      string        `help:"Verify as of this RFC 3339 time instead of now." placeholder:"RFC3339"`
-	Skew    time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
-	Subject string        `help:"Require the passport to describe this agent id."`
-	JSON    bool          `name:"json" help:"Print one JSON object instead of text."`
-	Bundle  string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
+	Trust     string        `help:"Trust file naming the issuer and its keys." env:"PASSPORT_TRUST" placeholder:"FILE" type:"path"`
+	At        string        `help:"Verify as of this RFC 3339 time instead of now." placeholder:"RFC3339"`
+	Skew      time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
+	Subject   string        `help:"Require the passport to describe this agent id."`
+	JSON      bool          `name:"json" help:"Print one JSON object instead of text."`
+	Recompute bool          `help:"Recompute every skill passport from the disclosed evidence; fail on any difference."`
+	Bundle    string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
 }
 
 func (c *verifyCmd) Run(e *env) error {
@@ -34,16 +36,34 @@ func (c *verifyCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	var recomputed []skilltrust.Recomputed
+	if c.Recompute && res.Verified {
+		if recomputed, err = recomputeSkills(res); err != nil {
+			return err
+		}
+	}
 	if c.JSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
+		out := struct {
+			*verifier.Result
+			Recompute []skilltrust.Recomputed `json:"recompute,omitempty"`
+		}{res, recomputed}
+		if err := enc.Encode(out); err != nil {
 			return err
 		}
 	} else {
 		printResult(e, res)
+		if c.Recompute && res.Verified {
+			printRecomputed(e.stdout, recomputed)
+		}
 	}
 	switch {
+	case res.Verified && c.Recompute:
+		if err := recomputeError(recomputed); err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		return nil
 	case res.Verified:
 		return nil
 	case res.Indeterminate():
