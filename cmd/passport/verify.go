@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -24,7 +23,7 @@ type verifyCmd struct {
 }
 
 func (c *verifyCmd) Run(e *env) error {
-	v, policy, err := c.setup()
+	v, policy, err := c.setup(e)
 	if err != nil {
 		return err
 	}
@@ -74,22 +73,11 @@ func (c *verifyCmd) Run(e *env) error {
 }
 
 // setup reads the trust file and flags into a verifier and a policy.
-func (c *verifyCmd) setup() (*verifier.Verifier, verifier.Policy, error) {
+func (c *verifyCmd) setup(e *env) (*verifier.Verifier, verifier.Policy, error) {
 	var policy verifier.Policy
-	if c.Trust == "" {
-		return nil, policy, usageError(errors.New("a trust file is required: --trust FILE or PASSPORT_TRUST"))
-	}
-	b, err := os.ReadFile(c.Trust)
+	v, err := loadVerifier(e, c.Trust, c.Skew)
 	if err != nil {
-		return nil, policy, usageError(err)
-	}
-	trust, err := verifier.ParseTrust(b)
-	if err != nil {
-		return nil, policy, usageError(err)
-	}
-	v, err := verifier.New(trust, verifier.WithSkew(c.Skew))
-	if err != nil {
-		return nil, policy, usageError(err)
+		return nil, policy, err
 	}
 	if c.At != "" {
 		t, err := time.Parse(time.RFC3339, c.At)
@@ -100,6 +88,23 @@ func (c *verifyCmd) setup() (*verifier.Verifier, verifier.Policy, error) {
 	}
 	policy.Subject = c.Subject
 	return v, policy, nil
+}
+
+// loadVerifier builds a verifier from a trust file; every failure is a
+// usage error.
+func loadVerifier(e *env, trustFile string, skew time.Duration) (*verifier.Verifier, error) {
+	if trustFile == "" {
+		return nil, usageError(errors.New("a trust file is required: --trust FILE or PASSPORT_TRUST"))
+	}
+	trust, err := loadTrust(e, trustFile)
+	if err != nil {
+		return nil, err
+	}
+	v, err := verifier.New(trust, verifier.WithSkew(skew))
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return v, nil
 }
 
 // printResult writes one line per check, then the verdict. Only a verified
