@@ -177,7 +177,7 @@ func ParsePublication(body []byte) (Publication, error) {
 		p   Publication
 		err error
 	)
-	if p.Category, err = cleanText("category", r.Category, 1, MaxCategory, false); err != nil {
+	if p.Category, err = cleanText("category", r.Category, 1, MaxCategory, true); err != nil {
 		return p, err
 	}
 	p.Domain = reputation.NormalizeDomain(p.Category)

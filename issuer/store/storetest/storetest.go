@@ -44,9 +44,10 @@ func Engines(t testing.TB) []store.Engine {
 }
 
 // Run runs f once per engine, as subtests named after the engines, each with
-// a fresh store.
+// a fresh store. It marks t parallel: stores share nothing.
 func Run(t *testing.T, f func(t *testing.T, db *store.DB)) {
 	t.Helper()
+	t.Parallel()
 	for _, e := range Engines(t) {
 		t.Run(string(e), func(t *testing.T) {
 			f(t, Open(t, e, store.Options{}))
@@ -62,6 +63,16 @@ func Run(t *testing.T, f func(t *testing.T, db *store.DB)) {
 // Open returns a fresh, migrated store on engine, closed and removed when t
 // ends. Options without a logger log to t.
 func Open(t testing.TB, engine store.Engine, opts store.Options) *store.DB {
+	t.Helper()
+	db := OpenEmpty(t, engine, opts)
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	return db
+}
+
+// OpenEmpty is like Open but leaves the database unmigrated.
+func OpenEmpty(t testing.TB, engine store.Engine, opts store.Options) *store.DB {
 	t.Helper()
 	ctx := context.Background()
 	var dsn string
@@ -81,9 +92,6 @@ func Open(t testing.TB, engine store.Engine, opts store.Options) *store.DB {
 		t.Fatalf("storetest: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatalf("storetest: %v", err)
-	}
 	return db
 }
 
@@ -105,16 +113,11 @@ func postgresSchema(t testing.TB) string {
 	var b [8]byte
 	rand.Read(b[:])
 	schema := "t_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatalf("storetest: %v", err)
-	}
+	admin := adminPool(t, base)
 	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		admin.Close()
 		t.Fatalf("storetest: create schema: %v", err)
 	}
 	t.Cleanup(func() {
-		defer admin.Close()
 		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
 			t.Errorf("storetest: drop schema %s: %v", schema, err)
 		}
@@ -123,4 +126,26 @@ func postgresSchema(t testing.TB) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+var (
+	adminOnce sync.Once
+	admin     *sql.DB
+	adminErr  error
+)
+
+// adminPool returns the pool that creates and drops test schemas, shared by
+// every test in the process: new PostgreSQL connections are slow to set up.
+func adminPool(t testing.TB, url string) *sql.DB {
+	t.Helper()
+	adminOnce.Do(func() {
+		admin, adminErr = sql.Open("pgx", url)
+		if adminErr == nil {
+			admin.SetMaxIdleConns(2)
+		}
+	})
+	if adminErr != nil {
+		t.Fatalf("storetest: %v", adminErr)
+	}
+	return admin
 }
