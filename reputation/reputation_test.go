@@ -362,8 +362,8 @@ func TestNormalizeDomain(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"Power BI / Performance", "power bi / performance"},
 		{"  Power\t\tBI  /\n Performance ", "power bi / performance"},
-		{"ＰＯＷＥＲ　ＢＩ", "power bi"},      // fullwidth letters and ideographic space (NFKC)
-		{"Power\u00a0BI", "power bi"},     // no-break space
+		{"ＰＯＷＥＲ　ＢＩ", "power bi"},           // fullwidth letters and ideographic space (NFKC)
+		{"Power\u00a0BI", "power bi"},      // no-break space
 		{"\ufeffPostgreSQL", "postgresql"}, // byte order mark
 		{"C++ / Rust!", "c++ / rust!"},
 		{"ΟΔΟΣ", "οδος"},

@@ -92,9 +92,9 @@ func TestReputationReportPages(t *testing.T) {
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m := f.publish(author, "sql")
 		g := f.publish(author, "go")
-		f.consumeAndValidate(evaluator, m, reputation.Corroborate)      // 1 event
+		f.consumeAndValidate(evaluator, m, reputation.Corroborate)       // 1 event
 		f.validate(evaluator, m, reputation.Contradict, "private words") // 2 events
-		f.consumeAndValidate(evaluator, g, reputation.Useful)           // 1 event
+		f.consumeAndValidate(evaluator, g, reputation.Useful)            // 1 event
 		page := func(q issuer.ReputationQuery) issuer.ReputationReport {
 			rep, err := db.Reputation(f.ctx, evaluator, author.AgentID, q)
 			if err != nil {

@@ -26,10 +26,10 @@ func TestKnowledgeStateAndConfidenceThroughValidations(t *testing.T) {
 			state reputation.KnowledgeState
 			conf  reputation.Milli
 		}{
-			{reputation.Corroborate, reputation.StateObserved, 615},     // +0.03 × 0.5
-			{reputation.Useful, reputation.StateCorroborated, 630},      // two positive, weight 1
-			{reputation.Contradict, reputation.StateContested, 600},     // positive 1, negative 0.5: −0.06 × 0.5
-			{reputation.NotUseful, reputation.StateContested, 570},      // negative 1
+			{reputation.Corroborate, reputation.StateObserved, 615}, // +0.03 × 0.5
+			{reputation.Useful, reputation.StateCorroborated, 630},  // two positive, weight 1
+			{reputation.Contradict, reputation.StateContested, 600}, // positive 1, negative 0.5: −0.06 × 0.5
+			{reputation.NotUseful, reputation.StateContested, 570},  // negative 1
 			{reputation.UsedSuccessfully, reputation.StateContested, 585},
 		}
 		for i, s := range steps {

@@ -352,11 +352,11 @@ func TestPolaritySwitchRanksOnceAndSwitchingBackReusesWeight(t *testing.T) {
 		f := newFixture(t, db)
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m1, m2, m3 := f.publish(author, "sql"), f.publish(author, "sql"), f.publish(author, "sql")
-		f.consumeAndValidate(evaluator, m1, reputation.Contradict) // negative rank 0
+		f.consumeAndValidate(evaluator, m1, reputation.Contradict)  // negative rank 0
 		f.consumeAndValidate(evaluator, m2, reputation.Corroborate) // positive rank 0
-		f.validate(evaluator, m2, reputation.Contradict, "")         // negative rank 1: 0.25
+		f.validate(evaluator, m2, reputation.Contradict, "")        // negative rank 1: 0.25
 		f.consumeAndValidate(evaluator, m3, reputation.Useful)      // positive rank 1: 0.25
-		f.validate(evaluator, m2, reputation.Useful, "")             // back to positive rank 0: 0.5
+		f.validate(evaluator, m2, reputation.Useful, "")            // back to positive rank 0: 0.5
 		ev := f.events(author)
 		want := []event{
 			{"apply", "contradict", 500, -500},
