@@ -1,6 +1,7 @@
 package issuer
 
 import (
+	"context"
 	"slices"
 	"strings"
 )
@@ -121,3 +122,17 @@ const (
 	TransportHTTP Transport = "http"
 	TransportMCP  Transport = "mcp"
 )
+
+type principalKey struct{}
+
+// NewContext returns ctx carrying the authenticated principal. Transports
+// set it once authentication succeeds.
+func NewContext(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the principal ctx carries, if any.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}
