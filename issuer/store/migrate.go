@@ -92,6 +92,8 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 		return err
 	}
 	switch {
+	case current == 0:
+		return issuer.Errorf(issuer.CodeConflict, "the database has no schema yet: run `passport-issuer migrate`, or start `passport-issuer serve` in development")
 	case current < want:
 		return issuer.Errorf(issuer.CodeConflict, "the database schema is at version %d and this release needs %d: back up the database, stop writers and run `passport-issuer migrate`", current, want)
 	case current > want:
