@@ -37,10 +37,25 @@ type memoryRow struct {
 	VersionRootKey sql.NullInt64  `db:"version_root_id"`
 }
 
-const memorySelect = `SELECT m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.status AS author_status,
+// memoryColumns and memoryFrom read a memoryRow.
+const (
+	memoryColumns = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.status AS author_status,
 	m.category, m.domain, m.title, m.content, m.applies_to, m.status, m.confidence, m.validation_summary_json,
-	m.evidence_at, m.created_at, m.lineage_relation, p.public_id AS parent_public_id, m.version_root_id
-	FROM memories m JOIN agents a ON a.id = m.author_id LEFT JOIN memories p ON p.id = m.lineage_parent_id`
+	m.evidence_at, m.created_at, m.lineage_relation, p.public_id AS parent_public_id, m.version_root_id`
+	memoryFrom = `FROM memories m JOIN agents a ON a.id = m.author_id LEFT JOIN memories p ON p.id = m.lineage_parent_id`
+)
+
+const memorySelect = `SELECT ` + memoryColumns + ` ` + memoryFrom
+
+// memoryEligibilitySelect reads a memory with what a validation by an
+// evaluator needs to know: whether the evaluator retrieved it, and whether
+// evaluator and author ever shared an operator. Its first two parameters
+// are the evaluator's key, twice.
+const memoryEligibilitySelect = `SELECT ` + memoryColumns + `,
+	EXISTS (SELECT 1 FROM retrievals r WHERE r.agent_id = ? AND r.memory_id = m.id) AS consumed,
+	EXISTS (SELECT 1 FROM agent_owner_bindings e JOIN agent_owner_bindings o ON o.operator_id = e.operator_id
+		WHERE e.agent_id = ? AND o.agent_id = m.author_id) AS same_owner
+	` + memoryFrom
 
 // visible reports whether the memory may be retrieved, consulted or
 // validated: it is active and so is its author.

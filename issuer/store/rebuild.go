@@ -49,7 +49,7 @@ func (db *DB) RebuildReputation(ctx context.Context, agent issuer.AgentID, progr
 		if err := get(ctx, tx, &key, `SELECT id FROM agents WHERE public_id = ?`, agent); err != nil {
 			return notFound(err, "agent %s not found", agent)
 		}
-		if err := db.lockAuthors(ctx, tx, []int64{key}); err != nil {
+		if _, err := db.lockAuthors(ctx, tx, []int64{key}); err != nil {
 			return err
 		}
 		var total int

@@ -75,6 +75,11 @@ type DB struct {
 	now    func() time.Time
 	rand   io.Reader
 	log    *slog.Logger
+	// writer is a one-slot semaphore serialising this process's SQLite
+	// write transactions. SQLite admits one writer at a time; waiting here
+	// is cheaper and fairer than SQLite's sleeping busy handler, which
+	// remains for writers in other processes.
+	writer chan struct{}
 }
 
 var bindSQLite sync.Once
@@ -82,7 +87,7 @@ var bindSQLite sync.Once
 // Open connects to the database named by dsn (see the package
 // documentation) and checks that it answers. It does not migrate.
 func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
-	db := &DB{now: opts.Now, rand: opts.Rand, log: opts.Logger}
+	db := &DB{now: opts.Now, rand: opts.Rand, log: opts.Logger, writer: make(chan struct{}, 1)}
 	if db.now == nil {
 		db.now = time.Now
 	}
@@ -176,6 +181,14 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 }
 
 func (db *DB) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	if db.engine == SQLite {
+		select {
+		case db.writer <- struct{}{}:
+			defer func() { <-db.writer }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	tx, err := db.x.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
@@ -233,6 +246,15 @@ func insertID(ctx context.Context, q sqlx.ExtContext, query string, args ...any)
 	var id int64
 	err := sqlx.GetContext(ctx, q, &id, q.Rebind(query+" RETURNING id"), args...)
 	return id, err
+}
+
+// orNoRows returns err, or sql.ErrNoRows when err is nil: for a row that
+// was read but does not qualify.
+func orNoRows(err error) error {
+	if err == nil {
+		return sql.ErrNoRows
+	}
+	return err
 }
 
 // notFound reports sql.ErrNoRows as a caller-facing not_found error and

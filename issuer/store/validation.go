@@ -39,34 +39,29 @@ func (db *DB) SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer
 			replayed = true
 			return json.Unmarshal(recorded, &res)
 		}
-		m, err := loadVisibleMemory(ctx, tx, mem)
-		if err != nil {
-			return err
+		var m struct {
+			memoryRow
+			Consumed  bool `db:"consumed"`
+			SameOwner bool `db:"same_owner"`
+		}
+		err = get(ctx, tx, &m, memoryEligibilitySelect+` WHERE m.public_id = ?`, p.Key, p.Key, mem)
+		if err != nil || !m.visible() {
+			return notFound(orNoRows(err), "memory %s not found", mem)
 		}
 		if m.AuthorKey == p.Key {
 			return issuer.Errorf(issuer.CodeSelfFeedback, "an agent cannot validate its own memory")
 		}
-		var check struct {
-			Consumed  bool `db:"consumed"`
-			SameOwner bool `db:"same_owner"`
-		}
-		if err := get(ctx, tx, &check, `SELECT
-			EXISTS (SELECT 1 FROM retrievals WHERE agent_id = ? AND memory_id = ?) AS consumed,
-			EXISTS (SELECT 1 FROM agent_owner_bindings e JOIN agent_owner_bindings a ON a.operator_id = e.operator_id
-				WHERE e.agent_id = ? AND a.agent_id = ?) AS same_owner`,
-			p.Key, m.Key, p.Key, m.AuthorKey); err != nil {
-			return fmt.Errorf("store: eligibility: %w", err)
-		}
-		if !check.Consumed {
+		if !m.Consumed {
 			return issuer.Errorf(issuer.CodeConsumptionRequired, "retrieve memory %s before validating it", mem)
 		}
-		if check.SameOwner {
+		if m.SameOwner {
 			return issuer.Errorf(issuer.CodeSameOwner, "agents of the same operator cannot validate one another")
 		}
-		if err := db.lockAuthors(ctx, tx, []int64{m.AuthorKey}); err != nil {
+		globals, err := db.lockAuthors(ctx, tx, []int64{m.AuthorKey})
+		if err != nil {
 			return err
 		}
-		out, err := db.applyPosition(ctx, tx, positionInput{memory: m, evaluator: p, feedback: f, via: via, now: now})
+		out, err := db.applyPosition(ctx, tx, positionInput{memory: &m.memoryRow, evaluator: p, feedback: f, via: via, now: now, globals: globals})
 		if err != nil {
 			return err
 		}
@@ -189,7 +184,8 @@ func (db *DB) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid
 				authors = append(authors, m.AuthorKey)
 			}
 		}
-		if err := db.lockAuthors(ctx, tx, authors); err != nil {
+		globals, err := db.lockAuthors(ctx, tx, authors)
+		if err != nil {
 			return err
 		}
 
@@ -215,7 +211,7 @@ func (db *DB) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid
 		}
 
 		for _, m := range visible {
-			in := positionInput{memory: m, evaluator: p, feedback: f, receipt: receipt.Key, via: via, now: now}
+			in := positionInput{memory: m, evaluator: p, feedback: f, receipt: receipt.Key, via: via, now: now, globals: globals}
 			var out positionOutcome
 			if unchanged || sameType {
 				// Leave positions alone, except a reason edit of a position
@@ -302,21 +298,21 @@ func (db *DB) recordResponse(ctx context.Context, tx *sqlx.Tx, claim int64, res 
 	return nil
 }
 
-// lockAuthors locks the aggregate rows of the given authors, in key order so
-// that transactions touching several authors cannot deadlock. On SQLite the
-// transaction already holds the write lock.
-func (db *DB) lockAuthors(ctx context.Context, tx *sqlx.Tx, authors []int64) error {
-	if db.engine != Postgres {
-		return nil
-	}
-	authors = slices.Sorted(slices.Values(authors))
-	for _, a := range authors {
-		var k int64
-		if err := get(ctx, tx, &k, `SELECT agent_id FROM agent_reputation_aggregates WHERE agent_id = ? FOR UPDATE`, a); err != nil {
-			return fmt.Errorf("store: lock author aggregate: %w", err)
+// lockAuthors locks the global aggregate rows of the given authors and
+// returns them, for the transaction to update. Rows are locked in key order
+// so that transactions touching several authors cannot deadlock. SQLite has
+// no row locks: its transaction holds the write lock from BEGIN.
+func (db *DB) lockAuthors(ctx context.Context, tx *sqlx.Tx, authors []int64) (map[int64]*aggregateRow, error) {
+	out := make(map[int64]*aggregateRow, len(authors))
+	for _, a := range slices.Sorted(slices.Values(authors)) {
+		var g aggregateRow
+		if err := get(ctx, tx, &g, `SELECT raw, sample_size, positive_events, negative_events
+			FROM agent_reputation_aggregates WHERE agent_id = ?`+db.forUpdate(), a); err != nil {
+			return nil, fmt.Errorf("store: lock author aggregate: %w", err)
 		}
+		out[a] = &g
 	}
-	return nil
+	return out, nil
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
@@ -336,6 +332,9 @@ type positionInput struct {
 	receipt   int64 // the owning consultation's receipt, or 0 for direct feedback
 	via       issuer.Transport
 	now       time.Time
+	// globals holds the locked global aggregates of the authors involved,
+	// kept current as positions change.
+	globals map[int64]*aggregateRow
 }
 
 // positionOutcome is the resulting position and the memory's summary.
@@ -362,6 +361,16 @@ type currentRow struct {
 	NegativeFactor sql.NullInt64  `db:"negative_factor"`
 	Weight         sql.NullInt64  `db:"weight"`
 	Contribution   sql.NullInt64  `db:"contribution"`
+	// The author's aggregate in the memory's domain, if any yet.
+	DomainRaw      sql.NullInt64 `db:"domain_raw"`
+	DomainSample   sql.NullInt64 `db:"domain_sample_size"`
+	DomainPositive sql.NullInt64 `db:"domain_positive_events"`
+	DomainNegative sql.NullInt64 `db:"domain_negative_events"`
+}
+
+func (c *currentRow) domain() aggregateRow {
+	return aggregateRow{Raw: c.DomainRaw.Int64, SampleSize: int(c.DomainSample.Int64),
+		PositiveEvents: int(c.DomainPositive.Int64), NegativeEvents: int(c.DomainNegative.Int64)}
 }
 
 func (c *currentRow) exists() bool { return c.Key.Valid }
@@ -390,10 +399,13 @@ func (db *DB) readCurrent(ctx context.Context, tx *sqlx.Tx, memory, evaluator in
 	var c currentRow
 	err := get(ctx, tx, &c, `SELECT m.validation_summary_json, m.validation_base_confidence,
 		f.id, f.public_id, f.type, f.legacy_verdict, f.reason, f.revision, f.receipt_id,
-		rp.base_weight, rp.positive_factor, rp.negative_factor, rp.weight, rp.contribution
+		rp.base_weight, rp.positive_factor, rp.negative_factor, rp.weight, rp.contribution,
+		d.raw AS domain_raw, d.sample_size AS domain_sample_size,
+		d.positive_events AS domain_positive_events, d.negative_events AS domain_negative_events
 		FROM memories m
 		LEFT JOIN feedback f ON f.memory_id = m.id AND f.evaluator_id = ?
 		LEFT JOIN reputation_positions rp ON rp.feedback_id = f.id
+		LEFT JOIN agent_domain_reputation d ON d.agent_id = m.author_id AND d.domain = m.domain
 		WHERE m.id = ?`, evaluator, memory)
 	if err != nil {
 		return nil, fmt.Errorf("store: read position: %w", err)
@@ -519,7 +531,7 @@ func (db *DB) applyPosition(ctx context.Context, tx *sqlx.Tx, in positionInput) 
 	if err := db.appendEvents(ctx, tx, m, in.evaluator.Key, fbKey, prev, ch, now); err != nil {
 		return positionOutcome{}, err
 	}
-	if err := db.moveAggregates(ctx, tx, m.AuthorKey, m.Domain, in.evaluator.Key, prev, &next, now); err != nil {
+	if err := db.moveAggregates(ctx, tx, m.AuthorKey, m.Domain, in.evaluator.Key, cur.domain(), in.globals[m.AuthorKey], prev, &next, now); err != nil {
 		return positionOutcome{}, err
 	}
 
@@ -641,15 +653,11 @@ func (r aggregateRow) aggregate() reputation.Aggregate {
 	return reputation.Aggregate{Raw: reputation.Milli(r.Raw), Evaluators: r.SampleSize, Positive: r.PositiveEvents, Negative: r.NegativeEvents}
 }
 
-// moveAggregates applies one position change to the author's domain and
-// global aggregates and the evaluator's distinct-sample counters. It reads
-// and writes only those rows.
-func (db *DB) moveAggregates(ctx context.Context, tx *sqlx.Tx, author int64, domain string, evaluator int64, prev, next *reputation.Position, now time.Time) error {
-	var d aggregateRow
-	if err := get(ctx, tx, &d, `SELECT raw, sample_size, positive_events, negative_events FROM agent_domain_reputation
-		WHERE agent_id = ? AND domain = ?`, author, domain); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("store: read domain aggregate: %w", err)
-	}
+// moveAggregates applies one position change to the author's domain
+// aggregate d and global aggregate g (locked, and updated in place) and to
+// the evaluator's distinct-sample counters. It writes only those rows.
+func (db *DB) moveAggregates(ctx context.Context, tx *sqlx.Tx, author int64, domain string, evaluator int64,
+	d aggregateRow, g *aggregateRow, prev, next *reputation.Position, now time.Time) error {
 	held, err := db.countEvaluator(ctx, tx, `agent_domain_evaluator_counts`, `agent_id = ? AND domain = ? AND evaluator_id = ?`,
 		[]any{author, domain, evaluator}, prev, next)
 	if err != nil {
@@ -665,18 +673,17 @@ func (db *DB) moveAggregates(ctx context.Context, tx *sqlx.Tx, author int64, dom
 		return fmt.Errorf("store: write domain aggregate: %w", err)
 	}
 
-	var g aggregateRow
-	if err := get(ctx, tx, &g, `SELECT raw, sample_size, positive_events, negative_events FROM agent_reputation_aggregates
-		WHERE agent_id = ?`, author); err != nil {
-		return fmt.Errorf("store: read global aggregate: %w", err)
-	}
 	held, err = db.countEvaluator(ctx, tx, `agent_global_evaluator_counts`, `agent_id = ? AND evaluator_id = ?`,
 		[]any{author, evaluator}, prev, next)
 	if err != nil {
 		return err
 	}
 	ga, _ := g.aggregate().Move(prev, next, held)
-	return writeGlobal(ctx, tx, author, ga, now)
+	if err := writeGlobal(ctx, tx, author, ga, now); err != nil {
+		return err
+	}
+	*g = aggregateRow{Raw: int64(ga.Raw), SampleSize: ga.Evaluators, PositiveEvents: ga.Positive, NegativeEvents: ga.Negative}
+	return nil
 }
 
 func writeGlobal(ctx context.Context, tx sqlx.ExtContext, author int64, ga reputation.Aggregate, now time.Time) error {
