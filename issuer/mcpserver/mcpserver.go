@@ -220,4 +220,3 @@ func (t *tools) agentReputation(ctx context.Context, req *mcp.CallToolRequest, i
 	}
 	return nil, rep, nil
 }
-
