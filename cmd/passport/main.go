@@ -25,7 +25,14 @@ const (
 
 // cli is the command tree. Each command lives in its own file.
 type cli struct {
-	Version versionCmd `cmd:"" help:"Print the version."`
+	Verify       verifyCmd       `cmd:"" help:"Verify a bundle against a trust file (exit 0 verified, 1 not, 2 usage, 3 unknown key)."`
+	Inspect      inspectCmd      `cmd:"" help:"Show a bundle's header and claims, unverified."`
+	Canonicalize canonicalizeCmd `cmd:"" help:"Write the RFC 8785 canonical form of a JSON document."`
+	Sign         signCmd         `cmd:"" help:"Sign an unsigned passport and its evidence into a bundle."`
+	Keys         keysCmd         `cmd:"" help:"Generate keys and write trust files."`
+	Serve        serveCmd        `cmd:"" help:"Serve POST /v1/verify over HTTP."`
+	Ledger       ledgerCmd       `cmd:"" help:"Keep and read your own counterparty ledger (REPUTATION.md)."`
+	Version      versionCmd      `cmd:"" help:"Print the version."`
 }
 
 // env is what every command's Run receives: the process's streams and a

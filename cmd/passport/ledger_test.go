@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/remnant/passportkit/ledger"
+	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/verifier"
+)
+
+// runLedger runs the passport command in process.
+func runLedger(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestLedgerExitCodes(t *testing.T) {
+	dir := filepath.Join("..", "..", "ledger", "testdata")
+	example, findings := filepath.Join(dir, "example.md"), filepath.Join(dir, "findings.md")
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"clean check", []string{"ledger", "check", example, "--as-of", "2026-10-22"}, exitOK},
+		{"warnings only", []string{"ledger", "check", example, "--as-of", "2027-01-01"}, exitOK},
+		{"errors in the file", []string{"ledger", "check", findings, "--as-of", "2026-10-22"}, exitFailed},
+		{"missing file", []string{"ledger", "check", filepath.Join(dir, "nope.md")}, exitUsage},
+		{"bad as-of", []string{"ledger", "check", example, "--as-of", "2026-02-30"}, exitUsage},
+		{"no counterparty", []string{"ledger", "score", example}, exitUsage},
+		{"bad counterparty", []string{"ledger", "score", example, "--counterparty", "Shop"}, exitUsage},
+		{"bad target", []string{"ledger", "path-to-tier", example, "--counterparty", "shop.example", "--target", "famous"}, exitUsage},
+		{"bad prefer", []string{"ledger", "merge", example, findings, "--prefer", "c"}, exitUsage},
+		{"both stdin", []string{"ledger", "merge", "-", "-", "--prefer", "a"}, exitUsage},
+		{"score works", []string{"ledger", "score", example, "--counterparty", "shop.example", "--as-of", "2026-10-22"}, exitOK},
+		{"curve needs figures", []string{"ledger", "decay-curve"}, exitUsage},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if code, out, errs := runLedger(t, "", c.args...); code != c.want {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, c.want, out, errs)
+			}
+		})
+	}
+}
+
+func TestLedgerTooLargeInput(t *testing.T) {
+	big := strings.Repeat("x", ledger.MaxBytes+1)
+	code, _, errs := runLedger(t, big, "ledger", "parse", "-")
+	if code != exitUsage || !strings.Contains(errs, "larger than") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestLedgerAsOfDefaultsToToday: without --as-of the commands read the
+// file as of the local day.
+func TestLedgerAsOfDefaultsToToday(t *testing.T) {
+	before := ledger.DateOf(time.Now())
+	code, out, errs := runLedger(t, "", "ledger", "template")
+	after := ledger.DateOf(time.Now())
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "updated: "+before.String()) && !strings.Contains(out, "updated: "+after.String()) {
+		t.Errorf("template is not dated today (%s):\n%s", before, out)
+	}
+}
+
+// TestLedgerSummarySignature covers what the scripts cannot: a valid
+// signature moved onto another summary, and key validity windows.
+func TestLedgerSummarySignature(t *testing.T) {
+	key, err := passport.NewPrivateKey(passport.EdDSA, bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := passport.NewSigner(key)
+	text := []byte(readLedgerTestdata(t, "example.md"))
+	asOf, _ := ledger.ParseDate("2026-10-22")
+	shop, err := shareTool(text, "shop.example", asOf, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	courier, err := shareTool(text, "agent:courier-12", asOf, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust, err := verifier.NewTrust("agent:buyer-7", verifier.TrustedKey{Key: key.Public()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := checkSummaryTool(shop.Shared, shop.ID, shop.JWS, trust); !*out.Matches || !out.Signature.Verified || out.Signature.Signer != "agent:buyer-7" {
+		t.Errorf("signed summary: %+v %+v", out, out.Signature)
+	}
+	// The courier's signature on the shop's summary: valid JWS, wrong id.
+	out := checkSummaryTool(shop.Shared, shop.ID, courier.JWS, trust)
+	if out.Signature.Verified || out.Signature.Reason != reasonSummaryMismatch {
+		t.Errorf("swapped signature: %+v", out.Signature)
+	}
+	// A JWS of another type, such as a passport credential, is refused.
+	other, _ := signer.SignCompact([]byte(shop.ID), passport.JWSType)
+	if out := checkSummaryTool(shop.Shared, shop.ID, other, trust); out.Signature.Verified || out.Signature.Reason != string(passport.ReasonJWSType) {
+		t.Errorf("passport-typed JWS: %+v", out.Signature)
+	}
+	// A key whose window ends before the summary's day.
+	expired, _ := verifier.NewTrust("agent:buyer-7", verifier.TrustedKey{Key: key.Public(), NotAfter: time.Date(2026, 10, 21, 23, 59, 0, 0, time.UTC)})
+	if out := checkSummaryTool(shop.Shared, shop.ID, shop.JWS, expired); out.Signature.Verified || out.Signature.Reason != string(passport.ReasonKeyWindow) {
+		t.Errorf("expired key: %+v", out.Signature)
+	}
+	within, _ := verifier.NewTrust("agent:buyer-7", verifier.TrustedKey{Key: key.Public(), NotBefore: time.Date(2026, 10, 22, 12, 0, 0, 0, time.UTC)})
+	if out := checkSummaryTool(shop.Shared, shop.ID, shop.JWS, within); !out.Signature.Verified {
+		t.Errorf("key valid from midday of the summary's day: %+v", out.Signature)
+	}
+}

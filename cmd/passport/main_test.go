@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/vectors"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"passport": func() {
+			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScripts runs the command-line scenarios in testdata/script.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{Dir: filepath.Join("testdata", "script")})
+}
+
+// TestNoDatabaseDriver checks that the passport binary, which third parties
+// install to verify offline, links no database driver and no issuer code.
+func TestNoDatabaseDriver(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	forbidden := []string{
+		"database/sql", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/jmoiron/sqlx",
+		"github.com/lib/pq", "github.com/mattn/go-sqlite3", "github.com/pressly/goose",
+		"github.com/remnant/passportkit/issuer", "github.com/remnant/passportkit/migrations",
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list returned %d packages", len(deps))
+	}
+	for _, dep := range deps {
+		for _, f := range forbidden {
+			if dep == f || strings.HasPrefix(dep, f+"/") {
+				t.Errorf("cmd/passport depends on %s", dep)
+			}
+		}
+	}
+}
+
+// TestVectorsCLI runs every conformance vector through `passport verify`,
+// checking the exit code and the --json object.
+func TestVectorsCLI(t *testing.T) {
+	trust, cases, err := vectors.Load(vectors.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	trustFile := filepath.Join(dir, "trust.json")
+	if err := os.WriteFile(trustFile, trust, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := []string{"verify", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--json", "-"}
+			code := run(context.Background(), args, bytes.NewReader(c.Bundle), &stdout, &stderr)
+			want := exitFailed
+			switch {
+			case c.Verified:
+				want = exitOK
+			case c.Reason == string(passport.ReasonKeyUnknown):
+				want = exitIndeterminate
+			}
+			if code != want {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, want, stderr.String())
+			}
+			var res struct {
+				Verified     bool   `json:"verified"`
+				Reason       string `json:"reason"`
+				PassportHash string `json:"passportHash"`
+				Subject      string `json:"subject"`
+				Checks       []struct {
+					Name, Reason, Detail string
+					OK                   bool
+				} `json:"checks"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+				t.Fatalf("--json output: %v\n%s", err, stdout.String())
+			}
+			if res.Verified != c.Verified || res.Reason != c.Reason || len(res.Checks) == 0 {
+				t.Errorf("got verified %v reason %s, want %v %s", res.Verified, res.Reason, c.Verified, c.Reason)
+			}
+			if !c.Verified && (res.PassportHash != "" || res.Subject != "" || bytes.Contains(stdout.Bytes(), []byte(`"passport":`))) {
+				t.Errorf("unverified passport content printed: %s", stdout.String())
+			}
+		})
+	}
+}
+
+// TestExitCodes pins the exit code contract of verify.
+func TestExitCodes(t *testing.T) {
+	trust, cases, err := vectors.Load(vectors.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	trustFile := write("trust.json", trust)
+	bundles := map[string]string{}
+	for _, c := range cases {
+		bundles[c.Name] = write(c.Name+".json", c.Bundle)
+	}
+	at := "2026-06-01T00:00:00Z"
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["valid_eddsa"]}, exitOK},
+		{"not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["tampered_snapshot_fail"]}, exitFailed},
+		{"oversized is not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["over_512kib_fail"]}, exitFailed},
+		{"malformed is not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["truncated_fail"]}, exitFailed},
+		{"unknown kid is indeterminate", []string{"verify", "--trust", trustFile, "--at", at, bundles["unknown_kid_fail"]}, exitIndeterminate},
+		{"unreadable bundle", []string{"verify", "--trust", trustFile, filepath.Join(dir, "missing.json")}, exitUsage},
+		{"invalid trust file", []string{"verify", "--trust", bundles["valid_eddsa"], bundles["valid_eddsa"]}, exitUsage},
+		{"no trust file", []string{"verify", bundles["valid_eddsa"]}, exitUsage},
+		{"bad flag", []string{"verify", "--frobnicate", bundles["valid_eddsa"]}, exitUsage},
+		{"bad time", []string{"verify", "--trust", trustFile, "--at", "noon", bundles["valid_eddsa"]}, exitUsage},
+		{"no command", []string{}, exitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := run(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr); got != tt.want {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", got, tt.want, stdout.String(), stderr.String())
+			}
+		})
+	}
+}

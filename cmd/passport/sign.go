@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/remnant/passportkit/passport"
+)
+
+// maxSignInput bounds the unsigned passport file.
+const maxSignInput = 64 << 20
+
+type signCmd struct {
+	Key      string        `help:"Private key file." required:"" placeholder:"FILE" type:"path"`
+	Issuer   string        `help:"Issuer id to sign as; the trust file must name it." required:""`
+	TTL      time.Duration `name:"ttl" help:"How long the passport is valid." default:"720h"`
+	IssuedAt string        `help:"Issuance time (RFC 3339); default now." placeholder:"RFC3339"`
+	Disclose string        `help:"Evidence to disclose: all, none, or indices such as 0,3,7." default:"all"`
+	File     string        `arg:"" help:"Unsigned passport: {\"passport\":{…},\"evidence\":[…]}." placeholder:"PASSPORT.json" type:"path"`
+}
+
+// unsigned is the input of sign.
+type unsigned struct {
+	Passport json.RawMessage   `json:"passport"`
+	Evidence []json.RawMessage `json:"evidence"`
+}
+
+func (c *signCmd) Run(e *env) error {
+	keyJSON, err := os.ReadFile(c.Key)
+	if err != nil {
+		return usageError(err)
+	}
+	key, err := passport.ParsePrivateKey(keyJSON)
+	if err != nil {
+		return usageError(err)
+	}
+	in, err := readBounded(e, c.File, maxSignInput)
+	if err != nil {
+		return err
+	}
+	if err := passport.CheckStrict(in); err != nil {
+		return usageError(fmt.Errorf("%s: %w", c.File, err))
+	}
+	var doc unsigned
+	dec := json.NewDecoder(bytes.NewReader(in))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return usageError(fmt.Errorf("%s: %w", c.File, err))
+	}
+	if len(doc.Passport) == 0 {
+		return usageError(fmt.Errorf("%s: no passport member", c.File))
+	}
+	var p passport.Passport
+	dec = json.NewDecoder(bytes.NewReader(doc.Passport))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return usageError(fmt.Errorf("%s: passport: %w", c.File, err))
+	}
+	now := time.Now()
+	if c.IssuedAt != "" {
+		if now, err = time.Parse(time.RFC3339, c.IssuedAt); err != nil {
+			return usageError(fmt.Errorf("--issued-at: %w", err))
+		}
+	}
+	if c.TTL <= 0 {
+		return usageError(errors.New("--ttl must be positive"))
+	}
+	p.Issuer = c.Issuer
+	p.IssuedAt = passport.NewTime(now)
+	p.ExpiresAt = passport.NewTime(now.Add(c.TTL))
+	if p.PassportVersion == "" {
+		p.PassportVersion = passport.Version
+	}
+	if p.TrustModelVersion == "" {
+		p.TrustModelVersion = passport.TrustModelVersion
+	}
+	if p.Policies == (passport.Policies{}) {
+		p.Policies = passport.DefaultPolicies()
+	}
+	disclose, err := parseDisclose(c.Disclose, len(doc.Evidence))
+	if err != nil {
+		return usageError(err)
+	}
+	bundle, err := passport.NewSigner(key).Sign(&p, doc.Evidence, disclose)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	_, err = e.stdout.Write(bundle)
+	return err
+}
+
+// parseDisclose reads "all", "none" or a comma-separated list of indices.
+func parseDisclose(s string, n int) ([]int, error) {
+	switch s {
+	case "all":
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	case "none", "":
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || i < 0 || i >= n {
+			return nil, fmt.Errorf("--disclose: %q is not an index below %d", f, n)
+		}
+		if len(out) > 0 && i <= out[len(out)-1] {
+			return nil, fmt.Errorf("--disclose: indices must increase")
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/verifier"
+)
+
+type verifyCmd struct {
+	Trust   string        `help:"Trust file naming the issuer and its keys." env:"PASSPORT_TRUST" placeholder:"FILE" type:"path"`
+	At      string        `help:"Verify as of this RFC 3339 time instead of now." placeholder:"RFC3339"`
+	Skew    time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
+	Subject string        `help:"Require the passport to describe this agent id."`
+	JSON    bool          `name:"json" help:"Print one JSON object instead of text."`
+	Bundle  string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
+}
+
+func (c *verifyCmd) Run(e *env) error {
+	v, policy, err := c.setup()
+	if err != nil {
+		return err
+	}
+	bundle, err := readInput(e, c.Bundle, passport.MaxBundleSize)
+	if err != nil {
+		return err
+	}
+	res, err := v.Verify(e.ctx, bundle, policy)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		printResult(e, res)
+	}
+	switch {
+	case res.Verified:
+		return nil
+	case res.Indeterminate():
+		return &exitError{code: exitIndeterminate, err: errors.New("")}
+	default:
+		return &exitError{code: exitFailed, err: errors.New("")}
+	}
+}
+
+// setup reads the trust file and flags into a verifier and a policy.
+func (c *verifyCmd) setup() (*verifier.Verifier, verifier.Policy, error) {
+	var policy verifier.Policy
+	if c.Trust == "" {
+		return nil, policy, usageError(errors.New("a trust file is required: --trust FILE or PASSPORT_TRUST"))
+	}
+	b, err := os.ReadFile(c.Trust)
+	if err != nil {
+		return nil, policy, usageError(err)
+	}
+	trust, err := verifier.ParseTrust(b)
+	if err != nil {
+		return nil, policy, usageError(err)
+	}
+	v, err := verifier.New(trust, verifier.WithSkew(c.Skew))
+	if err != nil {
+		return nil, policy, usageError(err)
+	}
+	if c.At != "" {
+		t, err := time.Parse(time.RFC3339, c.At)
+		if err != nil {
+			return nil, policy, usageError(fmt.Errorf("--at: %w", err))
+		}
+		policy.At = t
+	}
+	policy.Subject = c.Subject
+	return v, policy, nil
+}
+
+// printResult writes one line per check, then the verdict. Only a verified
+// result shows the passport's identity.
+func printResult(e *env, res *verifier.Result) {
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	for _, c := range res.Checks {
+		mark := "ok"
+		switch {
+		case c.Reason == verifier.ReasonNotReached:
+			mark = "--"
+		case !c.OK:
+			mark = "FAIL"
+		}
+		detail := c.Detail
+		if !c.OK && c.Reason != verifier.ReasonNotReached {
+			detail = string(c.Reason) + ": " + detail
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, c.Name, detail)
+	}
+	tw.Flush()
+	if res.Verified {
+		fmt.Fprintf(e.stdout, "\nverified: %s issued by %s\n  passportHash %s\n  evidenceRoot %s\n  kid %s\n",
+			res.Subject, res.Issuer, res.PassportHash, res.EvidenceRoot, res.KeyID)
+		return
+	}
+	fmt.Fprintf(e.stdout, "\nnot verified: %s\n", res.Reason)
+}

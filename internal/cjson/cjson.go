@@ -1,0 +1,1095 @@
+// Package cjson is a strict, single-pass JSON parser for signed documents.
+//
+// It accepts only I-JSON (RFC 7493) with the passportkit guards: no duplicate
+// member names, valid UTF-8, no lone surrogates in escapes, integers within
+// ±(2^53−1), a bounded depth and nothing after the top-level value. In
+// canonical mode it also requires the exact RFC 8785 form: no insignificant
+// whitespace, members sorted by UTF-16 code units, minimal string escapes
+// and ECMAScript number formatting.
+//
+// The parser never re-serialises. It records the byte range of each value
+// (down to a chosen depth), so callers hash and compare slices of the input.
+package cjson
+
+import (
+	"bytes"
+	"fmt"
+	"iter"
+	"math"
+	"sort"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// DefaultMaxDepth is the nesting limit used when Options.MaxDepth is zero.
+const DefaultMaxDepth = 32
+
+// maxSafeInteger is 2^53−1, the largest integer every JSON reader holds exactly.
+const maxSafeInteger = 1<<53 - 1
+
+// Kind is the JSON type of a value.
+type Kind uint8
+
+// The JSON kinds.
+const (
+	Invalid Kind = iota
+	Object
+	Array
+	String
+	Number
+	True
+	False
+	Null
+)
+
+// Code says why a document was refused. Its String form is the stable
+// reason code used in verification results.
+type Code uint8
+
+// Refusal codes.
+const (
+	ErrSyntax       Code = iota + 1 // not JSON
+	ErrUTF8                         // invalid UTF-8
+	ErrSurrogate                    // a \u escape holds a lone surrogate
+	ErrDuplicateKey                 // an object names a member twice
+	ErrIntegerRange                 // an integer beyond ±(2^53−1), or a number beyond float64
+	ErrDepth                        // nesting deeper than the limit
+	ErrTrailing                     // data after the top-level value
+	ErrNotCanonical                 // valid, but not RFC 8785 canonical form
+)
+
+var codeNames = [...]string{
+	ErrSyntax:       "json_malformed",
+	ErrUTF8:         "json_invalid_utf8",
+	ErrSurrogate:    "json_lone_surrogate",
+	ErrDuplicateKey: "json_duplicate_key",
+	ErrIntegerRange: "json_number_range",
+	ErrDepth:        "json_too_deep",
+	ErrTrailing:     "json_trailing_data",
+	ErrNotCanonical: "json_not_canonical",
+}
+
+// String returns the stable reason code, such as "json_duplicate_key".
+func (c Code) String() string {
+	if int(c) < len(codeNames) && codeNames[c] != "" {
+		return codeNames[c]
+	}
+	return "json_unknown"
+}
+
+// Error is a refusal with its code and the byte offset where it was found.
+type Error struct {
+	Code   Code
+	Offset int
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset)
+}
+
+// Options select the parser's mode and limits. The zero value parses strict
+// (non-canonical) JSON to DefaultMaxDepth and indexes every value.
+type Options struct {
+	// Canonical requires RFC 8785 form.
+	Canonical bool
+	// MaxDepth bounds the nesting of objects and arrays; zero means
+	// DefaultMaxDepth.
+	MaxDepth int
+	// IndexDepth limits the index to values at most this many levels below
+	// the root (the root is level 0); zero indexes every value. Values below
+	// the limit are still fully checked.
+	IndexDepth int
+	// DeferNumbers, with Canonical, postpones the check that each
+	// non-integer number is in ECMAScript form: the parser records those
+	// numbers and Doc.CheckNumbers checks the ones inside a chosen value.
+	// It lets a caller check only bytes whose origin it has authenticated.
+	DeferNumbers bool
+}
+
+type node struct {
+	start, end uint32 // byte range of the value in the source
+	next       uint32 // index of the first node after this value's subtree
+}
+
+// Doc is a parsed document: the source bytes and an index of value ranges.
+type Doc struct {
+	src        []byte
+	nodes      []node
+	indexDepth int
+	floats     []uint32 // start offsets of deferred non-integer numbers
+}
+
+// Value is one indexed value of a Doc.
+type Value struct {
+	doc   *Doc
+	idx   int32
+	depth int32
+}
+
+// Parse checks src and returns its index. The Doc keeps a reference to src,
+// which the caller must not modify afterwards.
+func Parse(src []byte, opt Options) (*Doc, error) {
+	var ps Parser
+	return ps.Parse(src, opt)
+}
+
+// Parser parses documents and keeps its buffers between calls, so that
+// repeated parsing allocates nothing once the buffers have grown. It is not
+// safe for concurrent use, and each Doc it returns is valid only until its
+// next call to Parse.
+type Parser struct {
+	doc   Doc
+	stack []frame
+	keys  [][]byte
+}
+
+// Parse is the package-level Parse, reusing p's buffers.
+func (ps *Parser) Parse(src []byte, opt Options) (*Doc, error) {
+	p := parser{src: src, opt: opt, maxDepth: opt.MaxDepth, indexDepth: opt.IndexDepth,
+		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0]}
+	if p.maxDepth <= 0 {
+		p.maxDepth = DefaultMaxDepth
+	}
+	if p.indexDepth <= 0 {
+		p.indexDepth = math.MaxInt32
+	}
+	if cap(ps.stack) < p.maxDepth {
+		ps.stack = make([]frame, p.maxDepth)
+	}
+	p.stack = ps.stack[:p.maxDepth]
+	if cap(p.nodes) == 0 {
+		// Every value but the root follows a ',', a ':' or an opening
+		// bracket, and every member name a '{' or a ',': counting them
+		// bounds the index, so it never grows.
+		est := 2 + bytes.Count(src, []byte{','}) + bytes.Count(src, []byte{':'}) + bytes.Count(src, []byte{'['}) + bytes.Count(src, []byte{'{'})
+		p.nodes = make([]node, 0, est)
+	}
+	err := p.document()
+	// Keep the grown buffers for the next call.
+	ps.keys = p.keys[:0]
+	if err != nil {
+		ps.doc = Doc{nodes: p.nodes[:0], floats: p.floats[:0]}
+		return nil, err
+	}
+	ps.doc = Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats}
+	return &ps.doc, nil
+}
+
+// document parses the whole input: one value, then nothing.
+func (p *parser) document() error {
+	src := p.src
+	opt := p.opt
+	i, err := p.ws(0)
+	if err != nil {
+		return err
+	}
+	if i >= len(src) {
+		return p.failAt(i, ErrSyntax, "empty document")
+	}
+	if i, err = p.run(i); err != nil {
+		return err
+	}
+	if i < len(src) {
+		if opt.Canonical {
+			if isSpace(src[i]) {
+				return p.failAt(i, ErrNotCanonical, "whitespace after the top-level value")
+			}
+			return p.failAt(i, ErrTrailing, "data after the top-level value")
+		}
+		if i, err = p.ws(i); err != nil {
+			return err
+		}
+		if i < len(src) {
+			return p.failAt(i, ErrTrailing, "data after the top-level value")
+		}
+	}
+	return nil
+}
+
+// Root returns the top-level value.
+func (d *Doc) Root() Value { return Value{doc: d, idx: 0} }
+
+// Source returns the bytes the document was parsed from.
+func (d *Doc) Source() []byte { return d.src }
+
+// CheckNumbers checks that every deferred number inside v is in canonical
+// form. It is a no-op for a Doc parsed without DeferNumbers.
+func (d *Doc) CheckNumbers(v Value) error {
+	n := d.nodes[v.idx]
+	i := sort.Search(len(d.floats), func(i int) bool { return d.floats[i] >= n.start })
+	for ; i < len(d.floats) && d.floats[i] < n.end; i++ {
+		start := int(d.floats[i])
+		end := start
+		for end < len(d.src) && isNumberByte(d.src[end]) {
+			end++
+		}
+		if err := checkFloat(d.src[start:end], start); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Kind returns the value's JSON type, or Invalid for the zero Value.
+func (v Value) Kind() Kind {
+	if v.doc == nil {
+		return Invalid
+	}
+	switch c := v.doc.src[v.doc.nodes[v.idx].start]; c {
+	case '{':
+		return Object
+	case '[':
+		return Array
+	case '"':
+		return String
+	case 't':
+		return True
+	case 'f':
+		return False
+	case 'n':
+		return Null
+	default:
+		return Number
+	}
+}
+
+// Raw returns the value's bytes in the source, quotes included for strings.
+func (v Value) Raw() []byte {
+	n := v.doc.nodes[v.idx]
+	return v.doc.src[n.start:n.end:n.end]
+}
+
+// Offset returns the value's starting byte offset in the source.
+func (v Value) Offset() int { return int(v.doc.nodes[v.idx].start) }
+
+// Indexed reports whether the value's children are in the index. Children of
+// values deeper than Options.IndexDepth are checked but not indexed.
+func (v Value) Indexed() bool { return int(v.depth) < v.doc.indexDepth }
+
+// Members yields the key and value of each member of an indexed object, in
+// document order. It yields nothing for other values.
+func (v Value) Members() iter.Seq2[Value, Value] {
+	return func(yield func(Value, Value) bool) {
+		if v.Kind() != Object || !v.Indexed() {
+			return
+		}
+		end := v.doc.nodes[v.idx].next
+		for i := uint32(v.idx) + 1; i < end; {
+			k := Value{doc: v.doc, idx: int32(i), depth: v.depth + 1}
+			val := Value{doc: v.doc, idx: int32(i + 1), depth: v.depth + 1}
+			if !yield(k, val) {
+				return
+			}
+			i = v.doc.nodes[i+1].next
+		}
+	}
+}
+
+// Elements yields each element of an indexed array. It yields nothing for
+// other values.
+func (v Value) Elements() iter.Seq[Value] {
+	return func(yield func(Value) bool) {
+		if v.Kind() != Array || !v.Indexed() {
+			return
+		}
+		end := v.doc.nodes[v.idx].next
+		for i := uint32(v.idx) + 1; i < end; i = v.doc.nodes[i].next {
+			if !yield(Value{doc: v.doc, idx: int32(i), depth: v.depth + 1}) {
+				return
+			}
+		}
+	}
+}
+
+// Len returns the number of members or elements of an indexed container.
+func (v Value) Len() int {
+	n := 0
+	switch v.Kind() {
+	case Object:
+		for range v.Members() {
+			n++
+		}
+	case Array:
+		for range v.Elements() {
+			n++
+		}
+	}
+	return n
+}
+
+// Get returns the member of an indexed object named key.
+func (v Value) Get(key string) (Value, bool) {
+	for k, val := range v.Members() {
+		if k.stringEquals(key) {
+			return val, true
+		}
+	}
+	return Value{}, false
+}
+
+// Text returns the decoded contents of a string value.
+func (v Value) Text() (string, bool) {
+	if v.Kind() != String {
+		return "", false
+	}
+	raw := v.Raw()
+	return decodeString(raw[1 : len(raw)-1]), true
+}
+
+// RawText returns the bytes between a string's quotes, escapes undecoded,
+// without allocating. For names without escapes it is the decoded text.
+func (v Value) RawText() ([]byte, bool) {
+	if v.Kind() != String {
+		return nil, false
+	}
+	raw := v.Raw()
+	return raw[1 : len(raw)-1], true
+}
+
+// Int returns the value of an integer number (one written with no fraction
+// or exponent).
+func (v Value) Int() (int64, bool) {
+	if v.Kind() != Number {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(v.Raw()), 10, 64)
+	return n, err == nil
+}
+
+// Bool returns the value of true or false.
+func (v Value) Bool() (b, ok bool) {
+	switch v.Kind() {
+	case True:
+		return true, true
+	case False:
+		return false, true
+	}
+	return false, false
+}
+
+func (v Value) stringEquals(s string) bool {
+	raw := v.Raw()
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c == '\\' {
+			return decodeString(inner) == s
+		}
+	}
+	return string(inner) == s
+}
+
+type parser struct {
+	src        []byte
+	opt        Options
+	maxDepth   int
+	indexDepth int
+	nodes      []node
+	floats     []uint32
+	keys       [][]byte // strict mode: the names of the open objects
+	stack      []frame  // the open containers
+}
+
+func (p *parser) failAt(pos int, c Code, format string, args ...any) *Error {
+	return &Error{Code: c, Offset: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// ws skips whitespace at i; in canonical mode any whitespace is an error.
+// The common case, no whitespace, is small enough to inline.
+func (p *parser) ws(i int) (int, error) {
+	if i < len(p.src) && space[p.src[i]] {
+		return p.wsSlow(i)
+	}
+	return i, nil
+}
+
+// wsAt reports whether src[i] is whitespace; small enough to inline.
+func wsAt(src []byte, i int) bool { return i < len(src) && space[src[i]] }
+
+var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
+func (p *parser) wsSlow(i int) (int, error) {
+	if p.opt.Canonical {
+		return i, p.failAt(i, ErrNotCanonical, "insignificant whitespace")
+	}
+	for i < len(p.src) && isSpace(p.src[i]) {
+		i++
+	}
+	return i, nil
+}
+
+// frame is an open container.
+type frame struct {
+	node      int32 // its index node, or -1 when it is deeper than the index
+	object    bool
+	prevStart uint32 // canonical mode: the previous member name's range
+	prevEnd   uint32
+	keysBase  int32 // strict mode: where this object's names start on p.keys
+	seen      map[string]struct{}
+}
+
+// run parses the value at i and returns the position after it. It keeps
+// an explicit stack, so nesting costs no recursion, and each token costs
+// one trip through the loop.
+func (p *parser) run(i int) (int, error) {
+	src := p.src
+	stack := p.stack
+	depth := 0
+	var err error
+value:
+	if i >= len(src) {
+		return i, p.failAt(i, ErrSyntax, "unexpected end of input")
+	}
+	{
+		idx := -1
+		if depth <= p.indexDepth {
+			idx = len(p.nodes)
+			p.nodes = append(p.nodes, node{start: uint32(i)})
+		}
+		switch c := src[i]; c {
+		case '{', '[':
+			if depth+1 > p.maxDepth {
+				return i, p.failAt(i, ErrDepth, "nesting deeper than %d", p.maxDepth)
+			}
+			stack[depth] = frame{node: int32(idx), object: c == '{', keysBase: int32(len(p.keys))}
+			depth++
+			if i++; wsAt(src, i) {
+				if i, err = p.wsSlow(i); err != nil {
+					return i, err
+				}
+			}
+			if i < len(src) && (src[i] == '}' && c == '{' || src[i] == ']' && c == '[') {
+				i++
+				depth--
+				p.close(&stack[depth], i)
+				goto after
+			}
+			if c == '{' {
+				goto key
+			}
+			goto value
+		case '"':
+			i, err = p.string(i)
+		case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			// Small positive integers, the commonest number, in line.
+			j := i + 1
+			for j < len(src) && j-i < 16 && isDigit(src[j]) {
+				j++
+			}
+			if j < len(src) && j-i < 16 && (src[j] == ',' || src[j] == ']' || src[j] == '}') {
+				i = j
+			} else {
+				i, err = p.number(i)
+			}
+		case '-', '0':
+			i, err = p.number(i)
+		case 't':
+			i, err = p.literal(i, "true")
+		case 'f':
+			i, err = p.literal(i, "false")
+		case 'n':
+			i, err = p.literal(i, "null")
+		default:
+			return i, p.failAt(i, ErrSyntax, "unexpected character %q", c)
+		}
+		if err != nil {
+			return i, err
+		}
+		if idx >= 0 {
+			p.nodes[idx].end = uint32(i)
+			p.nodes[idx].next = uint32(len(p.nodes))
+		}
+	}
+after:
+	if depth == 0 {
+		return i, nil
+	}
+	if wsAt(src, i) {
+		if i, err = p.wsSlow(i); err != nil {
+			return i, err
+		}
+	}
+	if i >= len(src) {
+		if stack[depth-1].object {
+			return i, p.failAt(i, ErrSyntax, "unterminated object")
+		}
+		return i, p.failAt(i, ErrSyntax, "unterminated array")
+	}
+	switch top := &stack[depth-1]; src[i] {
+	case ',':
+		if i++; wsAt(src, i) {
+			if i, err = p.wsSlow(i); err != nil {
+				return i, err
+			}
+		}
+		if top.object {
+			goto key
+		}
+		goto value
+	case '}':
+		if !top.object {
+			return i, p.failAt(i, ErrSyntax, "expected ',' or ']'")
+		}
+		i++
+		depth--
+		p.close(top, i)
+		goto after
+	case ']':
+		if top.object {
+			return i, p.failAt(i, ErrSyntax, "expected ',' or '}'")
+		}
+		i++
+		depth--
+		p.close(top, i)
+		goto after
+	default:
+		if top.object {
+			return i, p.failAt(i, ErrSyntax, "expected ',' or '}'")
+		}
+		return i, p.failAt(i, ErrSyntax, "expected ',' or ']'")
+	}
+key:
+	if i >= len(src) || src[i] != '"' {
+		return i, p.failAt(i, ErrSyntax, "expected a member name")
+	}
+	{
+		top := &stack[depth-1]
+		start := i
+		idx := -1
+		if depth <= p.indexDepth {
+			idx = len(p.nodes)
+			p.nodes = append(p.nodes, node{start: uint32(i)})
+		}
+		if i, err = p.string(i); err != nil {
+			return i, err
+		}
+		if idx >= 0 {
+			p.nodes[idx].end = uint32(i)
+			p.nodes[idx].next = uint32(len(p.nodes))
+		}
+		key := src[start+1 : i-1]
+		if p.opt.Canonical {
+			if top.prevEnd != 0 {
+				switch c := compareKeys(src[top.prevStart:top.prevEnd], key); {
+				case c == 0:
+					return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+				case c > 0:
+					return i, p.failAt(start, ErrNotCanonical, "member %s out of order", quoteKey(key))
+				}
+			}
+			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
+		} else if p.seen(top, key) {
+			return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+		}
+		if wsAt(src, i) {
+			if i, err = p.wsSlow(i); err != nil {
+				return i, err
+			}
+		}
+		if i >= len(src) || src[i] != ':' {
+			return i, p.failAt(i, ErrSyntax, "expected ':'")
+		}
+		if i++; wsAt(src, i) {
+			if i, err = p.wsSlow(i); err != nil {
+				return i, err
+			}
+		}
+	}
+	goto value
+}
+
+// close ends the container of top, whose closing bracket ends before i.
+func (p *parser) close(top *frame, i int) {
+	if top.node >= 0 {
+		p.nodes[top.node].end = uint32(i)
+		p.nodes[top.node].next = uint32(len(p.nodes))
+	}
+	if !p.opt.Canonical {
+		p.keys = p.keys[:top.keysBase]
+	}
+}
+
+// seen reports whether key was already a member of the object top, whose
+// earlier names sit on p.keys (or in a set, past a few names).
+func (p *parser) seen(top *frame, key []byte) bool {
+	const linear = 16
+	if top.seen == nil {
+		for _, k := range p.keys[top.keysBase:] {
+			if compareKeys(k, key) == 0 {
+				return true
+			}
+		}
+		p.keys = append(p.keys, key)
+		if len(p.keys)-int(top.keysBase) <= linear {
+			return false
+		}
+		top.seen = make(map[string]struct{}, 2*linear)
+		for _, k := range p.keys[top.keysBase:] {
+			top.seen[decodeString(k)] = struct{}{}
+		}
+		return false
+	}
+	d := decodeString(key)
+	if _, ok := top.seen[d]; ok {
+		return true
+	}
+	top.seen[d] = struct{}{}
+	return false
+}
+
+func (p *parser) literal(i int, word string) (int, error) {
+	if len(p.src)-i < len(word) || string(p.src[i:i+len(word)]) != word {
+		return i, p.failAt(i, ErrSyntax, "invalid literal")
+	}
+	return i + len(word), nil
+}
+
+// plain marks the bytes a string may hold without an escape and without
+// UTF-8 decoding: printable ASCII other than '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// string checks the string at i (an opening quote) and returns the position
+// after its closing quote.
+func (p *parser) string(i int) (int, error) {
+	src := p.src
+	i++
+	for {
+		// Eight plain bytes at a time where possible.
+		for i+8 <= len(src) && plain[src[i]] && plain[src[i+1]] && plain[src[i+2]] && plain[src[i+3]] &&
+			plain[src[i+4]] && plain[src[i+5]] && plain[src[i+6]] && plain[src[i+7]] {
+			i += 8
+		}
+		for i < len(src) && plain[src[i]] {
+			i++
+		}
+		if i >= len(src) {
+			return i, p.failAt(i, ErrSyntax, "unterminated string")
+		}
+		switch c := src[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			n, err := p.escape(i)
+			if err != nil {
+				return i, err
+			}
+			i += n
+		case c < 0x20:
+			return i, p.failAt(i, ErrSyntax, "control character in string")
+		default:
+			r, size := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return i, p.failAt(i, ErrUTF8, "invalid UTF-8")
+			}
+			i += size
+		}
+	}
+}
+
+// escape checks the escape sequence at src[i] ('\\') and returns its length.
+func (p *parser) escape(i int) (int, error) {
+	src := p.src
+	if i+1 >= len(src) {
+		return 0, p.failAt(i, ErrSyntax, "unterminated escape")
+	}
+	switch src[i+1] {
+	case '"', '\\', 'b', 'f', 'n', 'r', 't':
+		return 2, nil
+	case '/':
+		if p.opt.Canonical {
+			return 0, p.failAt(i, ErrNotCanonical, `"\/" escape`)
+		}
+		return 2, nil
+	case 'u':
+	default:
+		return 0, p.failAt(i, ErrSyntax, "invalid escape")
+	}
+	u, ok := hex4(src, i+2)
+	if !ok {
+		return 0, p.failAt(i, ErrSyntax, `invalid \u escape`)
+	}
+	n := 6
+	switch {
+	case u >= 0xD800 && u <= 0xDBFF:
+		lo, ok := uint16(0), false
+		if i+7 < len(src) && src[i+6] == '\\' && src[i+7] == 'u' {
+			lo, ok = hex4(src, i+8)
+		}
+		if !ok || lo < 0xDC00 || lo > 0xDFFF {
+			return 0, p.failAt(i, ErrSurrogate, "lone high surrogate")
+		}
+		n = 12
+	case u >= 0xDC00 && u <= 0xDFFF:
+		return 0, p.failAt(i, ErrSurrogate, "lone low surrogate")
+	}
+	if p.opt.Canonical {
+		// RFC 8785 escapes with \u only control characters that have no
+		// short form, in lower-case hex.
+		short := u == '\b' || u == '\f' || u == '\n' || u == '\r' || u == '\t'
+		lower := true
+		for _, c := range src[i+2 : i+6] {
+			if c >= 'A' && c <= 'F' {
+				lower = false
+			}
+		}
+		if u >= 0x20 || short || !lower {
+			return 0, p.failAt(i, ErrNotCanonical, `unneeded or non-canonical \u escape`)
+		}
+	}
+	return n, nil
+}
+
+func hex4(src []byte, i int) (uint16, bool) {
+	if i+4 > len(src) {
+		return 0, false
+	}
+	var u uint16
+	for _, c := range src[i : i+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		u = u<<4 | uint16(d)
+	}
+	return u, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isNumberByte(c byte) bool {
+	return isDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// number checks the number at i and returns the position after it.
+func (p *parser) number(start int) (int, error) {
+	src := p.src
+	i := start
+	if src[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(src) && src[i] == '0':
+		i++
+	case i < len(src) && src[i] >= '1' && src[i] <= '9':
+		for i < len(src) && isDigit(src[i]) {
+			i++
+		}
+	default:
+		return i, p.failAt(i, ErrSyntax, "invalid number")
+	}
+	integer := true
+	if i < len(src) && src[i] == '.' {
+		integer = false
+		i++
+		if i >= len(src) || !isDigit(src[i]) {
+			return i, p.failAt(i, ErrSyntax, "invalid number")
+		}
+		for i < len(src) && isDigit(src[i]) {
+			i++
+		}
+	}
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		integer = false
+		i++
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		if i >= len(src) || !isDigit(src[i]) {
+			return i, p.failAt(i, ErrSyntax, "invalid number")
+		}
+		for i < len(src) && isDigit(src[i]) {
+			i++
+		}
+	}
+	if i < len(src) && isDigit(src[i]) { // a leading zero followed by digits
+		return i, p.failAt(i, ErrSyntax, "invalid number")
+	}
+	tok := src[start:i]
+	if integer {
+		digits := tok
+		if digits[0] == '-' {
+			digits = digits[1:]
+		}
+		if len(digits) > 16 || (len(digits) == 16 && string(digits) > "9007199254740991") {
+			return i, p.failAt(start, ErrIntegerRange, "integer beyond ±(2^53−1)")
+		}
+		if p.opt.Canonical && string(tok) == "-0" {
+			return i, p.failAt(start, ErrNotCanonical, "number -0")
+		}
+		return i, nil
+	}
+	if p.opt.Canonical {
+		if p.opt.DeferNumbers {
+			p.floats = append(p.floats, uint32(start))
+			return i, nil
+		}
+		return i, checkFloat(tok, start)
+	}
+	if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
+		return i, p.failAt(start, ErrIntegerRange, "number beyond the range of a float64")
+	}
+	return i, nil
+}
+
+// checkFloat checks that tok, a number with a fraction or exponent, is the
+// ECMAScript form of its value.
+func checkFloat(tok []byte, offset int) error {
+	if plainCanonical(tok) {
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(tok), 64)
+	if err != nil {
+		return &Error{Code: ErrIntegerRange, Offset: offset, Msg: "number beyond the range of a float64"}
+	}
+	var buf [32]byte
+	if string(AppendNumber(buf[:0], f)) != string(tok) {
+		return &Error{Code: ErrNotCanonical, Offset: offset, Msg: fmt.Sprintf("number %s not in canonical form", tok)}
+	}
+	return nil
+}
+
+// plainCanonical reports, without converting, whether tok is a decimal
+// that is certainly in ECMAScript form: -?(0|[1-9][0-9]*)\.[0-9]*[1-9] with
+// at most 15 significant digits and a value of at least 1e-6. Such a
+// decimal survives the round trip through a double, no shorter decimal
+// maps to the same double, and ECMAScript writes values from 1e-6 up to
+// 1e21 without an exponent, so it is its own canonical form. Anything else
+// takes the slow path, which decides exactly.
+func plainCanonical(tok []byte) bool {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		i++
+	}
+	intStart := i
+	for i < len(tok) && isDigit(tok[i]) {
+		i++
+	}
+	intDigits := i - intStart
+	if intDigits == 0 || (intDigits > 1 && tok[intStart] == '0') || i >= len(tok) || tok[i] != '.' {
+		return false
+	}
+	i++
+	fracStart := i
+	for i < len(tok) && isDigit(tok[i]) {
+		i++
+	}
+	frac := tok[fracStart:i]
+	if i != len(tok) || len(frac) == 0 || frac[len(frac)-1] == '0' {
+		return false
+	}
+	significant := intDigits + len(frac)
+	if tok[intStart] == '0' { // 0.000ddd: leading zeros are not significant
+		zeros := 0
+		for zeros < len(frac) && frac[zeros] == '0' {
+			zeros++
+		}
+		if zeros > 5 { // below 1e-6
+			return false
+		}
+		significant = len(frac) - zeros
+	}
+	return significant <= 15
+}
+
+// AppendNumber appends the ECMAScript (RFC 8785) form of f, which must be
+// finite.
+func AppendNumber(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0')
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	if f >= 1e-6 && f < 1e21 {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64)
+	}
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
+	// Go writes "1e+09"; ECMAScript writes "1e+9".
+	for i := start; i < len(dst); i++ {
+		if dst[i] == 'e' && i+2 < len(dst) && dst[i+2] == '0' {
+			return append(dst[:i+2], dst[i+3:]...)
+		}
+	}
+	return dst
+}
+
+// compareKeys orders two raw (still escaped) member names by their UTF-16
+// code units, as RFC 8785 sorts them. It does not allocate.
+func compareKeys(a, b []byte) int {
+	if fastComparable(a) && fastComparable(b) {
+		// Without escapes and below U+E000, UTF-8 byte order is UTF-16 order.
+		return bytesCompare(a, b)
+	}
+	ra, rb := unitReader{s: a}, unitReader{s: b}
+	for {
+		ua, okA := ra.next()
+		ub, okB := rb.next()
+		switch {
+		case !okA && !okB:
+			return 0
+		case !okA:
+			return -1
+		case !okB:
+			return 1
+		case ua != ub:
+			if ua < ub {
+				return -1
+			}
+			return 1
+		}
+	}
+}
+
+func bytesCompare(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case len(a) < len(b):
+		return -1
+	case len(a) > len(b):
+		return 1
+	}
+	return 0
+}
+
+// unitReader yields the UTF-16 code units of a checked, still escaped string.
+type unitReader struct {
+	s       []byte
+	i       int
+	pending uint16 // the low half of a surrogate pair from UTF-8 input
+}
+
+func (r *unitReader) next() (uint16, bool) {
+	if r.pending != 0 {
+		u := r.pending
+		r.pending = 0
+		return u, true
+	}
+	if r.i >= len(r.s) {
+		return 0, false
+	}
+	c := r.s[r.i]
+	if c == '\\' {
+		e := r.s[r.i+1]
+		r.i += 2
+		switch e {
+		case 'b':
+			return '\b', true
+		case 'f':
+			return '\f', true
+		case 'n':
+			return '\n', true
+		case 'r':
+			return '\r', true
+		case 't':
+			return '\t', true
+		case 'u':
+			u, _ := hex4(r.s, r.i)
+			r.i += 4
+			return u, true
+		default:
+			return uint16(e), true
+		}
+	}
+	if c < utf8.RuneSelf {
+		r.i++
+		return uint16(c), true
+	}
+	ru, size := utf8.DecodeRune(r.s[r.i:])
+	r.i += size
+	if ru >= 0x10000 {
+		hi, lo := utf16.EncodeRune(ru)
+		r.pending = uint16(lo)
+		return uint16(hi), true
+	}
+	return uint16(ru), true
+}
+
+func fastComparable(s []byte) bool {
+	for _, c := range s {
+		if c == '\\' || c >= 0xEE {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeString decodes the inside of a string the parser has already checked.
+func decodeString(s []byte) string {
+	plainOnly := true
+	for _, c := range s {
+		if c == '\\' {
+			plainOnly = false
+			break
+		}
+	}
+	if plainOnly {
+		return string(s)
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			out = append(out, s[i])
+			i++
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			u, _ := hex4(s, i+2)
+			r := rune(u)
+			if u >= 0xD800 && u <= 0xDBFF {
+				lo, _ := hex4(s, i+8)
+				r = utf16.DecodeRune(r, rune(lo))
+				i += 6
+			}
+			out = utf8.AppendRune(out, r)
+			i += 6
+			continue
+		default: // '"', '\\', '/'
+			out = append(out, s[i+1])
+		}
+		i += 2
+	}
+	return string(out)
+}
+
+// quoteKey renders a raw member name for an error message, bounded.
+func quoteKey(k []byte) string {
+	if len(k) > 64 {
+		return strconv.Quote(string(k[:64])) + "…"
+	}
+	return strconv.Quote(string(k))
+}

@@ -1,0 +1,323 @@
+package cjson
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+func code(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return 0
+}
+
+func TestParseStrict(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want Code // 0: accepted
+	}{
+		{"object", `{"a":1,"b":[true,false,null],"c":"x"}`, 0},
+		{"whitespace", " { \"a\" : [ 1 , 2 ] } \n", 0},
+		{"scalar", `"just a string"`, 0},
+		{"empty", ``, ErrSyntax},
+		{"only whitespace", `   `, ErrSyntax},
+		{"missing value", `{"a":}`, ErrSyntax},
+		{"trailing comma", `[1,2,]`, ErrSyntax},
+		{"single quotes", `{'a':1}`, ErrSyntax},
+		{"leading zero", `[01]`, ErrSyntax},
+		{"bare minus", `[-]`, ErrSyntax},
+		{"dot without digits", `[1.]`, ErrSyntax},
+		{"exponent without digits", `[1e]`, ErrSyntax},
+		{"plus sign", `[+1]`, ErrSyntax},
+		{"NaN", `[NaN]`, ErrSyntax},
+		{"control character", "[\"a\x01b\"]", ErrSyntax},
+		{"bad escape", `["\x"]`, ErrSyntax},
+		{"short unicode escape", `["\u12"]`, ErrSyntax},
+		{"unterminated string", `["abc`, ErrSyntax},
+		{"unterminated object", `{"a":1`, ErrSyntax},
+		{"bad literal", `[tru]`, ErrSyntax},
+		{"BOM", "\xef\xbb\xbf{}", ErrSyntax},
+		{"duplicate key", `{"a":1,"a":2}`, ErrDuplicateKey},
+		{"duplicate key by escape", `{"a":1,"\u0061":2}`, ErrDuplicateKey},
+		{"duplicate key nested", `{"x":{"b":1,"c":2,"b":3}}`, ErrDuplicateKey},
+		{"duplicate key in a large object", largeObject(40, true), ErrDuplicateKey},
+		{"large object", largeObject(40, false), 0},
+		{"same key in sibling objects", `[{"a":1},{"a":2}]`, 0},
+		{"invalid UTF-8", "[\"\xff\"]", ErrUTF8},
+		{"truncated UTF-8", "[\"\xe2\x82\"]", ErrUTF8},
+		{"overlong UTF-8", "[\"\xc0\xaf\"]", ErrUTF8},
+		{"UTF-8 encoded surrogate", "[\"\xed\xa0\x80\"]", ErrUTF8},
+		{"lone high surrogate", `["\ud83d"]`, ErrSurrogate},
+		{"lone low surrogate", `["\ude02"]`, ErrSurrogate},
+		{"reversed pair", `["\ude02\ud83d"]`, ErrSurrogate},
+		{"high then non-surrogate", `["\ud83d\u0041"]`, ErrSurrogate},
+		{"surrogate pair", `["\ud83d\ude02"]`, 0},
+		{"max safe integer", `[9007199254740991,-9007199254740991]`, 0},
+		{"integer beyond 2^53-1", `[9007199254740992]`, ErrIntegerRange},
+		{"negative integer beyond", `[-9007199254740992]`, ErrIntegerRange},
+		{"long integer", `[12345678901234567890]`, ErrIntegerRange},
+		{"float beyond float64", `[1e400]`, ErrIntegerRange},
+		{"large float is fine", `[1e300]`, 0},
+		{"depth 32", strings.Repeat("[", 32) + strings.Repeat("]", 32), 0},
+		{"depth 33", strings.Repeat("[", 33) + strings.Repeat("]", 33), ErrDepth},
+		{"trailing data", `{} {}`, ErrTrailing},
+		{"trailing garbage", `[1]x`, ErrTrailing},
+		{"NUL after value", "{}\x00", ErrTrailing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in), Options{})
+			if got := code(err); got != tt.want {
+				t.Errorf("Parse(%q) = %v (%v), want code %v", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func largeObject(n int, dup bool) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		k := i
+		if dup && i == n-1 {
+			k = 3
+		}
+		b.WriteString(`"k` + strings.Repeat("x", k) + `":0`)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func TestParseCanonical(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want Code
+	}{
+		{"canonical", `{"a":[1,2.5,-3,"x"],"b":{"c":null,"d":true}}`, 0},
+		{"whitespace after colon", `{"a": 1}`, ErrNotCanonical},
+		{"leading whitespace", ` {}`, ErrNotCanonical},
+		{"trailing newline", "{}\n", ErrNotCanonical},
+		{"keys out of order", `{"b":1,"a":2}`, ErrNotCanonical},
+		{"duplicate keys", `{"a":1,"a":2}`, ErrDuplicateKey},
+		{"utf-16 order", `{"\ufb33":1,"😂":2}`, ErrNotCanonical},
+		{"utf-16 order: surrogates sort below U+FB33", "{\"\U0001F602\":2,\"\uFB33\":1}", 0},
+		{"code point order is not utf-16 order", "{\"\uFB33\":1,\"\U0001F602\":2}", ErrNotCanonical},
+		{"escaped slash", `["a\/b"]`, ErrNotCanonical},
+		{"unneeded unicode escape", `["\u0041"]`, ErrNotCanonical},
+		{"escaped newline as unicode", `["\u000a"]`, ErrNotCanonical},
+		{"upper-case hex", `["\u001F"]`, ErrNotCanonical},
+		{"control escape", `["\u001f"]`, 0},
+		{"short escapes", `["\"\\\b\f\n\r\t"]`, 0},
+		{"escaped non-ASCII", `["\u00e9"]`, ErrNotCanonical},
+		{"DEL literal", "[\"\x7f\"]", 0},
+		{"negative zero", `[-0]`, ErrNotCanonical},
+		{"trailing zero", `[1.50]`, ErrNotCanonical},
+		{"integer as float", `[1.0]`, ErrNotCanonical},
+		{"exponent form", `[1e2]`, ErrNotCanonical},
+		{"large exponent form", `[1e+21]`, 0},
+		{"zero-padded exponent", `[1e+021]`, ErrNotCanonical},
+		{"small number", `[0.000001]`, 0},
+		{"smaller number", `[1e-7]`, 0},
+		{"not shortest", `[0.30000000000000004]`, 0},
+		{"not shortest, bad", `[0.300000000000000044]`, ErrNotCanonical},
+		{"integer beyond guard", `[10000000000000000]`, ErrIntegerRange},
+		{"lone surrogate", `["\udc00"]`, ErrSurrogate},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in), Options{Canonical: true})
+			if got := code(err); got != tt.want {
+				t.Errorf("Parse(%q, canonical) = %v (%v), want code %v", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestDeferNumbers(t *testing.T) {
+	src := []byte(`{"a":[1.50],"b":[2.5]}`)
+	d, err := Parse(src, Options{Canonical: true, DeferNumbers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := d.Root().Get("a")
+	b, _ := d.Root().Get("b")
+	if err := d.CheckNumbers(b); err != nil {
+		t.Errorf("CheckNumbers(b) = %v, want nil", err)
+	}
+	if err := d.CheckNumbers(a); code(err) != ErrNotCanonical {
+		t.Errorf("CheckNumbers(a) = %v, want not canonical", err)
+	}
+	if err := d.CheckNumbers(d.Root()); code(err) != ErrNotCanonical {
+		t.Errorf("CheckNumbers(root) = %v, want not canonical", err)
+	}
+}
+
+func TestIndex(t *testing.T) {
+	src := []byte(`{"a":{"b":{"c":[1,2]}},"n":-42,"s":"x\ny","t":true}`)
+	d, err := Parse(src, Options{Canonical: true, IndexDepth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := d.Root()
+	if root.Kind() != Object || root.Len() != 4 {
+		t.Fatalf("root kind %v len %d", root.Kind(), root.Len())
+	}
+	a, ok := root.Get("a")
+	if !ok || string(a.Raw()) != `{"b":{"c":[1,2]}}` {
+		t.Fatalf("a = %s", a.Raw())
+	}
+	b, ok := a.Get("b")
+	if !ok || string(b.Raw()) != `{"c":[1,2]}` {
+		t.Fatalf("b = %s", b.Raw())
+	}
+	if b.Indexed() {
+		t.Errorf("b is at level 2 and must not have its children indexed")
+	}
+	if _, ok := b.Get("c"); ok {
+		t.Errorf("Get past the index depth must fail")
+	}
+	if s, ok := mustGet(t, root, "s").Text(); !ok || s != "x\ny" {
+		t.Errorf("s = %q", s)
+	}
+	if n, ok := mustGet(t, root, "n").Int(); !ok || n != -42 {
+		t.Errorf("n = %d", n)
+	}
+	if v, ok := mustGet(t, root, "t").Bool(); !ok || !v {
+		t.Errorf("t = %v", v)
+	}
+	var keys []string
+	for k := range root.Members() {
+		s, _ := k.Text()
+		keys = append(keys, s)
+	}
+	if !slices.Equal(keys, []string{"a", "n", "s", "t"}) {
+		t.Errorf("keys = %q", keys)
+	}
+}
+
+func mustGet(t *testing.T, v Value, key string) Value {
+	t.Helper()
+	m, ok := v.Get(key)
+	if !ok {
+		t.Fatalf("no member %q", key)
+	}
+	return m
+}
+
+// TestCompareKeys checks the allocation-free comparison against a direct
+// UTF-16 comparison of decoded names.
+func TestCompareKeys(t *testing.T) {
+	alphabet := []rune{'a', 'b', '"', '\\', '\n', 0x1f, 'é', 0x7ff, 0xe000, 0xfb33, 0xffff, 0x10000, 0x1f602}
+	r := rand.New(rand.NewPCG(1, 2))
+	gen := func() (raw []byte, decoded string) {
+		var sb, rb strings.Builder
+		for range r.IntN(5) {
+			c := alphabet[r.IntN(len(alphabet))]
+			sb.WriteRune(c)
+			switch c {
+			case '"':
+				rb.WriteString(`\"`)
+			case '\\':
+				rb.WriteString(`\\`)
+			case '\n':
+				rb.WriteString(`\n`)
+			case 0x1f:
+				rb.WriteString(`\u001f`)
+			default:
+				if r.IntN(4) == 0 && c < 0x10000 {
+					rb.WriteString(`\u` + strings.ToUpper(string("0123456789abcdef"[c>>12&15])+string("0123456789abcdef"[c>>8&15])+string("0123456789abcdef"[c>>4&15])+string("0123456789abcdef"[c&15])))
+				} else {
+					rb.WriteRune(c)
+				}
+			}
+		}
+		return []byte(rb.String()), sb.String()
+	}
+	for range 20000 {
+		ra, da := gen()
+		rb, db := gen()
+		want := slices.Compare(utf16.Encode([]rune(da)), utf16.Encode([]rune(db)))
+		if got := compareKeys(ra, rb); got != want {
+			t.Fatalf("compareKeys(%q, %q) = %d, want %d", ra, rb, got, want)
+		}
+	}
+}
+
+func TestErrorIsBounded(t *testing.T) {
+	long := `{"` + strings.Repeat("k", 10000) + `":1,"` + strings.Repeat("k", 10000) + `":2}`
+	_, err := Parse([]byte(long), Options{})
+	if code(err) != ErrDuplicateKey || len(err.Error()) > 200 {
+		t.Errorf("error %d bytes: %.100v", len(err.Error()), err)
+	}
+}
+
+func TestCodeStrings(t *testing.T) {
+	seen := map[string]bool{}
+	for c := ErrSyntax; c <= ErrNotCanonical; c++ {
+		s := c.String()
+		if !strings.HasPrefix(s, "json_") || seen[s] {
+			t.Errorf("code %d: %q", c, s)
+		}
+		seen[s] = true
+	}
+}
+
+// TestPlainCanonical checks the fast path of the number check against the
+// exact one on random decimals of every shape it claims.
+func TestPlainCanonical(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	digits := func(n int, leadingZero bool) string {
+		var b strings.Builder
+		for i := range n {
+			d := r.IntN(10)
+			if i == 0 && !leadingZero && d == 0 {
+				d = 1 + r.IntN(9)
+			}
+			b.WriteByte(byte('0' + d))
+		}
+		return b.String()
+	}
+	checked := 0
+	for range 200000 {
+		var tok string
+		switch r.IntN(3) {
+		case 0:
+			tok = digits(1+r.IntN(10), false) + "." + digits(1+r.IntN(12), true)
+		case 1:
+			tok = "0." + strings.Repeat("0", r.IntN(8)) + digits(1+r.IntN(16), true)
+		case 2:
+			tok = digits(1+r.IntN(20), false) + "." + digits(1+r.IntN(20), true)
+		}
+		if r.IntN(2) == 0 {
+			tok = "-" + tok
+		}
+		if !plainCanonical([]byte(tok)) {
+			continue
+		}
+		checked++
+		f, err := strconv.ParseFloat(tok, 64)
+		if err != nil || string(AppendNumber(nil, f)) != tok {
+			t.Fatalf("fast path accepts %s, whose canonical form is %s", tok, AppendNumber(nil, f))
+		}
+	}
+	if checked < 50000 {
+		t.Fatalf("only %d decimals took the fast path", checked)
+	}
+	for _, tok := range []string{"0.0000001", "1.50", "01.5", "1.", "1e2", "0.1234567890123456", "-0.0", "1234567890123456.5"} {
+		if plainCanonical([]byte(tok)) {
+			t.Errorf("fast path accepts %s", tok)
+		}
+	}
+}

@@ -1,0 +1,489 @@
+package cjson
+
+// The first, recursive descent parser, kept whole as an oracle: FuzzParse
+// checks that the production parser gives the same verdict, refusal code
+// and index on every input.
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"unicode/utf8"
+)
+
+// refParse parses src with the recursive parser.
+func refParse(src []byte, opt Options) (*Doc, error) {
+	p := refParser{src: src, opt: opt, maxDepth: opt.MaxDepth, indexDepth: opt.IndexDepth}
+	if p.maxDepth <= 0 {
+		p.maxDepth = DefaultMaxDepth
+	}
+	if p.indexDepth <= 0 {
+		p.indexDepth = 1 << 30
+	}
+	if err := p.ws(); err != nil {
+		return nil, err
+	}
+	if p.pos >= len(src) {
+		return nil, p.fail(ErrSyntax, "empty document")
+	}
+	if err := p.value(0); err != nil {
+		return nil, err
+	}
+	if p.pos < len(src) {
+		if opt.Canonical {
+			if isSpace(src[p.pos]) {
+				return nil, p.fail(ErrNotCanonical, "whitespace after the top-level value")
+			}
+			return nil, p.fail(ErrTrailing, "data after the top-level value")
+		}
+		if err := p.ws(); err != nil {
+			return nil, err
+		}
+		if p.pos < len(src) {
+			return nil, p.fail(ErrTrailing, "data after the top-level value")
+		}
+	}
+	return &Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats}, nil
+}
+
+type refParser struct {
+	src        []byte
+	pos        int
+	opt        Options
+	maxDepth   int
+	indexDepth int
+	nodes      []node
+	floats     []uint32
+	keys       [][]byte // scratch for duplicate detection in strict mode
+}
+
+func (p *refParser) fail(c Code, format string, args ...any) *Error {
+	return &Error{Code: c, Offset: p.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ws skips whitespace; in canonical mode any whitespace is an error.
+func (p *refParser) ws() error {
+	if p.pos < len(p.src) && isSpace(p.src[p.pos]) {
+		if p.opt.Canonical {
+			return p.fail(ErrNotCanonical, "insignificant whitespace")
+		}
+		for p.pos < len(p.src) && isSpace(p.src[p.pos]) {
+			p.pos++
+		}
+	}
+	return nil
+}
+
+// value parses the value at p.pos, which sits at the given level below the
+// root, and records it when that level is indexed.
+func (p *refParser) value(level int) error {
+	if p.pos >= len(p.src) {
+		return p.fail(ErrSyntax, "unexpected end of input")
+	}
+	record := level <= p.indexDepth
+	idx := len(p.nodes)
+	if record {
+		p.nodes = append(p.nodes, node{start: uint32(p.pos)})
+	}
+	var err error
+	switch c := p.src[p.pos]; {
+	case c == '{':
+		err = p.object(level)
+	case c == '[':
+		err = p.array(level)
+	case c == '"':
+		err = p.string()
+	case c == '-' || (c >= '0' && c <= '9'):
+		err = p.number()
+	case c == 't':
+		err = p.literal("true")
+	case c == 'f':
+		err = p.literal("false")
+	case c == 'n':
+		err = p.literal("null")
+	default:
+		err = p.fail(ErrSyntax, "unexpected character %q", c)
+	}
+	if err != nil {
+		return err
+	}
+	if record {
+		p.nodes[idx].end = uint32(p.pos)
+		p.nodes[idx].next = uint32(len(p.nodes))
+	}
+	return nil
+}
+
+func (p *refParser) literal(word string) error {
+	if len(p.src)-p.pos < len(word) || string(p.src[p.pos:p.pos+len(word)]) != word {
+		return p.fail(ErrSyntax, "invalid literal")
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *refParser) object(level int) error {
+	if level+1 > p.maxDepth {
+		return p.fail(ErrDepth, "nesting deeper than %d", p.maxDepth)
+	}
+	p.pos++ // '{'
+	if err := p.ws(); err != nil {
+		return err
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == '}' {
+		p.pos++
+		return nil
+	}
+	keysBase := len(p.keys)
+	defer func() { p.keys = p.keys[:keysBase] }()
+	var seen map[string]struct{}
+	var prev []byte
+	for {
+		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
+			return p.fail(ErrSyntax, "expected a member name")
+		}
+		keyStart := p.pos
+		if level+1 <= p.indexDepth {
+			p.nodes = append(p.nodes, node{start: uint32(p.pos)})
+		}
+		if err := p.string(); err != nil {
+			return err
+		}
+		if level+1 <= p.indexDepth {
+			n := &p.nodes[len(p.nodes)-1]
+			n.end = uint32(p.pos)
+			n.next = uint32(len(p.nodes))
+		}
+		key := p.src[keyStart+1 : p.pos-1]
+		if p.opt.Canonical {
+			if prev != nil {
+				switch c := compareKeys(prev, key); {
+				case c == 0:
+					p.pos = keyStart
+					return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+				case c > 0:
+					p.pos = keyStart
+					return p.fail(ErrNotCanonical, "member %s out of order", quoteKey(key))
+				}
+			}
+			prev = key
+		} else if p.seen(&seen, keysBase, key) {
+			p.pos = keyStart
+			return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+		}
+		if err := p.ws(); err != nil {
+			return err
+		}
+		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
+			return p.fail(ErrSyntax, "expected ':'")
+		}
+		p.pos++
+		if err := p.ws(); err != nil {
+			return err
+		}
+		if err := p.value(level + 1); err != nil {
+			return err
+		}
+		if err := p.ws(); err != nil {
+			return err
+		}
+		if p.pos >= len(p.src) {
+			return p.fail(ErrSyntax, "unterminated object")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+			if err := p.ws(); err != nil {
+				return err
+			}
+		case '}':
+			p.pos++
+			return nil
+		default:
+			return p.fail(ErrSyntax, "expected ',' or '}'")
+		}
+	}
+}
+
+// seen reports whether key was already a member of the current object, whose
+// earlier names sit on p.keys above base (or in *set, past a few names).
+func (p *refParser) seen(set *map[string]struct{}, base int, key []byte) bool {
+	const linear = 16
+	if *set == nil {
+		for _, k := range p.keys[base:] {
+			if compareKeys(k, key) == 0 {
+				return true
+			}
+		}
+		p.keys = append(p.keys, key)
+		if len(p.keys)-base <= linear {
+			return false
+		}
+		*set = make(map[string]struct{}, 2*linear)
+		for _, k := range p.keys[base:] {
+			(*set)[decodeString(k)] = struct{}{}
+		}
+		return false
+	}
+	d := decodeString(key)
+	if _, ok := (*set)[d]; ok {
+		return true
+	}
+	(*set)[d] = struct{}{}
+	return false
+}
+
+func (p *refParser) array(level int) error {
+	if level+1 > p.maxDepth {
+		return p.fail(ErrDepth, "nesting deeper than %d", p.maxDepth)
+	}
+	p.pos++ // '['
+	if err := p.ws(); err != nil {
+		return err
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
+		p.pos++
+		return nil
+	}
+	for {
+		if err := p.value(level + 1); err != nil {
+			return err
+		}
+		if err := p.ws(); err != nil {
+			return err
+		}
+		if p.pos >= len(p.src) {
+			return p.fail(ErrSyntax, "unterminated array")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+			if err := p.ws(); err != nil {
+				return err
+			}
+		case ']':
+			p.pos++
+			return nil
+		default:
+			return p.fail(ErrSyntax, "expected ',' or ']'")
+		}
+	}
+}
+
+// string parses the string at p.pos (an opening quote).
+func (p *refParser) string() error {
+	src := p.src
+	i := p.pos + 1
+	for {
+		// Eight plain bytes at a time where possible.
+		for i+8 <= len(src) && plain[src[i]] && plain[src[i+1]] && plain[src[i+2]] && plain[src[i+3]] &&
+			plain[src[i+4]] && plain[src[i+5]] && plain[src[i+6]] && plain[src[i+7]] {
+			i += 8
+		}
+		for i < len(src) && plain[src[i]] {
+			i++
+		}
+		if i >= len(src) {
+			p.pos = i
+			return p.fail(ErrSyntax, "unterminated string")
+		}
+		switch c := src[i]; {
+		case c == '"':
+			p.pos = i + 1
+			return nil
+		case c == '\\':
+			n, err := p.escape(i)
+			if err != nil {
+				return err
+			}
+			i += n
+		case c < 0x20:
+			p.pos = i
+			return p.fail(ErrSyntax, "control character in string")
+		default:
+			r, size := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && size <= 1 {
+				p.pos = i
+				return p.fail(ErrUTF8, "invalid UTF-8")
+			}
+			i += size
+		}
+	}
+}
+
+// escape checks the escape sequence at src[i] ('\\') and returns its length.
+func (p *refParser) escape(i int) (int, error) {
+	src := p.src
+	if i+1 >= len(src) {
+		p.pos = i
+		return 0, p.fail(ErrSyntax, "unterminated escape")
+	}
+	switch src[i+1] {
+	case '"', '\\', 'b', 'f', 'n', 'r', 't':
+		return 2, nil
+	case '/':
+		if p.opt.Canonical {
+			p.pos = i
+			return 0, p.fail(ErrNotCanonical, `"\/" escape`)
+		}
+		return 2, nil
+	case 'u':
+	default:
+		p.pos = i
+		return 0, p.fail(ErrSyntax, "invalid escape")
+	}
+	u, ok := hex4(src, i+2)
+	if !ok {
+		p.pos = i
+		return 0, p.fail(ErrSyntax, `invalid \u escape`)
+	}
+	n := 6
+	switch {
+	case u >= 0xD800 && u <= 0xDBFF:
+		lo, ok := uint16(0), false
+		if i+7 < len(src) && src[i+6] == '\\' && src[i+7] == 'u' {
+			lo, ok = hex4(src, i+8)
+		}
+		if !ok || lo < 0xDC00 || lo > 0xDFFF {
+			p.pos = i
+			return 0, p.fail(ErrSurrogate, "lone high surrogate")
+		}
+		n = 12
+	case u >= 0xDC00 && u <= 0xDFFF:
+		p.pos = i
+		return 0, p.fail(ErrSurrogate, "lone low surrogate")
+	}
+	if p.opt.Canonical {
+		// RFC 8785 escapes with \u only control characters that have no
+		// short form, in lower-case hex.
+		short := u == '\b' || u == '\f' || u == '\n' || u == '\r' || u == '\t'
+		lower := true
+		for _, c := range src[i+2 : i+6] {
+			if c >= 'A' && c <= 'F' {
+				lower = false
+			}
+		}
+		if u >= 0x20 || short || !lower {
+			p.pos = i
+			return 0, p.fail(ErrNotCanonical, `unneeded or non-canonical \u escape`)
+		}
+	}
+	return n, nil
+}
+
+// number parses the number at p.pos.
+func (p *refParser) number() error {
+	src := p.src
+	start := p.pos
+	i := start
+	if src[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(src) && src[i] == '0':
+		i++
+	case i < len(src) && src[i] >= '1' && src[i] <= '9':
+		for i < len(src) && isDigit(src[i]) {
+			i++
+		}
+	default:
+		p.pos = i
+		return p.fail(ErrSyntax, "invalid number")
+	}
+	integer := true
+	if i < len(src) && src[i] == '.' {
+		integer = false
+		i++
+		if i >= len(src) || !isDigit(src[i]) {
+			p.pos = i
+			return p.fail(ErrSyntax, "invalid number")
+		}
+		for i < len(src) && isDigit(src[i]) {
+			i++
+		}
+	}
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		integer = false
+		i++
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		if i >= len(src) || !isDigit(src[i]) {
+			p.pos = i
+			return p.fail(ErrSyntax, "invalid number")
+		}
+		for i < len(src) && isDigit(src[i]) {
+			i++
+		}
+	}
+	if i < len(src) && isDigit(src[i]) { // a leading zero followed by digits
+		p.pos = i
+		return p.fail(ErrSyntax, "invalid number")
+	}
+	tok := src[start:i]
+	p.pos = i
+	if integer {
+		digits := tok
+		if digits[0] == '-' {
+			digits = digits[1:]
+		}
+		if len(digits) > 16 || (len(digits) == 16 && string(digits) > "9007199254740991") {
+			p.pos = start
+			return p.fail(ErrIntegerRange, "integer beyond ±(2^53−1)")
+		}
+		if p.opt.Canonical && string(tok) == "-0" {
+			p.pos = start
+			return p.fail(ErrNotCanonical, "number -0")
+		}
+		return nil
+	}
+	if p.opt.Canonical {
+		if p.opt.DeferNumbers {
+			p.floats = append(p.floats, uint32(start))
+			return nil
+		}
+		return checkFloat(tok, start)
+	}
+	if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
+		p.pos = start
+		return p.fail(ErrIntegerRange, "number beyond the range of a float64")
+	}
+	return nil
+}
+
+// FuzzParse checks the parser against the recursive oracle in every mode:
+// the same verdict, the same refusal code, and the same index.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,2,{"b":null}],"c":"x"}`, `[[[]],{}]`, `{"a":1,"a":2}`, `{"b":1,"a":2}`, ` [1 , 2] `,
+		`{"a":{"b":{"c":{"d":[1,2,3]}}}}`, "[\"\xff\"]", `["\ud800"]`, `[1e400]`, `[-0]`, `{"a" 1}`, `[1,]`,
+		`{"k":[0.5,1e21,"\u001f"]}`, `[9007199254740992]`,
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, mode uint8) {
+		opt := Options{Canonical: mode&1 == 1, DeferNumbers: mode&2 == 2, IndexDepth: int(mode>>2) % 6, MaxDepth: 8 + int(mode>>5)}
+		got, err := Parse(in, opt)
+		want, refErr := refParse(in, opt)
+		if (err == nil) != (refErr == nil) {
+			t.Fatalf("Parse error %v, oracle %v", err, refErr)
+		}
+		if err != nil {
+			if code(err) != code(refErr) {
+				t.Fatalf("Parse refuses with %v, oracle with %v", err, refErr)
+			}
+			return
+		}
+		if len(got.nodes) != len(want.nodes) {
+			t.Fatalf("%d nodes, oracle %d", len(got.nodes), len(want.nodes))
+		}
+		for i := range got.nodes {
+			if got.nodes[i] != want.nodes[i] {
+				t.Fatalf("node %d: %+v, oracle %+v", i, got.nodes[i], want.nodes[i])
+			}
+		}
+		if len(got.floats) != len(want.floats) {
+			t.Fatalf("%d deferred numbers, oracle %d", len(got.floats), len(want.floats))
+		}
+	})
+}

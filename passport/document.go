@@ -1,0 +1,218 @@
+package passport
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Versions this package writes. A verifier accepts any minor version of a
+// major version it knows: minor versions only add members.
+const (
+	// Version is the passportVersion of the outer document.
+	Version = "0.1"
+	// TrustModelVersion is the version of the skill passports' trust model.
+	TrustModelVersion = "2.0"
+	// BundleVersion is the version of the bundle format.
+	BundleVersion = "1.0"
+)
+
+// Policy identifiers a passport names in its policies member.
+const (
+	OntologyPolicy   = "skills-1"
+	TrustModelPolicy = "contextual-trust-v2"
+	ReputationPolicy = "independent-validation-v2"
+)
+
+// MaxSkillPassports is the most skill passports one passport lists.
+const MaxSkillPassports = 50
+
+// Passport is the signed document: who the subject is, who issued it and
+// when, what the subject declares, what it has done in public, its domain
+// reputation, and its skill passports under trust model 2.0. Every figure
+// is backed by the evidence records that EvidenceRoot commits to.
+type Passport struct {
+	PassportVersion   string `json:"passportVersion"`
+	TrustModelVersion string `json:"trustModelVersion"`
+
+	Issuer    string  `json:"issuer"`
+	Subject   Subject `json:"subject"`
+	IssuedAt  Time    `json:"issuedAt"`
+	ExpiresAt Time    `json:"expiresAt"`
+
+	// DeclaredCapabilities are the subject's own claims. They carry no
+	// evidentiary weight.
+	DeclaredCapabilities []string `json:"declaredCapabilities"`
+	// PublicActivity counts what the subject did in public.
+	PublicActivity Activity `json:"publicActivity"`
+	// DomainReputation is the subject's reputation per domain, as the
+	// validation policy computes it.
+	DomainReputation []DomainReputation `json:"domainReputation"`
+	// ReputationScore is the global reputation score, in [-100, 100].
+	ReputationScore float64 `json:"reputationScore"`
+	// TrustLevel is new, observed, trusted or high_trust.
+	TrustLevel string `json:"trustLevel"`
+
+	// SkillPassports is the decision surface: per skill, how well evidenced
+	// the subject is. At most MaxSkillPassports.
+	SkillPassports []SkillPassport `json:"skillPassports"`
+	// Policies names the policy versions every figure was computed under.
+	Policies Policies `json:"policies"`
+
+	// EvidenceRoot is the RFC 9162 tree head over all EvidenceCount
+	// evidence leaves, as 64 lower-case hex digits.
+	EvidenceRoot  string `json:"evidenceRoot"`
+	EvidenceCount int    `json:"evidenceCount"`
+}
+
+// Subject identifies the agent a passport describes.
+type Subject struct {
+	ID          string `json:"id"` // public agent id, "agt_…"
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// Activity counts a subject's public activity.
+type Activity struct {
+	MemoriesPublished int `json:"memoriesPublished"`
+	MemoriesConsumed  int `json:"memoriesConsumed"`
+	FeedbackGiven     int `json:"feedbackGiven"`
+}
+
+// DomainReputation is the subject's reputation in one domain.
+type DomainReputation struct {
+	Domain         string  `json:"domain"`
+	Score          float64 `json:"score"`
+	Confidence     float64 `json:"confidence"`
+	SampleSize     int     `json:"sampleSize"`
+	PositiveEvents int     `json:"positiveEvents"`
+	NegativeEvents int     `json:"negativeEvents"`
+	UpdatedAt      Time    `json:"updatedAt"`
+}
+
+// Policies names the policies a passport's figures follow.
+type Policies struct {
+	Ontology   string `json:"ontology"`
+	TrustModel string `json:"trustModel"`
+	Reputation string `json:"reputation"`
+}
+
+// DefaultPolicies returns the policies this package implements.
+func DefaultPolicies() Policies {
+	return Policies{Ontology: OntologyPolicy, TrustModel: TrustModelPolicy, Reputation: ReputationPolicy}
+}
+
+// normalize writes absent lists as empty lists, so that a document has one
+// encoding whether a list was nil or empty.
+func (p *Passport) normalize() {
+	if p.DeclaredCapabilities == nil {
+		p.DeclaredCapabilities = []string{}
+	}
+	if p.DomainReputation == nil {
+		p.DomainReputation = []DomainReputation{}
+	}
+	if p.SkillPassports == nil {
+		p.SkillPassports = []SkillPassport{}
+	}
+}
+
+// Validate checks what the signer relies on: versions, ids, times, limits.
+func (p *Passport) Validate() error {
+	switch {
+	case p.PassportVersion == "":
+		return errorf(ReasonFieldMissing, "passportVersion is missing")
+	case p.Issuer == "":
+		return errorf(ReasonFieldMissing, "issuer is missing")
+	case p.Subject.ID == "":
+		return errorf(ReasonFieldMissing, "subject.id is missing")
+	case p.IssuedAt.IsZero() || p.ExpiresAt.IsZero():
+		return errorf(ReasonFieldMissing, "issuedAt and expiresAt are required")
+	case !p.ExpiresAt.After(p.IssuedAt.Time):
+		return errorf(ReasonFieldInvalid, "expiresAt must be after issuedAt")
+	case len(p.SkillPassports) > MaxSkillPassports:
+		return errorf(ReasonFieldInvalid, "%d skill passports; at most %d", len(p.SkillPassports), MaxSkillPassports)
+	}
+	if err := CheckVersion("passportVersion", p.PassportVersion, Version); err != nil {
+		return err
+	}
+	if p.TrustModelVersion != "" {
+		if err := CheckVersion("trustModelVersion", p.TrustModelVersion, TrustModelVersion); err != nil {
+			return err
+		}
+	}
+	for i := range p.SkillPassports {
+		if err := p.SkillPassports[i].validate(); err != nil {
+			return fmt.Errorf("skillPassports[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// CheckVersion checks that got, a "MAJOR.MINOR" version of the named field,
+// has the same major version as known.
+func CheckVersion(field, got, known string) error {
+	gMajor, gMinor, ok := strings.Cut(got, ".")
+	if !ok || !isDigits(gMajor) || !isDigits(gMinor) {
+		return errorf(ReasonVersion, "%s is not a MAJOR.MINOR version", field)
+	}
+	kMajor, _, _ := strings.Cut(known, ".")
+	if gMajor != kMajor {
+		return errorf(ReasonVersion, "%s major version %s is not supported (this verifier knows %s.x)", field, gMajor, kMajor)
+	}
+	return nil
+}
+
+func isDigits(s string) bool {
+	if s == "" || len(s) > 9 || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Time is an instant in a passport: RFC 3339 in UTC, to the second, such as
+// "2026-11-29T18:00:00Z". No other form is accepted.
+type Time struct{ time.Time }
+
+// TimeLayout is the one layout of a Time.
+const TimeLayout = "2006-01-02T15:04:05Z"
+
+// NewTime returns t in UTC, truncated to the second.
+func NewTime(t time.Time) Time { return Time{t.UTC().Truncate(time.Second)} }
+
+// ParseTime parses the one layout of a Time.
+func ParseTime(s string) (Time, error) {
+	if len(s) != len(TimeLayout) {
+		return Time{}, fmt.Errorf("time %q is not of the form %s", s, TimeLayout)
+	}
+	t, err := time.Parse(TimeLayout, s)
+	if err != nil {
+		return Time{}, fmt.Errorf("time %q is not of the form %s", s, TimeLayout)
+	}
+	return Time{t}, nil
+}
+
+// String returns the text form of t.
+func (t Time) String() string { return t.UTC().Format(TimeLayout) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (t Time) MarshalText() ([]byte, error) {
+	if t.Nanosecond() != 0 {
+		return nil, fmt.Errorf("passport: time %v has a fraction of a second", t.Time)
+	}
+	return []byte(t.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (t *Time) UnmarshalText(b []byte) error {
+	v, err := ParseTime(string(b))
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}

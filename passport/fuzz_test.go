@@ -1,0 +1,82 @@
+package passport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/gowebpki/jcs"
+)
+
+var canonicalSeeds = []string{
+	`{"b":1,"a":[true,false,null,"x\u0000\n",1.5e300,-0.0,1E2]}`,
+	`{"\ud83d\ude02":1,"\ufb33":2,"a":{"a":{}}}`,
+	`[9007199254740991,-9007199254740992,1e16,0.1,1e-7,123456789012345680000]`,
+	`{"a":1,"a":2}`,
+	"[\"\xff\"]",
+	`["\ud800x"]`,
+	`{} {}`,
+	`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
+	` "scalar" `,
+	`{"a":"\/\b\f\r\t\"\\"}`,
+}
+
+// FuzzCanonicalize checks that canonicalisation is idempotent, that its
+// output is canonical, that it refuses as malformed only what
+// encoding/json refuses, and that it agrees with jcs on accepted input.
+func FuzzCanonicalize(f *testing.F) {
+	for _, s := range canonicalSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := Canonicalize(in)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Reason == "" {
+				t.Fatalf("refusal without a reason: %v", err)
+			}
+			if e.Reason == ReasonJSONMalformed && json.Valid(in) {
+				t.Fatalf("refused as malformed, but encoding/json accepts %q: %v", in, err)
+			}
+			return
+		}
+		if !json.Valid(in) {
+			t.Fatalf("accepted %q, which encoding/json refuses", in)
+		}
+		if err := CheckCanonical(out); err != nil {
+			t.Fatalf("output %q is not canonical: %v", out, err)
+		}
+		again, err := Canonicalize(out)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent: %q -> %q -> %q (%v)", in, out, again, err)
+		}
+		if ref, err := jcs.Transform(in); err != nil || !bytes.Equal(ref, out) {
+			t.Fatalf("jcs gives %q (%v), we give %q", ref, err, out)
+		}
+		// What is canonical is accepted unchanged.
+		if CheckCanonical(in) == nil && !bytes.Equal(in, out) {
+			t.Fatalf("canonical input %q changed to %q", in, out)
+		}
+	})
+}
+
+// FuzzParseBundle checks that bundle decoding never panics and refuses with
+// a reason.
+func FuzzParseBundle(f *testing.F) {
+	f.Add([]byte(`{"bundleVersion":"1.0","credential":"a.b.c","evidence":[],"snapshot":{}}`))
+	f.Add([]byte(`{"bundleVersion":"1.0","credential":"a.b.c","evidence":[{"index":0,"leaf":{},"proof":["00"]}],"snapshot":{"passport":{}}}`))
+	f.Add([]byte(`{"credential":1}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		b, err := ParseBundle(in)
+		if err != nil {
+			if ReasonOf(err) == "" {
+				t.Fatalf("refusal without a reason: %v", err)
+			}
+			return
+		}
+		if b.Credential == "" || len(b.Snapshot) == 0 {
+			t.Fatalf("accepted a bundle without credential or snapshot")
+		}
+	})
+}

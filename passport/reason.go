@@ -1,0 +1,101 @@
+package passport
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/remnant/passportkit/internal/cjson"
+)
+
+// Reason is a stable code saying why a document, key or bundle was refused.
+// Codes never change meaning; SPEC.md §11 lists them all.
+type Reason string
+
+// Reasons. The JSON reasons apply to any strict or canonical JSON input;
+// the others to bundles, credentials and passports.
+const (
+	ReasonOK Reason = "ok"
+
+	ReasonJSONMalformed     Reason = "json_malformed"
+	ReasonJSONInvalidUTF8   Reason = "json_invalid_utf8"
+	ReasonJSONLoneSurrogate Reason = "json_lone_surrogate"
+	ReasonJSONDuplicateKey  Reason = "json_duplicate_key"
+	ReasonJSONNumberRange   Reason = "json_number_range"
+	ReasonJSONTooDeep       Reason = "json_too_deep"
+	ReasonJSONTrailingData  Reason = "json_trailing_data"
+	ReasonJSONNotCanonical  Reason = "json_not_canonical"
+
+	ReasonBundleTooLarge   Reason = "bundle_too_large"
+	ReasonBundleMalformed  Reason = "bundle_malformed"
+	ReasonBundleVersion    Reason = "bundle_version_unsupported"
+	ReasonJWSMalformed     Reason = "jws_malformed"
+	ReasonJWSNotCompact    Reason = "jws_not_compact"
+	ReasonJWSMultipleSigs  Reason = "jws_multiple_signatures"
+	ReasonJWSUnprotected   Reason = "jws_unprotected_header"
+	ReasonJWSHeader        Reason = "jws_header_malformed"
+	ReasonJWSEmbeddedKey   Reason = "jws_embedded_key"
+	ReasonJWSKeyURL        Reason = "jws_key_url"
+	ReasonJWSCrit          Reason = "jws_crit_unsupported"
+	ReasonJWSType          Reason = "jws_type_invalid"
+	ReasonKeyUnknown       Reason = "key_unknown"
+	ReasonAlgNotAllowed    Reason = "alg_not_allowed"
+	ReasonAlgKeyMismatch   Reason = "alg_key_mismatch"
+	ReasonSignatureInvalid Reason = "signature_invalid"
+
+	ReasonPayloadMalformed Reason = "payload_malformed"
+	ReasonSnapshotMismatch Reason = "snapshot_mismatch"
+	ReasonHashMismatch     Reason = "passport_hash_mismatch"
+	ReasonVersion          Reason = "version_unsupported"
+	ReasonFieldMissing     Reason = "passport_field_missing"
+	ReasonFieldInvalid     Reason = "passport_field_invalid"
+	ReasonIssuerMismatch   Reason = "issuer_mismatch"
+	ReasonKeyWindow        Reason = "key_outside_validity"
+	ReasonNotYetValid      Reason = "not_yet_valid"
+	ReasonExpired          Reason = "expired"
+	ReasonEvidence         Reason = "evidence_malformed"
+	ReasonEvidenceProof    Reason = "evidence_proof_invalid"
+	ReasonEvidenceRoot     Reason = "evidence_root_mismatch"
+	ReasonSubjectMismatch  Reason = "subject_mismatch"
+)
+
+// Error is a refusal: a stable Reason and a detail for people. Details never
+// quote content that failed verification.
+type Error struct {
+	Reason Reason
+	Detail string
+	Err    error // the underlying cause, if any
+}
+
+func (e *Error) Error() string {
+	if e.Detail == "" {
+		return string(e.Reason)
+	}
+	return string(e.Reason) + ": " + e.Detail
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// errorf returns an *Error with a formatted detail.
+func errorf(r Reason, format string, args ...any) *Error {
+	return &Error{Reason: r, Detail: fmt.Sprintf(format, args...)}
+}
+
+// ReasonOf returns the Reason carried by err, or "" when err is nil or has
+// no reason.
+func ReasonOf(err error) Reason {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ""
+}
+
+// JSONError converts a refusal from the strict JSON parser into an *Error
+// whose Reason is one of the json_* codes.
+func JSONError(err error) error {
+	var ce *cjson.Error
+	if errors.As(err, &ce) {
+		return &Error{Reason: Reason(ce.Code.String()), Detail: fmt.Sprintf("%s at byte %d", ce.Msg, ce.Offset), Err: err}
+	}
+	return err
+}

@@ -1,0 +1,132 @@
+package passport
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/remnant/passportkit/evidence"
+)
+
+// Signer signs passports, and other payloads under the same JWS profile,
+// with one issuer key.
+type Signer struct {
+	key *PrivateKey
+}
+
+// NewSigner returns a Signer for key.
+func NewSigner(key *PrivateKey) *Signer { return &Signer{key: key} }
+
+// Key returns the signer's public key.
+func (s *Signer) Key() *PublicKey { return s.key.Public() }
+
+// SignCompact signs payload as a compact JWS whose protected header holds
+// exactly alg, kid (the key's thumbprint) and typ.
+func (s *Signer) SignCompact(payload []byte, typ string) (string, error) {
+	opts := (&jose.SignerOptions{}).WithType(jose.ContentType(typ))
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(s.key.pub.alg), Key: opaqueKey{s.key}}, opts)
+	if err != nil {
+		return "", fmt.Errorf("passport: signer: %w", err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		return "", fmt.Errorf("passport: sign: %w", err)
+	}
+	return jws.CompactSerialize()
+}
+
+// Sign issues p as a bundle. records are the passport's evidence records,
+// each a JSON object, in leaf order; Sign canonicalises each one, builds the
+// evidence tree, sets p's EvidenceRoot and EvidenceCount, signs the
+// snapshot, and discloses the records at the indices in disclose (sorted,
+// no repeats) with their inclusion proofs. The encoded bundle must fit in
+// MaxBundleSize.
+func (s *Signer) Sign(p *Passport, records []json.RawMessage, disclose []int) ([]byte, error) {
+	leaves := make([][]byte, len(records))
+	hashes := make([]evidence.Hash, len(records))
+	for i, r := range records {
+		c, err := Canonicalize(r)
+		if err != nil {
+			return nil, fmt.Errorf("passport: evidence record %d: %w", i, err)
+		}
+		if len(c) == 0 || c[0] != '{' {
+			return nil, fmt.Errorf("passport: evidence record %d is not a JSON object", i)
+		}
+		leaves[i] = c
+		hashes[i] = evidence.LeafHash(c)
+	}
+	tree := evidence.NewTree(hashes)
+
+	doc := *p
+	doc.normalize()
+	doc.EvidenceRoot = tree.Root().String()
+	doc.EvidenceCount = len(records)
+	if err := doc.Validate(); err != nil {
+		return nil, fmt.Errorf("passport: %w", err)
+	}
+	snapshot, err := MarshalSnapshot(&doc)
+	if err != nil {
+		return nil, err
+	}
+	credential, err := s.SignCompact(snapshot, JWSType)
+	if err != nil {
+		return nil, err
+	}
+
+	if !slices.IsSorted(disclose) || len(slices.Compact(slices.Clone(disclose))) != len(disclose) {
+		return nil, fmt.Errorf("passport: disclosed indices must be sorted and distinct")
+	}
+	bundle := Bundle{BundleVersion: BundleVersion, Credential: credential, Snapshot: snapshot, Evidence: []Disclosure{}}
+	for _, i := range disclose {
+		proof, err := tree.Proof(i)
+		if err != nil {
+			return nil, fmt.Errorf("passport: disclose: %w", err)
+		}
+		if proof == nil {
+			proof = []evidence.Hash{}
+		}
+		bundle.Evidence = append(bundle.Evidence, Disclosure{Index: i, Leaf: leaves[i], Proof: proof})
+	}
+	out, err := bundle.Encode()
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > MaxBundleSize {
+		return nil, errorf(ReasonBundleTooLarge, "the bundle is %d bytes; the limit is %d: disclose fewer records", len(out), MaxBundleSize)
+	}
+	return out, nil
+}
+
+// MarshalSnapshot returns the canonical signed payload for p:
+// {"passport":<canonical p>,"passportHash":"<hex SHA-256 of those bytes>"}.
+func MarshalSnapshot(p *Passport) ([]byte, error) {
+	doc := *p
+	doc.normalize()
+	body, err := Marshal(&doc)
+	if err != nil {
+		return nil, err
+	}
+	return snapshotFor(body), nil
+}
+
+// snapshotFor wraps a canonical passport body. Members sort as "passport" <
+// "passportHash", so the result is canonical by construction.
+func snapshotFor(body []byte) []byte {
+	h := sha256.Sum256(body)
+	out := make([]byte, 0, len(body)+96)
+	out = append(out, `{"passport":`...)
+	out = append(out, body...)
+	out = append(out, `,"passportHash":"`...)
+	out = hex.AppendEncode(out, h[:])
+	return append(out, `"}`...)
+}
+
+// PassportHash returns the passportHash of a canonical passport body.
+func PassportHash(body []byte) string {
+	h := sha256.Sum256(body)
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,351 @@
+package vectors
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/asn1"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/verifier"
+)
+
+// The fixed clock of every vector.
+var (
+	verifyAt  = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	issuedAt  = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	expiresAt = time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// Issuer is the issuer named by the vectors' trust file.
+const Issuer = "https://issuer.example"
+
+// fixture holds the fixed keys. Secrets are SHA-256 of a label, so anyone
+// can rebuild them; they protect nothing.
+type fixture struct {
+	ed, es, edOld, rogue *passport.PrivateKey
+	edRaw, edOldRaw      ed25519.PrivateKey
+	rogueRaw             ed25519.PrivateKey
+	esRaw                *ecdsa.PrivateKey
+}
+
+func secret(label string) []byte {
+	s := sha256.Sum256([]byte("passportkit vectors: " + label))
+	return s[:]
+}
+
+func newFixture() (*fixture, error) {
+	f := &fixture{}
+	var err error
+	if f.ed, err = passport.NewPrivateKey(passport.EdDSA, secret("ed25519 key")); err != nil {
+		return nil, err
+	}
+	if f.es, err = passport.NewPrivateKey(passport.ES256, secret("p256 key")); err != nil {
+		return nil, err
+	}
+	if f.edOld, err = passport.NewPrivateKey(passport.EdDSA, secret("retired ed25519 key")); err != nil {
+		return nil, err
+	}
+	if f.rogue, err = passport.NewPrivateKey(passport.EdDSA, secret("untrusted ed25519 key")); err != nil {
+		return nil, err
+	}
+	f.edRaw = ed25519.NewKeyFromSeed(secret("ed25519 key"))
+	f.edOldRaw = ed25519.NewKeyFromSeed(secret("retired ed25519 key"))
+	f.rogueRaw = ed25519.NewKeyFromSeed(secret("untrusted ed25519 key"))
+	if f.esRaw, err = ecdsa.ParseRawPrivateKey(elliptic.P256(), secret("p256 key")); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// trust returns the trust file of every vector: the EdDSA and ES256 keys
+// with open windows, and a retired key valid only during 2025.
+func (f *fixture) trust() ([]byte, error) {
+	t, err := verifier.NewTrust(Issuer,
+		verifier.TrustedKey{Key: f.ed.Public()},
+		verifier.TrustedKey{Key: f.es.Public()},
+		verifier.TrustedKey{Key: f.edOld.Public(),
+			NotBefore: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+			NotAfter:  time.Date(2025, 12, 31, 23, 59, 59, 0, time.UTC)},
+	)
+	if err != nil {
+		return nil, err
+	}
+	return t.MarshalJSON()
+}
+
+// basePassport is a realistic passport with two skill passports.
+func basePassport() *passport.Passport {
+	return &passport.Passport{
+		PassportVersion:      passport.Version,
+		TrustModelVersion:    passport.TrustModelVersion,
+		Issuer:               Issuer,
+		Subject:              passport.Subject{ID: "agt_7Qm2xKp9Lr4Vt8Wn", Name: "index-tuner", Description: "Tunes PostgreSQL indexes for write-heavy workloads."},
+		IssuedAt:             passport.NewTime(issuedAt),
+		ExpiresAt:            passport.NewTime(expiresAt),
+		DeclaredCapabilities: []string{"PostgreSQL indexing", "query optimization"},
+		PublicActivity:       passport.Activity{MemoriesPublished: 14, MemoriesConsumed: 52, FeedbackGiven: 9},
+		DomainReputation: []passport.DomainReputation{
+			{Domain: "postgresql", Score: 7.25, Confidence: 0.6, SampleSize: 6, PositiveEvents: 7, NegativeEvents: 1, UpdatedAt: passport.NewTime(time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC))},
+			{Domain: "sqlite", Score: -0.5, Confidence: 0.1, SampleSize: 1, PositiveEvents: 0, NegativeEvents: 1, UpdatedAt: passport.NewTime(time.Date(2026, 2, 3, 8, 30, 0, 0, time.UTC))},
+		},
+		ReputationScore: 6.75,
+		TrustLevel:      "observed",
+		SkillPassports:  []passport.SkillPassport{{Skill: "PostgreSQL indexing", State: "evidenced", Assessment: "SUPPORTED", EvidenceLevel: "MODERATE"}, {Skill: "SQLite", State: "limited_evidence", Assessment: "INSUFFICIENT_EVIDENCE", EvidenceLevel: "VERY_LOW"}},
+		Policies:        passport.DefaultPolicies(),
+	}
+}
+
+// baseRecords are eight evidence records, as canonical JSON.
+func baseRecords() []json.RawMessage {
+	outcomes := []string{"success", "success", "failure", "success", "partial", "success", "uncertain", "success"}
+	var out []json.RawMessage
+	for i, o := range outcomes {
+		rec := map[string]any{
+			"id":       fmt.Sprintf("ev_%02d", i+1),
+			"kind":     "outcome_report",
+			"skill":    "PostgreSQL indexing",
+			"outcome":  o,
+			"quality":  "OBSERVED_REUSE",
+			"reporter": fmt.Sprintf("actor-%d", i%3+1),
+			"operator": fmt.Sprintf("operator-%d", i%2+1),
+			"date":     fmt.Sprintf("2026-0%d-1%d", i%4+1, i),
+			"context":  map[string]string{"protocol": "postgres", "workload": "high-write-concurrency"},
+		}
+		b, _ := passport.Marshal(rec)
+		out = append(out, b)
+	}
+	return out
+}
+
+// draft is a bundle under construction. Each field has a valid default;
+// a case changes what it breaks and assembles the rest.
+type draft struct {
+	f        *fixture
+	body     []byte // canonical passport body
+	hash     string // passportHash; "" means the right one
+	payload  []byte // the signed bytes; nil means the snapshot
+	snapshot []byte // the snapshot in the bundle; nil means the right one
+	header   string // protected header JSON; "" means alg/kid/typ of key
+	alg      string // algorithm for the default header
+	key      *passport.PrivateKey
+	sign     func(signingInput []byte) []byte // nil means the key's own signature
+	sigB64   *string                          // overrides the encoded signature
+	records  [][]byte                         // all leaves
+	disclose []int
+	tamper   func(entries []disclosure) // edits disclosures after proofs are made
+	version  string
+	// credential, when set, replaces the credential member's JSON value.
+	credential []byte
+	// edit, when set, rewrites the finished bundle bytes.
+	edit func([]byte) []byte
+}
+
+type disclosure struct {
+	index int
+	leaf  []byte
+	proof []evidence.Hash
+}
+
+// newDraft starts from the base passport, signed with the EdDSA key, with
+// records 1, 4 and 6 disclosed.
+func (f *fixture) newDraft(p *passport.Passport, records []json.RawMessage) *draft {
+	d := &draft{f: f, key: f.ed, disclose: []int{1, 4, 6}, version: passport.BundleVersion}
+	for _, r := range records {
+		d.records = append(d.records, r)
+	}
+	if p == nil {
+		p = basePassport()
+	}
+	d.setPassport(p)
+	return d
+}
+
+// setPassport sets the body from p, with the evidence root of d's records.
+func (d *draft) setPassport(p *passport.Passport) {
+	q := *p
+	q.EvidenceRoot = d.root().String()
+	q.EvidenceCount = len(d.records)
+	body, err := passport.Marshal(&q)
+	if err != nil {
+		panic(err)
+	}
+	d.body = body
+}
+
+// setBody sets the body from p after edit changes its JSON members.
+func (d *draft) setBody(p *passport.Passport, edit func(m map[string]any)) {
+	d.setPassport(p)
+	var m map[string]any
+	if err := json.Unmarshal(d.body, &m); err != nil {
+		panic(err)
+	}
+	edit(m)
+	body, err := passport.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	d.body = body
+}
+
+func (d *draft) hashes() []evidence.Hash {
+	hs := make([]evidence.Hash, len(d.records))
+	for i, r := range d.records {
+		hs[i] = evidence.LeafHash(r)
+	}
+	return hs
+}
+
+func (d *draft) root() evidence.Hash { return evidence.Root(d.hashes()) }
+
+// snapshotBytes returns the snapshot the bundle carries.
+func (d *draft) snapshotBytes() []byte {
+	if d.snapshot != nil {
+		return d.snapshot
+	}
+	return d.signedSnapshot()
+}
+
+// signedSnapshot returns the snapshot made from the body and hash.
+func (d *draft) signedSnapshot() []byte {
+	hash := d.hash
+	if hash == "" {
+		hash = passport.PassportHash(d.body)
+	}
+	return []byte(`{"passport":` + string(d.body) + `,"passportHash":"` + hash + `"}`)
+}
+
+func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+func (d *draft) headerJSON() string {
+	if d.header != "" {
+		return d.header
+	}
+	alg := d.alg
+	if alg == "" {
+		alg = string(d.key.Public().Algorithm())
+	}
+	return `{"alg":"` + alg + `","kid":"` + d.key.Public().KeyID() + `","typ":"` + passport.JWSType + `"}`
+}
+
+// rawSign signs with the fixture's raw copy of key.
+func (f *fixture) rawSign(key *passport.PrivateKey, input []byte) []byte {
+	switch key {
+	case f.ed:
+		return ed25519.Sign(f.edRaw, input)
+	case f.edOld:
+		return ed25519.Sign(f.edOldRaw, input)
+	case f.rogue:
+		return ed25519.Sign(f.rogueRaw, input)
+	case f.es:
+		h := sha256.Sum256(input)
+		der, err := f.esRaw.Sign(nil, h[:], crypto.SHA256)
+		if err != nil {
+			panic(err)
+		}
+		var sig struct{ R, S *big.Int }
+		if _, err := asn1.Unmarshal(der, &sig); err != nil {
+			panic(err)
+		}
+		out := make([]byte, 64)
+		sig.R.FillBytes(out[:32])
+		sig.S.FillBytes(out[32:])
+		return out
+	}
+	panic("unknown key")
+}
+
+func (d *draft) compact() string {
+	payload := d.payload
+	if payload == nil {
+		payload = d.signedSnapshot()
+	}
+	input := b64([]byte(d.headerJSON())) + "." + b64(payload)
+	var sig string
+	switch {
+	case d.sigB64 != nil:
+		sig = *d.sigB64
+	case d.sign != nil:
+		sig = b64(d.sign([]byte(input)))
+	default:
+		sig = b64(d.f.rawSign(d.key, []byte(input)))
+	}
+	return input + "." + sig
+}
+
+func (d *draft) disclosures() []disclosure {
+	tree := evidence.NewTree(d.hashes())
+	var out []disclosure
+	for _, i := range d.disclose {
+		p, err := tree.Proof(i)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, disclosure{index: i, leaf: d.records[i], proof: p})
+	}
+	if d.tamper != nil {
+		d.tamper(out)
+	}
+	return out
+}
+
+// bytes assembles the bundle as canonical JSON, member by member.
+func (d *draft) bytes() []byte {
+	var b strings.Builder
+	b.WriteString(`{"bundleVersion":"` + d.version + `","credential":`)
+	if d.credential != nil {
+		b.Write(d.credential)
+	} else {
+		b.WriteString(`"` + d.compact() + `"`)
+	}
+	b.WriteString(`,"evidence":[`)
+	for i, e := range d.disclosures() {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"index":%d,"leaf":%s,"proof":[`, e.index, e.leaf)
+		for j, h := range e.proof {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"` + h.String() + `"`)
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString(`],"snapshot":`)
+	b.Write(d.snapshotBytes())
+	b.WriteString("}")
+	out := []byte(b.String())
+	if d.edit != nil {
+		out = d.edit(out)
+	}
+	return out
+}
+
+// hmacSHA256 is for the HS256 confusion vector only.
+func hmacSHA256(key, msg []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(msg)
+	return m.Sum(nil)
+}
+
+// sortedKeys returns m's keys in order, for deterministic output.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,140 @@
+// Package vectors holds passportkit's conformance vectors: bundles, a trust
+// file and the verdict each bundle must get, so that a verifier in any
+// language can prove itself against the same cases. README.md in this
+// folder specifies the layout.
+//
+// The vectors are generated deterministically (fixed keys, fixed clock) by
+// Generate, one small function per case, and shipped in FS.
+package vectors
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/remnant/passportkit/passport"
+)
+
+//go:embed testdata
+var embedded embed.FS
+
+// FS holds the vectors: trust.json, and cases/<name>/{bundle.json,case.json}.
+var FS fs.FS = must(fs.Sub(embedded, "testdata"))
+
+func must(f fs.FS, err error) fs.FS {
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// Case is one vector.
+type Case struct {
+	// Name is the case's folder name; negative cases end in "_fail".
+	Name string `json:"-"`
+	// Description says what the bundle exercises.
+	Description string `json:"description"`
+	// At is the verification time.
+	At time.Time `json:"-"`
+	// Verified is the expected verdict.
+	Verified bool `json:"verified"`
+	// Reason is the expected reason code ("ok" when Verified).
+	Reason string `json:"reason"`
+	// Check is the name of the check expected to fail ("" when Verified).
+	Check string `json:"check,omitempty"`
+	// Bundle is the bundle's exact bytes.
+	Bundle []byte `json:"-"`
+}
+
+// caseFile is the JSON form of case.json.
+type caseFile struct {
+	Description string `json:"description"`
+	At          string `json:"at"`
+	Verified    bool   `json:"verified"`
+	Reason      string `json:"reason"`
+	Check       string `json:"check,omitempty"`
+}
+
+// Load reads the trust file and every case from fsys, in name order.
+func Load(fsys fs.FS) (trust []byte, cases []Case, err error) {
+	trust, err = fs.ReadFile(fsys, "trust.json")
+	if err != nil {
+		return nil, nil, err
+	}
+	dirs, err := fs.ReadDir(fsys, "cases")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, d := range dirs {
+		dir := path.Join("cases", d.Name())
+		meta, err := fs.ReadFile(fsys, path.Join(dir, "case.json"))
+		if err != nil {
+			return nil, nil, err
+		}
+		var cf caseFile
+		if err := json.Unmarshal(meta, &cf); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		at, err := passport.ParseTime(cf.At)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		bundle, err := fs.ReadFile(fsys, path.Join(dir, "bundle.json"))
+		if err != nil {
+			return nil, nil, err
+		}
+		cases = append(cases, Case{Name: d.Name(), Description: cf.Description, At: at.Time,
+			Verified: cf.Verified, Reason: cf.Reason, Check: cf.Check, Bundle: bundle})
+	}
+	return trust, cases, nil
+}
+
+// Generate builds every file of the vectors, keyed by path relative to FS.
+func Generate() (map[string][]byte, error) {
+	f, err := newFixture()
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	if files["trust.json"], err = f.trust(); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, g := range generators {
+		if seen[g.name] {
+			return nil, fmt.Errorf("vectors: case %s defined twice", g.name)
+		}
+		seen[g.name] = true
+		c, err := g.fn(f)
+		if err != nil {
+			return nil, fmt.Errorf("vectors: %s: %w", g.name, err)
+		}
+		if c.Verified == strings.HasSuffix(g.name, "_fail") {
+			return nil, fmt.Errorf("vectors: %s: the _fail suffix must mark exactly the negative cases", g.name)
+		}
+		meta, err := json.MarshalIndent(caseFile{Description: c.Description, At: passport.NewTime(c.At).String(),
+			Verified: c.Verified, Reason: c.Reason, Check: c.Check}, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		dir := path.Join("cases", g.name)
+		files[path.Join(dir, "case.json")] = append(meta, '\n')
+		files[path.Join(dir, "bundle.json")] = c.Bundle
+	}
+	return files, nil
+}
+
+// Names returns the case names Generate produces, sorted.
+func Names() []string {
+	var names []string
+	for _, g := range generators {
+		names = append(names, g.name)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,189 @@
+package verifier_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/remnant/passportkit/vectors"
+	"github.com/remnant/passportkit/verifier"
+)
+
+func newServer(t *testing.T, cfg verifier.HandlerConfig) (*httptest.Server, map[string][]byte) {
+	t.Helper()
+	trustJSON, cases, err := vectors.Load(vectors.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust, err := verifier.ParseTrust(trustJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verifier.New(trust)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(verifier.NewHandler(v, cfg))
+	t.Cleanup(srv.Close)
+	bundles := map[string][]byte{}
+	for _, c := range cases {
+		bundles[c.Name] = c.Bundle
+	}
+	return srv, bundles
+}
+
+func post(t *testing.T, url string, body []byte, header map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/vnd.passportkit.bundle+json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+func gz(b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+func TestHTTPVerify(t *testing.T) {
+	srv, bundles := newServer(t, verifier.HandlerConfig{})
+	at := "?at=2026-06-01T00:00:00Z"
+	tests := []struct {
+		name     string
+		body     []byte
+		header   map[string]string
+		query    string
+		status   int
+		verified bool
+		reason   string
+	}{
+		{"verified", bundles["valid_eddsa"], nil, at, 200, true, "ok"},
+		{"verified gzip", gz(bundles["valid_es256"]), map[string]string{"Content-Encoding": "gzip"}, at, 200, true, "ok"},
+		{"not verified is still 200", bundles["tampered_leaf_fail"], nil, at, 200, false, "evidence_proof_invalid"},
+		{"subject policy", bundles["valid_eddsa"], nil, at + "&subject=agt_other", 200, false, "subject_mismatch"},
+		{"near the limit", bundles["valid_near_limit"], nil, at, 200, true, "ok"},
+		{"over 512 KiB", bundles["over_512kib_fail"], nil, at, 413, false, ""},
+		{"over 512 KiB after decompression", gz(append(bytes.Repeat([]byte(" "), 600<<10), '{', '}')), map[string]string{"Content-Encoding": "gzip"}, at, 413, false, ""},
+		{"gzip bomb", gz(bytes.Repeat([]byte("0"), 64<<20)), map[string]string{"Content-Encoding": "gzip"}, at, 413, false, ""},
+		{"not gzip", []byte("plain"), map[string]string{"Content-Encoding": "gzip"}, at, 400, false, ""},
+		{"unknown encoding", []byte("{}"), map[string]string{"Content-Encoding": "br"}, at, 415, false, ""},
+		{"bad at", bundles["valid_eddsa"], nil, "?at=tomorrow", 400, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := post(t, srv.URL+"/v1/verify"+tt.query, tt.body, tt.header)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+			if tt.status != 200 {
+				assertProblem(t, resp, body, tt.status)
+				return
+			}
+			var res verifier.Result
+			if err := json.Unmarshal(body, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Verified != tt.verified || string(res.Reason) != tt.reason {
+				t.Errorf("verified %v reason %s, want %v %s", res.Verified, res.Reason, tt.verified, tt.reason)
+			}
+		})
+	}
+}
+
+func assertProblem(t *testing.T, resp *http.Response, body []byte, status int) {
+	t.Helper()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	var p struct {
+		Type   string `json:"type"`
+		Title  string `json:"title"`
+		Status int    `json:"status"`
+		Detail string `json:"detail"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatalf("problem body: %v: %s", err, body)
+	}
+	if p.Status != status || p.Type == "" || p.Title == "" || p.Detail == "" {
+		t.Errorf("problem %+v", p)
+	}
+}
+
+func TestHTTPRoutes(t *testing.T) {
+	srv, _ := newServer(t, verifier.HandlerConfig{})
+	resp, err := http.Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"ok"`) {
+		t.Errorf("healthz: %d %s", resp.StatusCode, body)
+	}
+	for _, tt := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/v1/verify", 405},
+		{"DELETE", "/healthz", 405},
+		{"GET", "/nope", 404},
+		{"POST", "/v1/verify/extra", 404},
+	} {
+		req, _ := http.NewRequest(tt.method, srv.URL+tt.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s %s: %d, want %d", tt.method, tt.path, resp.StatusCode, tt.status)
+			continue
+		}
+		assertProblem(t, resp, body, tt.status)
+		if tt.status == 405 && resp.Header.Get("Allow") == "" {
+			t.Errorf("%s %s: no Allow header", tt.method, tt.path)
+		}
+	}
+}
+
+func TestHTTPRateLimit(t *testing.T) {
+	srv, bundles := newServer(t, verifier.HandlerConfig{RatePerClient: 1})
+	limited := 0
+	for range 10 {
+		resp, body := post(t, srv.URL+"/v1/verify", bundles["valid_minimal"], nil)
+		if resp.StatusCode == http.StatusTooManyRequests {
+			limited++
+			assertProblem(t, resp, body, 429)
+			if resp.Header.Get("Retry-After") == "" {
+				t.Errorf("429 without Retry-After")
+			}
+		}
+	}
+	// A burst of 2 then 1/s: most of ten quick requests are refused.
+	if limited < 5 {
+		t.Errorf("%d of 10 requests rate-limited, want most", limited)
+	}
+}

@@ -1,0 +1,801 @@
+// Package verifier checks passport bundles offline against a trust file.
+//
+// A Verifier is built once from a Trust and options, then checks bundles:
+//
+//	v, err := verifier.New(trust)
+//	res, err := v.Verify(ctx, bundle, verifier.Policy{})
+//	if res.Verified { … res.Passport … }
+//
+// Verify never returns a bare bool. Its Result lists every check in the
+// order SPEC.md §11 gives, each with a stable reason code; the first
+// failure is the result's reason. The passport and its disclosed evidence
+// appear in a Result only when every check passed.
+//
+// The bundle is bounded before it is parsed, parsed once by a strict
+// canonical JSON parser that records byte ranges, and every hash and
+// signature is computed over slices of the input: nothing is re-serialised.
+package verifier
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/internal/cjson"
+	"github.com/remnant/passportkit/passport"
+)
+
+// DefaultSkew is the clock skew tolerated on issuedAt and expiresAt when
+// no WithSkew option is given.
+const DefaultSkew = 5 * time.Minute
+
+// MaxSkew bounds WithSkew.
+const MaxSkew = 24 * time.Hour
+
+// Verifier checks bundles against one Trust. It is safe for concurrent use.
+type Verifier struct {
+	trust *Trust
+	clock func() time.Time
+	skew  time.Duration
+	// parsers keeps parse buffers between verifications: the index of a
+	// bundle is sizeable, and fresh memory costs page faults.
+	parsers sync.Pool
+}
+
+// Option configures a Verifier.
+type Option func(*Verifier) error
+
+// WithClock sets the clock that supplies the verification time when a
+// Policy gives none. The default is time.Now.
+func WithClock(clock func() time.Time) Option {
+	return func(v *Verifier) error {
+		if clock == nil {
+			return errors.New("verifier: nil clock")
+		}
+		v.clock = clock
+		return nil
+	}
+}
+
+// WithSkew sets the clock skew tolerated on issuedAt and expiresAt, between
+// zero and MaxSkew.
+func WithSkew(d time.Duration) Option {
+	return func(v *Verifier) error {
+		if d < 0 || d > MaxSkew {
+			return fmt.Errorf("verifier: skew %v outside [0, %v]", d, MaxSkew)
+		}
+		v.skew = d
+		return nil
+	}
+}
+
+// New returns a Verifier that trusts exactly trust.
+func New(trust *Trust, opts ...Option) (*Verifier, error) {
+	if trust == nil {
+		return nil, errors.New("verifier: nil trust")
+	}
+	if err := trust.validate(); err != nil {
+		return nil, err
+	}
+	v := &Verifier{trust: trust, clock: time.Now, skew: DefaultSkew}
+	for _, o := range opts {
+		if err := o(v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// Policy is what a caller requires of one bundle beyond its validity.
+type Policy struct {
+	// At is the time to verify at; zero means the verifier's clock.
+	At time.Time
+	// Subject, when set, is the agent id the passport must describe.
+	Subject string
+}
+
+// Check is the outcome of one verification step.
+type Check struct {
+	Name   string          `json:"name"`
+	OK     bool            `json:"ok"`
+	Reason passport.Reason `json:"reason"`
+	Detail string          `json:"detail"`
+}
+
+// Leaf is one disclosed evidence record of a verified bundle.
+type Leaf struct {
+	Index  int             `json:"index"`
+	Record json.RawMessage `json:"record"` // canonical JSON
+}
+
+// Result is the outcome of Verify. Issuer, Subject, PassportHash,
+// EvidenceRoot, Passport and Evidence are set only when Verified; KeyID is
+// set once the bundle's kid names a trusted key.
+type Result struct {
+	Verified     bool            `json:"verified"`
+	Reason       passport.Reason `json:"reason"`
+	Checks       []Check         `json:"checks"`
+	PassportHash string          `json:"passportHash"`
+	EvidenceRoot string          `json:"evidenceRoot"`
+	Issuer       string          `json:"issuer"`
+	Subject      string          `json:"subject"`
+	KeyID        string          `json:"kid"`
+	At           string          `json:"at"`
+	// Passport is the verified passport document, in canonical JSON.
+	Passport json.RawMessage `json:"passport,omitempty"`
+	// Evidence holds the disclosed evidence records.
+	Evidence []Leaf `json:"evidence,omitempty"`
+}
+
+// Indeterminate reports whether the bundle could not be judged because no
+// trusted key has its kid.
+func (r *Result) Indeterminate() bool { return r.Reason == passport.ReasonKeyUnknown }
+
+// Decode decodes the verified passport. It fails for an unverified result.
+func (r *Result) Decode() (*passport.Passport, error) {
+	if !r.Verified {
+		return nil, errors.New("verifier: the bundle did not verify")
+	}
+	var p passport.Passport
+	if err := json.Unmarshal(r.Passport, &p); err != nil {
+		return nil, fmt.Errorf("verifier: decode passport: %w", err)
+	}
+	return &p, nil
+}
+
+// The checks, in order. Their names are stable.
+var checkNames = [...]string{
+	"size", "json", "bundle", "jws", "header", "key", "algorithm", "signature",
+	"payload", "snapshot", "passport_hash", "version", "fields", "issuer",
+	"key_window", "validity", "evidence", "subject",
+}
+
+// CheckNames returns the names of the checks Verify reports, in order.
+func CheckNames() []string { return append([]string(nil), checkNames[:]...) }
+
+// ReasonNotReached marks a check that did not run because an earlier one
+// failed.
+const ReasonNotReached passport.Reason = "not_reached"
+
+// Verify checks bundle under policy. It returns an error only when ctx is
+// done; an invalid bundle is a Result with Verified false.
+func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	at := policy.At
+	if at.IsZero() {
+		at = v.clock()
+	}
+	ps, _ := v.parsers.Get().(*cjson.Parser)
+	if ps == nil {
+		ps = new(cjson.Parser)
+	}
+	defer v.parsers.Put(ps)
+	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: ps}
+	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
+	steps := [...]func() *passport.Error{
+		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
+		r.payload, r.snapshot, r.passportHash, r.version, r.fields, r.issuer,
+		r.keyWindow, r.validity, r.evidence, r.subject,
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			res.Reason = err.Reason
+			res.Checks = append(res.Checks, Check{Name: checkNames[i], Reason: err.Reason, Detail: err.Detail})
+			for _, name := range checkNames[i+1:] {
+				res.Checks = append(res.Checks, Check{Name: name, Reason: ReasonNotReached, Detail: "an earlier check failed"})
+			}
+			if r.trusted != nil {
+				res.KeyID = r.trusted.Key.KeyID()
+			}
+			return res, nil
+		}
+		res.Checks = append(res.Checks, Check{Name: checkNames[i], OK: true, Reason: passport.ReasonOK, Detail: r.detail})
+		r.detail = ""
+	}
+	res.Verified = true
+	res.Reason = passport.ReasonOK
+	res.KeyID = r.trusted.Key.KeyID()
+	res.Issuer = r.issuerID
+	res.Subject = r.subjectID
+	res.PassportHash = r.hash
+	res.EvidenceRoot = r.root.String()
+	res.Passport = json.RawMessage(r.body.Raw())
+	res.Evidence = r.leaves
+	return res, nil
+}
+
+// VerifyJWS checks a compact JWS, outside any bundle, under the passport
+// JWS profile: exactly alg, kid and typ in the protected header, typ equal
+// to typ, kid naming a key of the trust file, alg pinned by that key, and a
+// valid signature. It returns the payload and the key's kid. A refusal is a
+// *passport.Error whose Reason is ReasonKeyUnknown when no trusted key has
+// the kid.
+func (v *Verifier) VerifyJWS(compact []byte, typ string) (payload []byte, kid string, err error) {
+	if typ == "" {
+		return nil, "", errors.New("verifier: VerifyJWS needs the typ to require")
+	}
+	r := &run{v: v, credential: compact, typ: typ, lookup: v.trust.Lookup}
+	return r.compactJWS()
+}
+
+// compactJWS runs the JWS checks on r.credential and decodes the payload.
+func (r *run) compactJWS() ([]byte, string, error) {
+	for _, step := range []func() *passport.Error{r.jws, r.header, r.key, r.algorithm, r.signature} {
+		if err := step(); err != nil {
+			return nil, "", err
+		}
+	}
+	payload, err := b64.DecodeString(string(r.payloadB64))
+	if err != nil {
+		return nil, "", fail(passport.ReasonJWSMalformed, "the payload is not base64url")
+	}
+	return payload, r.trusted.Key.KeyID(), nil
+}
+
+// run is the state of one verification.
+type run struct {
+	v      *Verifier
+	src    []byte
+	policy Policy
+	at     time.Time
+	detail string // detail of the check that just passed
+
+	// typ is the required typ header; "" accepts any or none (tests only).
+	typ string
+	// lookup finds the trusted key for a kid.
+	lookup func(kid string) (*TrustedKey, bool)
+	parser *cjson.Parser
+
+	doc        *cjson.Doc
+	credential []byte // the compact JWS, a slice of src
+	signed     []byte // header.payload, the signing input
+	payloadB64 []byte
+	sig        []byte
+	alg        string
+	kid        string
+	trusted    *TrustedKey
+	snap       cjson.Value // the snapshot member
+	disclosed  cjson.Value // the evidence member
+	body       cjson.Value
+	hash       string
+
+	issuerID  string
+	subjectID string
+	issuedAt  time.Time
+	expiresAt time.Time
+	root      evidence.Hash
+	count     int
+	leaves    []Leaf
+}
+
+func fail(r passport.Reason, format string, args ...any) *passport.Error {
+	return &passport.Error{Reason: r, Detail: fmt.Sprintf(format, args...)}
+}
+
+func (r *run) size() *passport.Error {
+	if len(r.src) > passport.MaxBundleSize {
+		return fail(passport.ReasonBundleTooLarge, "%d bytes; the limit is %d", len(r.src), passport.MaxBundleSize)
+	}
+	r.detail = fmt.Sprintf("%d bytes", len(r.src))
+	return nil
+}
+
+// indexDepth is how deep the bundle index reaches: bundle → snapshot →
+// passport → subject → subject.id, and bundle → evidence → entry → proof →
+// hash.
+const indexDepth = 4
+
+func (r *run) json() *passport.Error {
+	doc, err := r.parser.Parse(r.src, cjson.Options{Canonical: true, DeferNumbers: true, IndexDepth: indexDepth})
+	if err != nil {
+		return asError(passport.JSONError(err))
+	}
+	r.doc = doc
+	return nil
+}
+
+func asError(err error) *passport.Error {
+	var pe *passport.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return &passport.Error{Reason: passport.ReasonJSONMalformed, Detail: err.Error()}
+}
+
+func (r *run) bundle() *passport.Error {
+	root := r.doc.Root()
+	if root.Kind() != cjson.Object {
+		return fail(passport.ReasonBundleMalformed, "a bundle is a JSON object")
+	}
+	var version, credential cjson.Value
+	for k, val := range root.Members() {
+		switch name := string(name(k)); name {
+		case "bundleVersion":
+			version = val
+		case "credential":
+			credential = val
+		case "evidence":
+			r.disclosed = val
+		case "snapshot":
+			r.snap = val
+		default:
+			return fail(passport.ReasonBundleMalformed, "unknown member %q", clip(name))
+		}
+	}
+	switch {
+	case version.Kind() == cjson.Invalid || credential.Kind() == cjson.Invalid || r.disclosed.Kind() == cjson.Invalid || r.snap.Kind() == cjson.Invalid:
+		return fail(passport.ReasonBundleMalformed, "bundleVersion, credential, evidence and snapshot are required")
+	case version.Kind() != cjson.String:
+		return fail(passport.ReasonBundleMalformed, "bundleVersion must be a string")
+	case r.disclosed.Kind() != cjson.Array:
+		return fail(passport.ReasonBundleMalformed, "evidence must be an array")
+	case r.snap.Kind() != cjson.Object:
+		return fail(passport.ReasonBundleMalformed, "snapshot must be an object")
+	}
+	vs, _ := version.Text()
+	if err := passport.CheckVersion("bundleVersion", vs, passport.BundleVersion); err != nil {
+		return fail(passport.ReasonBundleVersion, "%s", asError(err).Detail)
+	}
+	switch credential.Kind() {
+	case cjson.String:
+		raw := credential.Raw()
+		r.credential = raw[1 : len(raw)-1]
+	case cjson.Object:
+		return jsonSerialization(credential)
+	default:
+		return fail(passport.ReasonJWSMalformed, "credential must be a compact JWS string")
+	}
+	return nil
+}
+
+// jsonSerialization explains why a JWS in JSON serialization is refused.
+func jsonSerialization(cred cjson.Value) *passport.Error {
+	if sigs, ok := cred.Get("signatures"); ok && sigs.Kind() == cjson.Array && sigs.Len() > 1 {
+		return fail(passport.ReasonJWSMultipleSigs, "the credential carries %d signatures; exactly one is allowed", sigs.Len())
+	}
+	if _, ok := cred.Get("header"); ok {
+		return fail(passport.ReasonJWSUnprotected, "the credential has an unprotected header")
+	}
+	if sigs, ok := cred.Get("signatures"); ok && sigs.Kind() == cjson.Array {
+		for s := range sigs.Elements() {
+			if _, ok := s.Get("header"); ok {
+				return fail(passport.ReasonJWSUnprotected, "the credential has an unprotected header")
+			}
+		}
+	}
+	return fail(passport.ReasonJWSNotCompact, "the credential must use the JWS compact serialization")
+}
+
+// b64 is the unpadded base64url encoding JWS uses, refusing stray bits.
+var b64 = base64.RawURLEncoding.Strict()
+
+// maxHeaderSize bounds the encoded protected header.
+const maxHeaderSize = 1024
+
+func (r *run) jws() *passport.Error {
+	c := r.credential
+	d1 := bytes.IndexByte(c, '.')
+	if d1 < 0 {
+		return fail(passport.ReasonJWSMalformed, "a compact JWS has three parts")
+	}
+	d2 := bytes.IndexByte(c[d1+1:], '.')
+	if d2 < 0 {
+		return fail(passport.ReasonJWSMalformed, "a compact JWS has three parts")
+	}
+	d2 += d1 + 1
+	if bytes.IndexByte(c[d2+1:], '.') >= 0 {
+		return fail(passport.ReasonJWSMalformed, "a compact JWS has three parts")
+	}
+	header, payload, sig := c[:d1], c[d1+1:d2], c[d2+1:]
+	if len(header) == 0 || len(header) > maxHeaderSize {
+		return fail(passport.ReasonJWSMalformed, "the protected header must be 1 to %d characters", maxHeaderSize)
+	}
+	if len(payload) == 0 {
+		return fail(passport.ReasonJWSMalformed, "the payload is empty (detached payloads are not allowed)")
+	}
+	if len(sig) > 128 {
+		return fail(passport.ReasonJWSMalformed, "the signature is too long")
+	}
+	s, err := b64.DecodeString(string(sig))
+	if err != nil {
+		return fail(passport.ReasonJWSMalformed, "the signature is not base64url")
+	}
+	r.sig = s
+	r.signed = c[:d2]
+	r.payloadB64 = payload
+	return nil
+}
+
+func (r *run) header() *passport.Error {
+	enc := r.signed[:bytes.IndexByte(r.signed, '.')]
+	raw, err := b64.DecodeString(string(enc))
+	if err != nil {
+		return fail(passport.ReasonJWSHeader, "the protected header is not base64url")
+	}
+	doc, err := cjson.Parse(raw, cjson.Options{MaxDepth: 4})
+	if err != nil {
+		return fail(passport.ReasonJWSHeader, "the protected header is not strict JSON: %s", asError(passport.JSONError(err)).Reason)
+	}
+	h := doc.Root()
+	if h.Kind() != cjson.Object {
+		return fail(passport.ReasonJWSHeader, "the protected header is not a JSON object")
+	}
+	var typ string
+	var haveAlg, haveKid, haveTyp bool
+	for k, val := range h.Members() {
+		switch name := string(name(k)); name {
+		case "alg", "kid", "typ":
+			s, ok := val.Text()
+			if !ok {
+				return fail(passport.ReasonJWSHeader, "header %q must be a string", name)
+			}
+			switch name {
+			case "alg":
+				r.alg, haveAlg = s, true
+			case "kid":
+				r.kid, haveKid = s, true
+			case "typ":
+				typ, haveTyp = s, true
+			}
+		case "jwk", "x5c":
+			return fail(passport.ReasonJWSEmbeddedKey, "header %q embeds a key; keys come only from the trust file", name)
+		case "jku", "x5u":
+			return fail(passport.ReasonJWSKeyURL, "header %q points to a key; keys come only from the trust file", name)
+		case "crit":
+			return fail(passport.ReasonJWSCrit, "header \"crit\" names extensions this verifier does not implement")
+		default:
+			return fail(passport.ReasonJWSHeader, "header %q is not part of the passport profile", clip(name))
+		}
+	}
+	switch {
+	case !haveAlg:
+		return fail(passport.ReasonJWSHeader, "header \"alg\" is required")
+	case !haveKid:
+		return fail(passport.ReasonJWSHeader, "header \"kid\" is required")
+	case r.typ != "" && (!haveTyp || typ != r.typ):
+		return fail(passport.ReasonJWSType, "header \"typ\" must be %q", r.typ)
+	}
+	return nil
+}
+
+func (r *run) key() *passport.Error {
+	k, ok := r.lookup(r.kid)
+	if !ok {
+		return fail(passport.ReasonKeyUnknown, "no key of issuer %q in the trust file has this kid", clip(r.v.trust.Issuer))
+	}
+	r.trusted = k
+	r.detail = "kid " + k.Key.KeyID()
+	return nil
+}
+
+func (r *run) algorithm() *passport.Error {
+	alg, err := passport.ParseAlgorithm(r.alg)
+	if err != nil {
+		return fail(passport.ReasonAlgNotAllowed, "algorithm %q is not allowed; only EdDSA and ES256 are", clip(r.alg))
+	}
+	if alg != r.trusted.Key.Algorithm() {
+		return fail(passport.ReasonAlgKeyMismatch, "the header says %s but the trusted key is pinned to %s", alg, r.trusted.Key.Algorithm())
+	}
+	r.detail = string(alg)
+	return nil
+}
+
+func (r *run) signature() *passport.Error {
+	if !r.trusted.Key.Verify(r.signed, r.sig) {
+		return fail(passport.ReasonSignatureInvalid, "the signature does not verify under the trusted key")
+	}
+	return nil
+}
+
+// payload checks that the signed payload is canonical JSON. When it equals
+// the snapshot, which the bundle parse already checked, only the deferred
+// number forms inside the snapshot remain to be checked.
+func (r *run) payload() *passport.Error {
+	if equalBase64(r.payloadB64, r.snap.Raw()) {
+		if err := r.doc.CheckNumbers(r.snap); err != nil {
+			return asError(passport.JSONError(err))
+		}
+		return nil
+	}
+	p, err := b64.DecodeString(string(r.payloadB64))
+	if err != nil {
+		return fail(passport.ReasonJWSMalformed, "the payload is not base64url")
+	}
+	if _, err := cjson.Parse(p, cjson.Options{Canonical: true, IndexDepth: 1}); err != nil {
+		return asError(passport.JSONError(err))
+	}
+	r.payloadB64 = nil // canonical, but not the snapshot: the next check fails
+	return nil
+}
+
+// equalBase64 reports whether enc is the unpadded base64url encoding of raw,
+// encoding raw in chunks to avoid a copy of the whole payload.
+func equalBase64(enc, raw []byte) bool {
+	if len(enc) != base64.RawURLEncoding.EncodedLen(len(raw)) {
+		return false
+	}
+	var buf [4096]byte
+	const chunk = 3 * 1024 // a multiple of 3 encodes with no padding bits
+	for len(raw) > 0 {
+		n := min(chunk, len(raw))
+		m := base64.RawURLEncoding.EncodedLen(n)
+		base64.RawURLEncoding.Encode(buf[:m], raw[:n])
+		if !bytes.Equal(buf[:m], enc[:m]) {
+			return false
+		}
+		raw, enc = raw[n:], enc[m:]
+	}
+	return true
+}
+
+func (r *run) snapshot() *passport.Error {
+	if r.payloadB64 == nil {
+		return fail(passport.ReasonSnapshotMismatch, "the snapshot differs from the signed payload")
+	}
+	return nil
+}
+
+func (r *run) passportHash() *passport.Error {
+	var hash cjson.Value
+	n := 0
+	for k, val := range r.snap.Members() {
+		n++
+		switch string(name(k)) {
+		case "passport":
+			r.body = val
+		case "passportHash":
+			hash = val
+		}
+	}
+	if n != 2 || r.body.Kind() != cjson.Object || hash.Kind() != cjson.String {
+		return fail(passport.ReasonPayloadMalformed, "the payload must hold exactly a passport object and a passportHash string")
+	}
+	want, _ := hash.Text()
+	sum := sha256.Sum256(r.body.Raw())
+	var got [64]byte
+	hex.Encode(got[:], sum[:])
+	if want != string(got[:]) {
+		return fail(passport.ReasonHashMismatch, "passportHash is not the SHA-256 of the passport")
+	}
+	r.hash = want
+	r.detail = "sha256 " + want
+	return nil
+}
+
+func (r *run) version() *passport.Error {
+	pv, ok := r.body.Get("passportVersion")
+	if !ok {
+		return fail(passport.ReasonFieldMissing, "passportVersion is missing")
+	}
+	s, ok := pv.Text()
+	if !ok {
+		return fail(passport.ReasonFieldInvalid, "passportVersion must be a string")
+	}
+	if err := passport.CheckVersion("passportVersion", s, passport.Version); err != nil {
+		return asError(err)
+	}
+	if tv, ok := r.body.Get("trustModelVersion"); ok {
+		s, ok := tv.Text()
+		if !ok {
+			return fail(passport.ReasonFieldInvalid, "trustModelVersion must be a string")
+		}
+		if err := passport.CheckVersion("trustModelVersion", s, passport.TrustModelVersion); err != nil {
+			return asError(err)
+		}
+	}
+	return nil
+}
+
+func (r *run) fields() *passport.Error {
+	str := func(v cjson.Value, name string) (string, *passport.Error) {
+		m, ok := v.Get(name)
+		if !ok {
+			return "", fail(passport.ReasonFieldMissing, "%s is missing", name)
+		}
+		s, ok := m.Text()
+		if !ok || s == "" {
+			return "", fail(passport.ReasonFieldInvalid, "%s must be a non-empty string", name)
+		}
+		return s, nil
+	}
+	instant := func(name string) (time.Time, *passport.Error) {
+		s, err := str(r.body, name)
+		if err != nil {
+			return time.Time{}, err
+		}
+		t, perr := passport.ParseTime(s)
+		if perr != nil {
+			return time.Time{}, fail(passport.ReasonFieldInvalid, "%s must be a time of the form %s", name, passport.TimeLayout)
+		}
+		return t.Time, nil
+	}
+	var err *passport.Error
+	if r.issuerID, err = str(r.body, "issuer"); err != nil {
+		return err
+	}
+	subject, ok := r.body.Get("subject")
+	if !ok {
+		return fail(passport.ReasonFieldMissing, "subject is missing")
+	}
+	if subject.Kind() != cjson.Object {
+		return fail(passport.ReasonFieldInvalid, "subject must be an object")
+	}
+	if r.subjectID, err = str(subject, "id"); err != nil {
+		err.Detail = "subject." + err.Detail
+		return err
+	}
+	if r.issuedAt, err = instant("issuedAt"); err != nil {
+		return err
+	}
+	if r.expiresAt, err = instant("expiresAt"); err != nil {
+		return err
+	}
+	if !r.expiresAt.After(r.issuedAt) {
+		return fail(passport.ReasonFieldInvalid, "expiresAt must be after issuedAt")
+	}
+	rootText, err := str(r.body, "evidenceRoot")
+	if err != nil {
+		return err
+	}
+	root, perr := evidence.ParseHash(rootText)
+	if perr != nil {
+		return fail(passport.ReasonFieldInvalid, "evidenceRoot must be 64 lower-case hex digits")
+	}
+	r.root = root
+	countV, ok := r.body.Get("evidenceCount")
+	if !ok {
+		return fail(passport.ReasonFieldMissing, "evidenceCount is missing")
+	}
+	count, ok := countV.Int()
+	if !ok || count < 0 {
+		return fail(passport.ReasonFieldInvalid, "evidenceCount must be a non-negative integer")
+	}
+	r.count = int(count)
+	if sp, ok := r.body.Get("skillPassports"); ok {
+		if sp.Kind() != cjson.Array {
+			return fail(passport.ReasonFieldInvalid, "skillPassports must be an array")
+		}
+		if n := sp.Len(); n > passport.MaxSkillPassports {
+			return fail(passport.ReasonFieldInvalid, "%d skill passports; at most %d", n, passport.MaxSkillPassports)
+		}
+	}
+	return nil
+}
+
+func (r *run) issuer() *passport.Error {
+	if r.issuerID != r.v.trust.Issuer {
+		return fail(passport.ReasonIssuerMismatch, "the passport names another issuer than the trust file")
+	}
+	r.detail = r.issuerID
+	return nil
+}
+
+func (r *run) keyWindow() *passport.Error {
+	if !r.trusted.ValidAt(r.issuedAt) {
+		return fail(passport.ReasonKeyWindow, "the passport was issued outside the signing key's validity window")
+	}
+	return nil
+}
+
+func (r *run) validity() *passport.Error {
+	skew := r.v.skew
+	switch {
+	case r.issuedAt.After(r.at.Add(skew)):
+		return fail(passport.ReasonNotYetValid, "issued after the verification time (skew %v)", skew)
+	case r.at.After(r.expiresAt.Add(skew)):
+		return fail(passport.ReasonExpired, "expired before the verification time (skew %v)", skew)
+	}
+	r.detail = fmt.Sprintf("valid from %s to %s", passport.NewTime(r.issuedAt), passport.NewTime(r.expiresAt))
+	return nil
+}
+
+func (r *run) evidence() *passport.Error {
+	type entry struct {
+		index int
+		leaf  cjson.Value
+		proof cjson.Value
+	}
+	entries := make([]entry, 0, r.disclosed.Len())
+	last := -1
+	for e := range r.disclosed.Elements() {
+		var index, leaf, proof cjson.Value
+		n := 0
+		for k, val := range e.Members() {
+			n++
+			switch string(name(k)) {
+			case "index":
+				index = val
+			case "leaf":
+				leaf = val
+			case "proof":
+				proof = val
+			}
+		}
+		i, ok := index.Int()
+		switch {
+		case e.Kind() != cjson.Object || n != 3 || leaf.Kind() != cjson.Object || proof.Kind() != cjson.Array:
+			return fail(passport.ReasonEvidence, "entry %d must hold exactly index, leaf (an object) and proof (an array)", len(entries))
+		case !ok || i < 0 || i >= int64(r.count):
+			return fail(passport.ReasonEvidence, "entry %d: index must be an integer below evidenceCount %d", len(entries), r.count)
+		case int(i) <= last:
+			return fail(passport.ReasonEvidence, "entry %d: indices must increase", len(entries))
+		}
+		last = int(i)
+		entries = append(entries, entry{index: int(i), leaf: leaf, proof: proof})
+	}
+	if r.count == 0 && r.root != evidence.EmptyRoot {
+		return fail(passport.ReasonEvidenceRoot, "evidenceRoot is not the root of an empty tree")
+	}
+	if len(entries) == r.count && r.count > 0 {
+		// Every leaf is disclosed: the root follows from the leaves alone.
+		hashes := make([]evidence.Hash, len(entries))
+		var hasher evidence.LeafHasher
+		for i, e := range entries {
+			hashes[i] = hasher.Sum(e.leaf.Raw())
+		}
+		if evidence.Root(hashes) != r.root {
+			return fail(passport.ReasonEvidenceRoot, "the disclosed leaves do not form a tree with root evidenceRoot")
+		}
+	}
+	batch := evidence.NewBatch(uint64(r.count), r.root)
+	var hasher evidence.LeafHasher
+	proof := make([]evidence.Hash, 0, 32)
+	for _, e := range entries {
+		proof = proof[:0]
+		for h := range e.proof.Elements() {
+			if len(proof) == evidence.MaxProofLen {
+				return fail(passport.ReasonEvidenceProof, "leaf %d: proof too long", e.index)
+			}
+			s, ok := h.RawText()
+			if !ok {
+				return fail(passport.ReasonEvidence, "leaf %d: proof hashes must be strings", e.index)
+			}
+			ph, err := evidence.ParseHashBytes(s)
+			if err != nil {
+				return fail(passport.ReasonEvidence, "leaf %d: proof hash: %v", e.index, err)
+			}
+			proof = append(proof, ph)
+		}
+		if err := batch.Verify(uint64(e.index), hasher.Sum(e.leaf.Raw()), proof); err != nil {
+			return fail(passport.ReasonEvidenceProof, "leaf %d: %v", e.index, err)
+		}
+		if err := r.doc.CheckNumbers(e.leaf); err != nil {
+			return asError(passport.JSONError(err))
+		}
+		r.leaves = append(r.leaves, Leaf{Index: e.index, Record: json.RawMessage(e.leaf.Raw())})
+	}
+	r.detail = fmt.Sprintf("%d of %d leaves disclosed", len(entries), r.count)
+	return nil
+}
+
+func (r *run) subject() *passport.Error {
+	if r.policy.Subject != "" && r.policy.Subject != r.subjectID {
+		return fail(passport.ReasonSubjectMismatch, "the passport describes another subject than the policy requires")
+	}
+	return nil
+}
+
+// name returns the raw text of a member name. Names with escapes never
+// match the ASCII names of the format, so the raw form is enough.
+func name(k cjson.Value) []byte {
+	b, _ := k.RawText()
+	return b
+}
+
+// clip bounds untrusted text quoted in a detail.
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}
