@@ -313,7 +313,7 @@ func TestConcurrentIdempotentRequestsOverHTTP(t *testing.T) {
 			}
 		}
 		var events int
-		if err := db.SQL().Get(&events, `SELECT COUNT(*) FROM reputation_events`); err != nil || events != 1 || fresh != 1 {
+		if err := db.UnsafeSQL().Get(&events, `SELECT COUNT(*) FROM reputation_events`); err != nil || events != 1 || fresh != 1 {
 			t.Fatalf("%d journal entries, %d fresh responses (%v); want 1 and 1", events, fresh, err)
 		}
 	})

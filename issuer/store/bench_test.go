@@ -55,7 +55,7 @@ func newBenchWorld(b *testing.B, engine store.Engine, authors, memoriesEach, eva
 		w.evaluators = append(w.evaluators, newAgent(fmt.Sprint("evaluator ", i)))
 	}
 	// Every evaluator has retrieved every memory.
-	x := db.SQL()
+	x := db.UnsafeSQL()
 	if _, err := x.Exec(`INSERT INTO retrievals (agent_id, memory_id, created_at)
 		SELECT a.id, m.id, m.created_at FROM agents a CROSS JOIN memories m WHERE a.name LIKE 'evaluator %'`); err != nil {
 		b.Fatal(err)
@@ -67,7 +67,7 @@ func newBenchWorld(b *testing.B, engine store.Engine, authors, memoriesEach, eva
 // operator's years of history would have left them.
 func (w *benchWorld) seedJournal(b *testing.B, author issuer.Principal, n int) {
 	b.Helper()
-	x := w.db.SQL()
+	x := w.db.UnsafeSQL()
 	const cols = `INSERT INTO reputation_events (author_id, evaluator_id, memory_id, domain, phase, type, points, base_weight,
 		pair_factor, weight, delta, policy, created_at)`
 	var err error
@@ -187,7 +187,7 @@ func BenchmarkSubmissionThroughput(b *testing.B) {
 // this machine, now.
 func commitFloor(b *testing.B, db *store.DB, clients, n int) float64 {
 	b.Helper()
-	x := db.SQL()
+	x := db.UnsafeSQL()
 	var wg sync.WaitGroup
 	var failed atomic.Value
 	start := time.Now()

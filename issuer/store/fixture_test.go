@@ -137,7 +137,7 @@ func snapshot(t *testing.T, db *store.DB) map[string][]string {
 		query = `SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename <> 'goose_db_version'`
 	}
 	var tables []string
-	if err := db.SQL().SelectContext(ctx, &tables, query); err != nil {
+	if err := db.UnsafeSQL().SelectContext(ctx, &tables, query); err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
 	if len(tables) < 20 {
@@ -145,7 +145,7 @@ func snapshot(t *testing.T, db *store.DB) map[string][]string {
 	}
 	out := map[string][]string{}
 	for _, table := range tables {
-		rows, err := db.SQL().QueryxContext(ctx, `SELECT * FROM `+table+` ORDER BY 1`)
+		rows, err := db.UnsafeSQL().QueryxContext(ctx, `SELECT * FROM `+table+` ORDER BY 1`)
 		if err != nil {
 			t.Fatalf("snapshot %s: %v", table, err)
 		}
@@ -178,7 +178,7 @@ func diffSnapshots(before, after map[string][]string) []string {
 func (f *fixture) count(query string, args ...any) int {
 	f.t.Helper()
 	var n int
-	if err := f.db.SQL().GetContext(f.ctx, &n, f.db.SQL().Rebind(query), args...); err != nil {
+	if err := f.db.UnsafeSQL().GetContext(f.ctx, &n, f.db.UnsafeSQL().Rebind(query), args...); err != nil {
 		f.t.Fatalf("count %q: %v", query, err)
 	}
 	return n
@@ -196,7 +196,7 @@ type event struct {
 func (f *fixture) events(author issuer.Principal) []event {
 	f.t.Helper()
 	var out []event
-	if err := f.db.SQL().SelectContext(f.ctx, &out, f.db.SQL().Rebind(`SELECT phase, type, weight, delta FROM reputation_events
+	if err := f.db.UnsafeSQL().SelectContext(f.ctx, &out, f.db.UnsafeSQL().Rebind(`SELECT phase, type, weight, delta FROM reputation_events
 		WHERE author_id = ? ORDER BY id`), author.Key); err != nil {
 		f.t.Fatalf("events: %v", err)
 	}
@@ -218,7 +218,7 @@ func derived(t *testing.T, db *store.DB) map[string][]string {
 		out[table] = all[table]
 	}
 	var mems []string
-	rows, err := db.SQL().Queryx(`SELECT id, validation_summary_json, confidence_state, confidence FROM memories ORDER BY id`)
+	rows, err := db.UnsafeSQL().Queryx(`SELECT id, validation_summary_json, confidence_state, confidence FROM memories ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestTriggersRefuseRewrites(t *testing.T) {
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m := f.publish(author, "sql")
 		f.consumeAndValidate(evaluator, m, reputation.Corroborate)
-		x := db.SQL()
+		x := db.UnsafeSQL()
 		for _, stmt := range []string{
 			`UPDATE feedback_history SET reason = 'rewritten'`,
 			`DELETE FROM feedback_history`,
@@ -190,7 +190,7 @@ func TestRebuildRestoresDerivedRowsWithoutNewEvents(t *testing.T) {
 		f.consumeAndValidate(e2, m1, reputation.Contradict)
 		f.consumeAndValidate(e1, m2, reputation.UsedSuccessfully)
 		good := derived(t, db)
-		x := db.SQL()
+		x := db.UnsafeSQL()
 		for _, stmt := range []string{
 			`UPDATE agent_domain_reputation SET raw = 0, score = 0, sample_size = 9`,
 			`UPDATE agent_reputation_aggregates SET raw = 77, score = 77, trust_level = 'high_trust'`,
@@ -254,7 +254,7 @@ func TestSchemaCheckAndMigrations(t *testing.T) {
 				tables = `SELECT COUNT(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()`
 			}
 			var n int
-			if err := db.SQL().Get(&n, tables); err != nil || n != 0 {
+			if err := db.UnsafeSQL().Get(&n, tables); err != nil || n != 0 {
 				t.Fatalf("checking the schema left %d tables (%v)", n, err)
 			}
 			applied, err := db.Migrate(ctx)
@@ -270,4 +270,42 @@ func TestSchemaCheckAndMigrations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Concurrent validations of one consultation, with and without changes of
+// type, serialise cleanly.
+func TestConcurrentReceiptValidations(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		a, b, evaluator := f.agent("a"), f.agent("b"), f.agent("evaluator")
+		r, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{f.publish(a, "sql"), f.publish(b, "go"), f.publish(a, "go")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 20)
+		for i := range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fb := issuer.Feedback{Type: reputation.Types[i%3], Reason: fmt.Sprint(i % 2)}
+				if _, _, err := db.SubmitReceiptFeedback(context.Background(), evaluator, r.ID, fb, issuer.TransportHTTP); err != nil {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if n := f.count(`SELECT COUNT(*) FROM consultation_feedback`); n != 1 {
+			t.Fatalf("%d consultation validations, want 1", n)
+		}
+		for _, p := range []issuer.Principal{a, b} {
+			if rep, err := db.RebuildReputation(f.ctx, p.AgentID, nil); err != nil || rep.Corrected != 0 {
+				t.Fatalf("rebuild %s: %+v %v", p.AgentID, rep, err)
+			}
+		}
+	})
 }

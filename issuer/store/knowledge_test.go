@@ -176,7 +176,7 @@ func TestReceiptRepeatDoesNotOverwriteNewerDirectPosition(t *testing.T) {
 			t.Fatalf("receipt revision %d, want 2", res.Receipt.Revision)
 		}
 		var reasons []string
-		if err := db.SQL().Select(&reasons, `SELECT reason FROM feedback ORDER BY memory_id`); err != nil {
+		if err := db.UnsafeSQL().Select(&reasons, `SELECT reason FROM feedback ORDER BY memory_id`); err != nil {
 			t.Fatal(err)
 		}
 		if reasons[0] != "direct" || reasons[1] != "consulted again" {

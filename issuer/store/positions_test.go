@@ -209,7 +209,7 @@ func TestLegacyVerdictsAreMappedAndKept(t *testing.T) {
 			t.Fatal("a verdict change within one type moved reputation")
 		}
 		var verdicts []string
-		if err := db.SQL().Select(&verdicts, `SELECT legacy_verdict FROM feedback_history ORDER BY id`); err != nil {
+		if err := db.UnsafeSQL().Select(&verdicts, `SELECT legacy_verdict FROM feedback_history ORDER BY id`); err != nil {
 			t.Fatal(err)
 		}
 		if want := []string{"confirm", "outdated", "irrelevant"}; !equalStrings(verdicts, want) {
@@ -264,7 +264,7 @@ func TestEvaluatorWeightByDomainCredibilityFrozenAtFirstPosition(t *testing.T) {
 		f.validate(evaluator, before, reputation.UsedSuccessfully, "")
 
 		var weights []int64
-		if err := db.SQL().Select(&weights, db.SQL().Rebind(`SELECT base_weight FROM reputation_positions
+		if err := db.UnsafeSQL().Select(&weights, db.UnsafeSQL().Rebind(`SELECT base_weight FROM reputation_positions
 			WHERE author_id = ? ORDER BY memory_id`), author.Key); err != nil {
 			t.Fatal(err)
 		}

@@ -140,9 +140,10 @@ func (db *DB) Engine() Engine { return db.engine }
 // Close closes the connection pool.
 func (db *DB) Close() error { return db.x.Close() }
 
-// SQL returns the underlying connection pool, for tests and benchmarks that
-// inspect tables directly.
-func (db *DB) SQL() *sqlx.DB { return db.x }
+// UnsafeSQL returns the underlying connection pool, for tests and
+// benchmarks that inspect or seed tables directly. Writes through it bypass
+// every rule of the store.
+func (db *DB) UnsafeSQL() *sqlx.DB { return db.x }
 
 // timestamp returns the current time in UTC at the microsecond precision
 // both engines keep.

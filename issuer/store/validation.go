@@ -121,7 +121,8 @@ func (db *DB) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid
 			Key   int64 `db:"id"`
 			Agent int64 `db:"agent_id"`
 		}
-		if err := get(ctx, tx, &receipt, `SELECT id, agent_id FROM receipts WHERE public_id = ?`, rid); err != nil || receipt.Agent != p.Key {
+		// Locking the receipt serialises validations of one consultation.
+		if err := get(ctx, tx, &receipt, `SELECT id, agent_id FROM receipts WHERE public_id = ?`+db.forUpdate(), rid); err != nil || receipt.Agent != p.Key {
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("store: read receipt: %w", err)
 			}
