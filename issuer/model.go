@@ -97,11 +97,23 @@ type ReceiptValidation struct {
 }
 
 // SkippedMemory is an activated memory a consultation's validation did not
-// reach, with the reason code.
+// reach, and why.
 type SkippedMemory struct {
-	MemoryID MemoryID `json:"memoryId"`
-	Reason   Code     `json:"reason"`
+	MemoryID MemoryID   `json:"memoryId"`
+	Reason   SkipReason `json:"reason"`
 }
+
+// SkipReason says why a consultation's validation passed over a memory.
+type SkipReason string
+
+// The skip reasons.
+const (
+	// SkipUnavailable: the memory is no longer active, or its author is not.
+	SkipUnavailable SkipReason = "memory_unavailable"
+	// SkipNoPosition: an unchanged repeat reached a memory the consultation
+	// never validated.
+	SkipNoPosition SkipReason = "not_applied"
+)
 
 // ReceiptRef identifies a consultation's own validation.
 type ReceiptRef struct {

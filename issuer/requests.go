@@ -38,11 +38,11 @@ const (
 // cannot name an author, evaluator, domain, weight, score or state: those
 // are resolved on the server.
 type FeedbackRequest struct {
-	Type           *string `json:"type,omitempty" jsonschema:"one of corroborate, contradict, useful, not_useful, used_successfully, used_unsuccessfully"`
-	Reason         *string `json:"reason,omitempty" jsonschema:"why, at most 1000 characters; private to the issuer"`
-	Verdict        *string `json:"verdict,omitempty" jsonschema:"legacy contract instead of type: confirm, contradict, outdated or irrelevant"`
-	Note           *string `json:"note,omitempty" jsonschema:"legacy contract: the reason accompanying a verdict"`
-	IdempotencyKey *string `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
+	Type           *string `json:"type,omitempty"`
+	Reason         *string `json:"reason,omitempty"`
+	Verdict        *string `json:"verdict,omitempty"`
+	Note           *string `json:"note,omitempty"`
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
 // Feedback is a validated, normalised validation request.

@@ -36,14 +36,6 @@ type Counts struct {
 	UsedUnsuccessfully int `json:"used_unsuccessfully"`
 }
 
-// Of returns the count for t.
-func (c Counts) Of(t Type) int {
-	if p := c.field(t); p != nil {
-		return *p
-	}
-	return 0
-}
-
 func (c *Counts) field(t Type) *int {
 	switch t {
 	case Corroborate:

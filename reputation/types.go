@@ -75,14 +75,6 @@ const (
 	Negative Polarity = -1
 )
 
-// String returns "positive" or "negative".
-func (p Polarity) String() string {
-	if p == Positive {
-		return "positive"
-	}
-	return "negative"
-}
-
 // Verdict is the older feedback vocabulary, still accepted on input. Its
 // original value is kept in the validation history.
 type Verdict string

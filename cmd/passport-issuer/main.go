@@ -33,7 +33,7 @@ const (
 
 // cli is the command tree. Each command lives in its own file.
 type cli struct {
-	DB       string     `name:"db" env:"PASSPORT_DB" default:"passportkit.db" placeholder:"URL" help:"Database: a postgres:// URL, or the path of a SQLite file."`
+	DB       string     `name:"db" env:"PASSPORT_DB" default:"${default_db}" placeholder:"URL" help:"Database: a postgres:// URL, or the path of a SQLite file."`
 	LogLevel slog.Level `name:"log-level" env:"PASSPORT_LOG_LEVEL" default:"info" help:"Log level: debug, info, warn or error."`
 
 	Serve      serveCmd      `cmd:"" help:"Serve the HTTP API and the MCP endpoint."`
@@ -103,6 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		kong.UsageOnError(),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exited = code }),
+		kong.Vars{"default_db": store.DefaultURL},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "passport-issuer: %v\n", err)

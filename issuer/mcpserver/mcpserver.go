@@ -39,8 +39,8 @@ type tools struct {
 	log *slog.Logger
 }
 
-// New returns the MCP server with the issuer's tools over db.
-func New(db *store.DB, logger *slog.Logger, version string) *mcp.Server {
+// newServer returns the MCP server with the issuer's tools over db.
+func newServer(db *store.DB, logger *slog.Logger, version string) *mcp.Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -71,7 +71,7 @@ func New(db *store.DB, logger *slog.Logger, version string) *mcp.Server {
 // Handler returns the streamable HTTP handler for the tools. It is
 // stateless: any replica can answer any request.
 func Handler(db *store.DB, logger *slog.Logger, version string) http.Handler {
-	server := New(db, logger, version)
+	server := newServer(db, logger, version)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,

@@ -82,15 +82,6 @@ func (db *DB) SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer
 	return res, replayed, err
 }
 
-// Skip reasons of a consultation's validation.
-const (
-	// SkipUnavailable: the memory is no longer active, or its author is not.
-	SkipUnavailable issuer.Code = "memory_unavailable"
-	// SkipNoPosition: an unchanged repeat reached a memory the consultation
-	// never validated.
-	SkipNoPosition issuer.Code = "not_applied"
-)
-
 // SubmitReceiptFeedback records p's validation of a consultation, applying
 // it to each memory the consultation activated through the same position
 // rules as [DB.SubmitFeedback]. The receipt must be p's own; a receipt that
@@ -177,7 +168,7 @@ func (db *DB) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid
 		var authors []int64
 		for _, m := range mems {
 			if !m.visible() {
-				res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: issuer.MemoryID(m.PublicID), Reason: SkipUnavailable})
+				res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: issuer.MemoryID(m.PublicID), Reason: issuer.SkipUnavailable})
 				continue
 			}
 			visible = append(visible, m)
@@ -225,7 +216,7 @@ func (db *DB) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid
 				return err
 			}
 			if out.ref.ID == "" {
-				res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: issuer.MemoryID(m.PublicID), Reason: SkipNoPosition})
+				res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: issuer.MemoryID(m.PublicID), Reason: issuer.SkipNoPosition})
 				continue
 			}
 			res.Validations = append(res.Validations, issuer.ReceiptValidation{MemoryID: issuer.MemoryID(m.PublicID), Validation: out.ref, Confidence: out.summary})
