@@ -47,15 +47,25 @@ const (
 
 const memorySelect = `SELECT ` + memoryColumns + ` ` + memoryFrom
 
+// targetColumns read only what a validation needs of its memory: not its
+// text, which may be large.
+const targetColumns = `m.id, m.public_id, m.author_id, a.status AS author_status, m.domain, m.status`
+
+// targetFrom joins what targetColumns read.
+const targetFrom = `FROM memories m JOIN agents a ON a.id = m.author_id`
+
+// targetSelect reads memories as validation targets.
+const targetSelect = `SELECT ` + targetColumns + ` ` + targetFrom
+
 // memoryEligibilitySelect reads a memory with what a validation by an
 // evaluator needs to know: whether the evaluator retrieved it, and whether
 // evaluator and author ever shared an operator. Its first two parameters
 // are the evaluator's key, twice.
-const memoryEligibilitySelect = `SELECT ` + memoryColumns + `,
+const memoryEligibilitySelect = `SELECT ` + targetColumns + `,
 	EXISTS (SELECT 1 FROM retrievals r WHERE r.agent_id = ? AND r.memory_id = m.id) AS consumed,
 	EXISTS (SELECT 1 FROM agent_owner_bindings e JOIN agent_owner_bindings o ON o.operator_id = e.operator_id
 		WHERE e.agent_id = ? AND o.agent_id = m.author_id) AS same_owner
-	` + memoryFrom
+	` + targetFrom
 
 // visible reports whether the memory may be retrieved, consulted or
 // validated: it is active and so is its author.

@@ -120,7 +120,7 @@ func (db *DB) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid
 			return issuer.Errorf(issuer.CodeNotFound, "receipt %s not found", rid)
 		}
 		var mems []*memoryRow
-		if err := sel(ctx, tx, &mems, memorySelect+` JOIN receipt_memories rm ON rm.memory_id = m.id
+		if err := sel(ctx, tx, &mems, targetSelect+` JOIN receipt_memories rm ON rm.memory_id = m.id
 			WHERE rm.receipt_id = ? ORDER BY rm.position`, receipt.Key); err != nil {
 			return fmt.Errorf("store: read receipt memories: %w", err)
 		}
