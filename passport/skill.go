@@ -1,19 +1,209 @@
 package passport
 
-// SkillPassport is the assessment of one skill: how well evidenced the
-// subject is for it, with an interval when there is enough evidence.
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// MaxSourcePreviews bounds the source previews of one skill passport,
+// keeping signed documents small; the full evidence stays reachable through
+// the records.
+const MaxSourcePreviews = 3
+
+// SkillPassport is the assessment of one skill as a passport carries it
+// (SPEC.md §4): the evidence state, the flags, the estimate or its absence,
+// the labels, the effective counts, a few source previews and the policies
+// that produced it. It holds no internal identifier, operator or context
+// label value: sources are named by their evidence record's pseudonymous id.
+//
+// Members after evidenceLevel are left out when they hold their zero value:
+// an absent estimate is N/A, absent counts are zero, absent lists are empty.
 type SkillPassport struct {
-	Skill         string `json:"skill"`
-	State         string `json:"state"`
-	Contested     bool   `json:"contested"`
-	Stale         bool   `json:"stale"`
-	Assessment    string `json:"assessment"`
-	EvidenceLevel string `json:"evidenceLevel"`
+	// Skill is the normalised skill term.
+	Skill string `json:"skill"`
+	// State is the evidence state.
+	State SkillState `json:"state"`
+	// Contested is set while relevant evidence has an unresolved eligible
+	// contradiction.
+	Contested bool `json:"contested"`
+	// Stale is set when no eligible evidence is younger than two years.
+	Stale bool `json:"stale"`
+	// Assessment is the headline label.
+	Assessment AssessmentLabel `json:"assessment"`
+	// EvidenceLevel grades the independent evidence.
+	EvidenceLevel EvidenceLevel `json:"evidenceLevel"`
+	// Visibility says whether negative results are visible.
+	Visibility Visibility `json:"visibility,omitempty"`
+	// Calibration says whether calibration diagnostics exist.
+	Calibration Calibration `json:"calibration,omitempty"`
+	// Estimate is the policy-adjusted Wilson interval of the success rate,
+	// or nil (member absent) when no estimate may be shown: N/A.
+	Estimate *SkillEstimate `json:"estimate,omitempty"`
+	// Effective holds the effective (weighted, capped) counts.
+	Effective SkillCounts `json:"effective,omitzero"`
+	// Sources previews at most MaxSourcePreviews sources, unresolved
+	// contradictions first, then failures, then the heaviest.
+	Sources []SourcePreview `json:"sources,omitempty"`
+	// SourceCount is the number of relevant records behind the assessment.
+	SourceCount int `json:"sourceCount,omitempty"`
+	// Limitations lists the reason codes of the limits that applied.
+	Limitations []string `json:"limitations,omitempty"`
+	// Policies names the versioned policies used, such as "skills-1".
+	Policies []string `json:"policies,omitempty"`
+	// AssessedAt is the assessment date, YYYY-MM-DD.
+	AssessedAt string `json:"assessedAt,omitempty"`
+	// AssessmentHash is the lower-case hex SHA-256 of the canonical JSON
+	// (RFC 8785) of this skill passport without its assessmentHash member.
+	AssessmentHash string `json:"assessmentHash,omitempty"`
 }
 
-func (s *SkillPassport) validate() error {
-	if s.Skill == "" {
+// SkillEstimate is a policy-adjusted uncertainty interval: not a certified
+// coverage guarantee, nor the probability of success on the next task.
+type SkillEstimate struct {
+	Midpoint float64 `json:"midpoint"`
+	Lower    float64 `json:"lower"`
+	Upper    float64 `json:"upper"`
+}
+
+// SkillCounts are effective counts: sums of capped weights, and numbers of
+// distinct known independent operators, validators and contexts with
+// positive weight.
+type SkillCounts struct {
+	Observations   float64 `json:"observations"`
+	Binary         float64 `json:"binary"`
+	Successes      float64 `json:"successes"`
+	Failures       float64 `json:"failures"`
+	Partial        float64 `json:"partial"`
+	Uncertain      float64 `json:"uncertain"`
+	Corroborations float64 `json:"corroborations"`
+	Contradictions float64 `json:"contradictions"`
+	Operators      int     `json:"operators"`
+	Validators     int     `json:"validators"`
+	Contexts       int     `json:"contexts"`
+}
+
+// SourcePreview summarises one evidence record behind a skill passport.
+type SourcePreview struct {
+	// Evidence is the record's id in the passport's evidence.
+	Evidence      string  `json:"evidence"`
+	Type          string  `json:"type"`
+	Outcome       string  `json:"outcome,omitempty"`
+	Quality       string  `json:"quality"`
+	Date          string  `json:"date"`
+	Weight        float64 `json:"weight"`
+	Applicability float64 `json:"applicability"`
+	// Contradiction is "unresolved" or "resolved" on contradictions, else
+	// "none".
+	Contradiction string `json:"contradiction"`
+}
+
+// SkillState is the evidence state of a skill.
+type SkillState string
+
+// The evidence states.
+const (
+	StateNew             SkillState = "new"
+	StateLimitedEvidence SkillState = "limited_evidence"
+	StateEvidenced       SkillState = "evidenced"
+	StateWellEvidenced   SkillState = "well_evidenced"
+)
+
+// EvidenceLevel grades the amount and independence of the evidence.
+type EvidenceLevel string
+
+// The evidence levels, weakest first.
+const (
+	LevelVeryLow  EvidenceLevel = "VERY_LOW"
+	LevelLow      EvidenceLevel = "LOW"
+	LevelModerate EvidenceLevel = "MODERATE"
+	LevelStrong   EvidenceLevel = "STRONG"
+)
+
+// AssessmentLabel is the headline of a skill assessment.
+type AssessmentLabel string
+
+// The assessment labels. CONTESTED takes precedence over STALE, and both
+// over the rest.
+const (
+	AssessmentContested            AssessmentLabel = "CONTESTED"
+	AssessmentStale                AssessmentLabel = "STALE"
+	AssessmentNew                  AssessmentLabel = "NEW"
+	AssessmentSupported            AssessmentLabel = "SUPPORTED"
+	AssessmentAdverseOutcomes      AssessmentLabel = "EVIDENCED_WITH_ADVERSE_OUTCOMES"
+	AssessmentInsufficientEvidence AssessmentLabel = "INSUFFICIENT_EVIDENCE"
+)
+
+// Visibility says whether an assessment shows negative results.
+type Visibility string
+
+// The visibility labels.
+const (
+	VisibilityNegativeResults Visibility = "NEGATIVE_RESULTS_VISIBLE"
+	VisibilityLimited         Visibility = "LIMITED_VISIBILITY"
+)
+
+// Calibration says whether calibration diagnostics are available.
+type Calibration string
+
+// The calibration labels.
+const (
+	CalibrationInsufficientData Calibration = "INSUFFICIENT_DATA"
+	CalibrationAvailable        Calibration = "AVAILABLE"
+)
+
+// Hash returns the assessment hash of sp: the lower-case hex SHA-256 of its
+// canonical JSON without the assessmentHash member.
+func (sp SkillPassport) Hash() (string, error) {
+	sp.AssessmentHash = ""
+	b, err := Marshal(sp)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// validate checks a skill passport's vocabulary and bounds, and its
+// assessment hash when it has one. Whether its figures follow from the
+// evidence is a separate question, answered by recomputing them.
+func (sp *SkillPassport) validate() error {
+	bad := func(format string, a ...any) error { return errorf(ReasonFieldInvalid, format, a...) }
+	switch {
+	case sp.Skill == "":
 		return errorf(ReasonFieldMissing, "skill is missing")
+	case !oneOf(sp.State, StateNew, StateLimitedEvidence, StateEvidenced, StateWellEvidenced):
+		return bad("unknown state %q", sp.State)
+	case !oneOf(sp.EvidenceLevel, LevelVeryLow, LevelLow, LevelModerate, LevelStrong):
+		return bad("unknown evidence level %q", sp.EvidenceLevel)
+	case !oneOf(sp.Assessment, AssessmentContested, AssessmentStale, AssessmentNew,
+		AssessmentSupported, AssessmentAdverseOutcomes, AssessmentInsufficientEvidence):
+		return bad("unknown assessment %q", sp.Assessment)
+	case !oneOf(sp.Visibility, "", VisibilityNegativeResults, VisibilityLimited):
+		return bad("unknown visibility %q", sp.Visibility)
+	case !oneOf(sp.Calibration, "", CalibrationInsufficientData, CalibrationAvailable):
+		return bad("unknown calibration %q", sp.Calibration)
+	case len(sp.Sources) > MaxSourcePreviews:
+		return bad("%d source previews; at most %d", len(sp.Sources), MaxSourcePreviews)
+	case sp.Contested != (sp.Assessment == AssessmentContested):
+		return bad("the contested flag and the assessment disagree")
+	}
+	if sp.AssessmentHash != "" {
+		h, err := sp.Hash()
+		if err != nil {
+			return bad("%v", err)
+		}
+		if h != sp.AssessmentHash {
+			return bad("assessmentHash does not match the skill passport")
+		}
 	}
 	return nil
+}
+
+func oneOf[T comparable](v T, allowed ...T) bool {
+	for _, a := range allowed {
+		if v == a {
+			return true
+		}
+	}
+	return false
 }

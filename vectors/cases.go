@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/passport"
 )
 
@@ -41,17 +42,19 @@ func replaceOnce(b []byte, old, new string) []byte {
 	return bytes.Replace(b, []byte(old), []byte(new), 1)
 }
 
-// bigRecords returns n records whose notes pad each to about size bytes.
-func bigRecords(n, size int) []json.RawMessage {
-	recs := baseRecords()
+// bigRecords returns the base records followed by more outcome reports, n
+// in all.
+func bigRecords(n int) []evidence.Record {
+	recs := baseEvidence()
 	for i := len(recs); i < n; i++ {
-		note := strings.Repeat(fmt.Sprintf("observation %d; ", i), size/16)
-		b, _ := passport.Marshal(map[string]any{
-			"id": fmt.Sprintf("ev_%04d", i+1), "kind": "outcome_report", "skill": "PostgreSQL indexing",
-			"outcome": "success", "quality": "OBSERVED_REUSE", "reporter": fmt.Sprintf("actor-%d", i%7),
-			"operator": fmt.Sprintf("operator-%d", i%5), "date": "2026-04-01", "note": note,
+		recs = append(recs, evidence.Record{
+			ID: fmt.Sprintf("ev_%04d", i+1), Type: evidence.TypeOutcome, Outcome: evidence.OutcomeSuccess,
+			Skill: "PostgreSQL indexing", Quality: evidence.QualityObservedReuse,
+			Reporter: fmt.Sprintf("act_%d", i%7+1), Operator: fmt.Sprintf("op_%d", i%5+1), Ownership: evidence.OwnershipDistinct,
+			Lineage: &evidence.Lineage{Memory: fmt.Sprintf("mem_%d", i%40+1)},
+			Context: evidence.Context{Protocol: "postgres", Version: "17", Workload: "high-write-concurrency", Environment: "kubernetes"},
+			Date:    evidence.MustDate("2026-04-01").AddDays(-i % 300),
 		})
-		recs = append(recs, b)
 	}
 	return recs
 }
@@ -89,28 +92,56 @@ var generators = []generator{
 		return passes("evidence committed to, none disclosed", b, err)
 	}},
 	{"valid_single_leaf", func(f *fixture) (Case, error) {
-		b, err := f.signed(f.ed, basePassport(), baseRecords()[:1], []int{0})
+		b, err := f.signed(f.ed, passportFor(baseEvidence()[:1]), baseRecords()[:1], []int{0})
 		return passes("a tree of one leaf: the proof is empty", b, err)
 	}},
 	{"valid_odd_tree", func(f *fixture) (Case, error) {
-		b, err := f.signed(f.es, basePassport(), baseRecords()[:7], []int{6})
+		b, err := f.signed(f.es, passportFor(baseEvidence()[:7]), baseRecords()[:7], []int{6})
 		return passes("last leaf of a tree of seven, carried up two levels", b, err)
 	}},
 	{"valid_near_limit", func(f *fixture) (Case, error) {
-		// The most evidence that fits: a binary search on the record count.
-		var b []byte
-		lo, hi := 8, 400 // fits, does not fit
-		for hi-lo > 1 {
-			n := (lo + hi) / 2
-			next, err := f.signed(f.ed, basePassport(), bigRecords(n, 1500), allIndices(n))
-			switch {
-			case err == nil:
-				lo, b = n, next
-			case passport.ReasonOf(err) == passport.ReasonBundleTooLarge:
-				hi = n
-			default:
-				return Case{}, err
+		// The most records that fit (a binary search on the count), then
+		// the longest environment label on every record, then the longest
+		// constraints label on the last one, that still fit.
+		sign := func(n, env, last int) ([]byte, error) {
+			recs := bigRecords(n)
+			for i := range recs {
+				if env > 0 {
+					recs[i].Context.Environment = strings.Repeat("k", env)
+				}
 			}
+			if last > 0 {
+				recs[n-1].Context.Constraints = strings.Repeat("c", last)
+			}
+			return f.signed(f.ed, passportFor(recs), canonicalRecords(recs), allIndices(n))
+		}
+		fits := func(lo, hi int, try func(int) ([]byte, error)) (int, []byte, error) {
+			var best []byte
+			for hi-lo > 1 {
+				m := (lo + hi) / 2
+				b, err := try(m)
+				switch {
+				case err == nil:
+					lo, best = m, b
+				case passport.ReasonOf(err) == passport.ReasonBundleTooLarge:
+					hi = m
+				default:
+					return 0, nil, err
+				}
+			}
+			return lo, best, nil
+		}
+		n, _, err := fits(8, 2000, func(n int) ([]byte, error) { return sign(n, 0, 0) })
+		if err != nil {
+			return Case{}, err
+		}
+		env, _, err := fits(0, 201, func(env int) ([]byte, error) { return sign(n, env, 0) })
+		if err != nil {
+			return Case{}, err
+		}
+		_, b, err := fits(0, 201, func(last int) ([]byte, error) { return sign(n, env, last) })
+		if err != nil || b == nil {
+			return Case{}, fmt.Errorf("near limit: %v", err)
 		}
 		return passes(fmt.Sprintf("a bundle of %d bytes, just under the 512 KiB bound", len(b)), b, nil)
 	}},
@@ -459,17 +490,17 @@ var generators = []generator{
 	}},
 	{"invalid_utf8_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
-		d.tamper = func(es []disclosure) { es[0].leaf = replaceOnce(es[0].leaf, `"actor-2"`, "\"actor-\xff\"") }
+		d.tamper = func(es []disclosure) { es[0].leaf = replaceOnce(es[0].leaf, `"act_2"`, "\"act_\xff\"") }
 		return fails("a byte that is not UTF-8 inside a string", "json", passport.ReasonJSONInvalidUTF8, d.bytes())
 	}},
 	{"overlong_utf8_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
-		d.tamper = func(es []disclosure) { es[0].leaf = replaceOnce(es[0].leaf, `"actor-2"`, "\"actor\xc0\xad2\"") }
+		d.tamper = func(es []disclosure) { es[0].leaf = replaceOnce(es[0].leaf, `"act_2"`, "\"act\xc0\xad2\"") }
 		return fails("an overlong UTF-8 encoding", "json", passport.ReasonJSONInvalidUTF8, d.bytes())
 	}},
 	{"lone_surrogate_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
-		d.tamper = func(es []disclosure) { es[0].leaf = replaceOnce(es[0].leaf, `"actor-2"`, `"actor-\ud800"`) }
+		d.tamper = func(es []disclosure) { es[0].leaf = replaceOnce(es[0].leaf, `"act_2"`, `"act_\ud800"`) }
 		return fails("a lone high surrogate escape", "json", passport.ReasonJSONLoneSurrogate, d.bytes())
 	}},
 	{"integer_beyond_2_53_fail", func(f *fixture) (Case, error) {
@@ -494,7 +525,7 @@ var generators = []generator{
 		return fails("a bundle cut in half", "json", passport.ReasonJSONMalformed, d.bytes())
 	}},
 	{"over_512kib_fail", func(f *fixture) (Case, error) {
-		recs := bigRecords(400, 1500)
+		recs := canonicalRecords(bigRecords(1000))
 		d := f.newDraft(nil, recs)
 		d.disclose = allIndices(len(recs))
 		b := d.bytes()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/skilltrust"
 	"github.com/remnant/passportkit/verifier"
 )
 
@@ -85,9 +86,13 @@ func (f *fixture) trust() ([]byte, error) {
 	return t.MarshalJSON()
 }
 
-// basePassport is a realistic passport with two skill passports.
-func basePassport() *passport.Passport {
-	return &passport.Passport{
+// basePassport is a realistic passport whose skill passports are assessed,
+// under trust model 2.0, from baseEvidence as of its issuance day.
+func basePassport() *passport.Passport { return passportFor(baseEvidence()) }
+
+// passportFor is basePassport with skill passports assessed from recs.
+func passportFor(recs []evidence.Record) *passport.Passport {
+	p := &passport.Passport{
 		PassportVersion:      passport.Version,
 		TrustModelVersion:    passport.TrustModelVersion,
 		Issuer:               Issuer,
@@ -102,29 +107,59 @@ func basePassport() *passport.Passport {
 		},
 		ReputationScore: 6.75,
 		TrustLevel:      "observed",
-		SkillPassports:  []passport.SkillPassport{{Skill: "PostgreSQL indexing", State: "evidenced", Assessment: "SUPPORTED", EvidenceLevel: "MODERATE"}, {Skill: "SQLite", State: "limited_evidence", Assessment: "INSUFFICIENT_EVIDENCE", EvidenceLevel: "VERY_LOW"}},
 		Policies:        passport.DefaultPolicies(),
 	}
+	set, err := evidence.NewSet(recs, false)
+	if err != nil {
+		panic(err)
+	}
+	at := evidence.MustDate(issuedAt.Format("2006-01-02"))
+	for _, skill := range []string{"PostgreSQL indexing", "SQLite"} {
+		a, err := skilltrust.Assess(set, skilltrust.Task{Skill: skill}, at)
+		if err != nil {
+			panic(err)
+		}
+		sp, err := a.SkillPassport()
+		if err != nil {
+			panic(err)
+		}
+		p.SkillPassports = append(p.SkillPassports, sp)
+	}
+	return p
 }
 
-// baseRecords are eight evidence records, as canonical JSON.
-func baseRecords() []json.RawMessage {
-	outcomes := []string{"success", "success", "failure", "success", "partial", "success", "uncertain", "success"}
-	var out []json.RawMessage
+// baseEvidence is the subject's evidence: outcome reports, corroborations
+// and a publication about PostgreSQL indexing from several operators, and
+// one failed SQLite attempt.
+func baseEvidence() []evidence.Record {
+	outcomes := []evidence.Outcome{evidence.OutcomeSuccess, evidence.OutcomeSuccess, evidence.OutcomeFailure,
+		evidence.OutcomeSuccess, evidence.OutcomePartial, evidence.OutcomeSuccess, evidence.OutcomeUncertain, evidence.OutcomeSuccess}
+	var recs []evidence.Record
 	for i, o := range outcomes {
-		rec := map[string]any{
-			"id":       fmt.Sprintf("ev_%02d", i+1),
-			"kind":     "outcome_report",
-			"skill":    "PostgreSQL indexing",
-			"outcome":  o,
-			"quality":  "OBSERVED_REUSE",
-			"reporter": fmt.Sprintf("actor-%d", i%3+1),
-			"operator": fmt.Sprintf("operator-%d", i%2+1),
-			"date":     fmt.Sprintf("2026-0%d-1%d", i%4+1, i),
-			"context":  map[string]string{"protocol": "postgres", "workload": "high-write-concurrency"},
+		recs = append(recs, evidence.Record{
+			ID: fmt.Sprintf("ev_%02d", i+1), Type: evidence.TypeOutcome, Outcome: o, Skill: "PostgreSQL indexing",
+			Quality: evidence.QualityObservedReuse, Reporter: fmt.Sprintf("act_%d", i%5+1), Operator: fmt.Sprintf("op_%d", i%3+1),
+			Ownership: evidence.OwnershipDistinct,
+			Lineage:   &evidence.Lineage{Memory: fmt.Sprintf("mem_%d", i%4+1)},
+			Context:   evidence.Context{Protocol: "postgres", Workload: "high-write-concurrency"},
+			Date:      evidence.MustDate(fmt.Sprintf("2026-0%d-1%d", i%4+1, i)),
+		})
+	}
+	recs[7].Skill, recs[7].Lineage = "SQLite", &evidence.Lineage{Memory: "mem_9"}
+	return recs
+}
+
+// baseRecords are the canonical JSON of baseEvidence, in leaf order.
+func baseRecords() []json.RawMessage { return canonicalRecords(baseEvidence()) }
+
+func canonicalRecords(recs []evidence.Record) []json.RawMessage {
+	out := make([]json.RawMessage, len(recs))
+	for i, r := range recs {
+		b, err := r.Canonical()
+		if err != nil {
+			panic(err)
 		}
-		b, _ := passport.Marshal(rec)
-		out = append(out, b)
+		out[i] = b
 	}
 	return out
 }

@@ -136,7 +136,8 @@ var benchSizes = []struct {
 	size  int
 }{
 	{"2KiB", mixed, 2 << 10},
-	{"20KiB", mixed, 20 << 10},
+	{"20KiB", bodyHeavy, 20 << 10},
+	{"20KiB-mixed", mixed, 20 << 10},
 	{"512KiB-body", bodyHeavy, passport.MaxBundleSize},
 	{"512KiB-evidence", evidenceHeavy, passport.MaxBundleSize},
 }

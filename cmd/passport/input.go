@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/verifier"
 )
 
 // readInput reads a file, or standard input for "-", refusing more than
@@ -39,4 +42,30 @@ func readBounded(e *env, name string, limit int64) ([]byte, error) {
 		return nil, usageError(fmt.Errorf("%s is larger than %d bytes", name, limit))
 	}
 	return b, nil
+}
+
+// loadSigner reads a private JWK, as "passport keys generate" writes it.
+func loadSigner(e *env, path string) (*passport.Signer, error) {
+	b, err := readBounded(e, path, maxKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	key, err := passport.ParsePrivateKey(b)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("%s: %w", path, err))
+	}
+	return passport.NewSigner(key), nil
+}
+
+// loadTrust reads a trust file, as "passport keys trust" writes it.
+func loadTrust(e *env, path string) (*verifier.Trust, error) {
+	b, err := readBounded(e, path, verifier.MaxTrustFileSize)
+	if err != nil {
+		return nil, err
+	}
+	t, err := verifier.ParseTrust(b)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("%s: %w", path, err))
+	}
+	return t, nil
 }

@@ -64,13 +64,10 @@ func (c *keysGenerateCmd) Run(e *env) error {
 
 // readPublicKey reads a key file holding either a private or a public JWK
 // and returns its public key.
-func readPublicKey(name string) (*passport.PublicKey, error) {
-	b, err := os.ReadFile(name)
+func readPublicKey(e *env, name string) (*passport.PublicKey, error) {
+	b, err := readBounded(e, name, maxKeyFile)
 	if err != nil {
-		return nil, usageError(err)
-	}
-	if len(b) > maxKeyFile {
-		return nil, usageError(fmt.Errorf("%s is larger than %d bytes", name, maxKeyFile))
+		return nil, err
 	}
 	if priv, err := passport.ParsePrivateKey(b); err == nil {
 		return priv.Public(), nil
@@ -87,7 +84,7 @@ type keysPublicCmd struct {
 }
 
 func (c *keysPublicCmd) Run(e *env) error {
-	pub, err := readPublicKey(c.File)
+	pub, err := readPublicKey(e, c.File)
 	if err != nil {
 		return err
 	}
@@ -128,7 +125,7 @@ func (c *keysTrustCmd) Run(e *env) error {
 	}
 	var keys []verifier.TrustedKey
 	for _, name := range c.Keys {
-		pub, err := readPublicKey(name)
+		pub, err := readPublicKey(e, name)
 		if err != nil {
 			return err
 		}

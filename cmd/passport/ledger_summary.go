@@ -16,9 +16,6 @@ import (
 // canonicalJSON returns v as RFC 8785 canonical JSON.
 func canonicalJSON(v any) ([]byte, error) { return passport.Marshal(v) }
 
-// maxSummaryKeyFile bounds a signing key file.
-const maxSummaryKeyFile = 16 << 10
-
 // summaryOut is the result of share_summary: a summary, its id and, when
 // signed, a JWS over the id; when checking a received summary, whether it
 // matches its id and whether the signature verifies.
@@ -129,32 +126,6 @@ func verifySummarySignature(jws, id string, s *ledger.Summary, trust *verifier.T
 	}
 	sig.Verified, sig.Reason, sig.Signer = true, string(passport.ReasonOK), trust.Issuer
 	return sig
-}
-
-// loadSigner reads a private JWK, as "passport keys generate" writes it.
-func loadSigner(e *env, path string) (*passport.Signer, error) {
-	b, err := readBounded(e, path, maxSummaryKeyFile)
-	if err != nil {
-		return nil, err
-	}
-	key, err := passport.ParsePrivateKey(b)
-	if err != nil {
-		return nil, usageError(fmt.Errorf("%s: %w", path, err))
-	}
-	return passport.NewSigner(key), nil
-}
-
-// loadTrust reads a trust file, as "passport keys trust" writes it.
-func loadTrust(e *env, path string) (*verifier.Trust, error) {
-	b, err := readBounded(e, path, verifier.MaxTrustFileSize)
-	if err != nil {
-		return nil, err
-	}
-	t, err := verifier.ParseTrust(b)
-	if err != nil {
-		return nil, usageError(fmt.Errorf("%s: %w", path, err))
-	}
-	return t, nil
 }
 
 type ledgerShareSummaryCmd struct {

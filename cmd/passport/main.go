@@ -29,6 +29,7 @@ type cli struct {
 	Inspect      inspectCmd      `cmd:"" help:"Show a bundle's header and claims, unverified."`
 	Canonicalize canonicalizeCmd `cmd:"" help:"Write the RFC 8785 canonical form of a JSON document."`
 	Sign         signCmd         `cmd:"" help:"Sign an unsigned passport and its evidence into a bundle."`
+	Assess       assessCmd       `cmd:"" help:"Assess skills offline from evidence files."`
 	Keys         keysCmd         `cmd:"" help:"Generate keys and write trust files."`
 	Serve        serveCmd        `cmd:"" help:"Serve POST /v1/verify over HTTP."`
 	Ledger       ledgerCmd       `cmd:"" help:"Keep and read your own counterparty ledger (REPUTATION.md)."`

@@ -150,3 +150,36 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestVectorsRecompute re-derives the skill passports of every valid vector
+// with `passport verify --recompute`: the fully disclosed ones must match
+// the signed figures, and none may be unverifiable or differ.
+func TestVectorsRecompute(t *testing.T) {
+	trust, cases, err := vectors.Load(vectors.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trustFile := filepath.Join(t.TempDir(), "trust.json")
+	if err := os.WriteFile(trustFile, trust, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for _, c := range cases {
+		if !c.Verified {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := []string{"verify", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--recompute", "-"}
+			if code := run(context.Background(), args, bytes.NewReader(c.Bundle), &stdout, &stderr); code != exitOK {
+				t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
+			}
+			if strings.Contains(stdout.String(), "  match ") {
+				matched++
+			}
+		})
+	}
+	if matched == 0 {
+		t.Errorf("no valid vector had a skill passport recomputed and matched")
+	}
+}

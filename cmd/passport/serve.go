@@ -21,7 +21,7 @@ type serveCmd struct {
 }
 
 func (c *serveCmd) Run(e *env) error {
-	v, _, err := (&verifyCmd{Trust: c.Trust, Skew: c.Skew}).setup()
+	v, err := loadVerifier(e, c.Trust, c.Skew)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -32,13 +31,9 @@ type unsigned struct {
 }
 
 func (c *signCmd) Run(e *env) error {
-	keyJSON, err := os.ReadFile(c.Key)
+	signer, err := loadSigner(e, c.Key)
 	if err != nil {
-		return usageError(err)
-	}
-	key, err := passport.ParsePrivateKey(keyJSON)
-	if err != nil {
-		return usageError(err)
+		return err
 	}
 	in, err := readBounded(e, c.File, maxSignInput)
 	if err != nil {
@@ -87,7 +82,7 @@ func (c *signCmd) Run(e *env) error {
 	if err != nil {
 		return usageError(err)
 	}
-	bundle, err := passport.NewSigner(key).Sign(&p, doc.Evidence, disclose)
+	bundle, err := signer.Sign(&p, doc.Evidence, disclose)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

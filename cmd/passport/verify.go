@@ -4,25 +4,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"text/tabwriter"
 	"time"
 
 	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/skilltrust"
 	"github.com/remnant/passportkit/verifier"
 )
 
 type verifyCmd struct {
-	Trust   string        `help:"Trust file naming the issuer and its keys." env:"PASSPORT_TRUST" placeholder:"FILE" type:"path"`
-	At      string        `help:"Verify as of this RFC 3339 time instead of now." placeholder:"RFC3339"`
-	Skew    time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
-	Subject string        `help:"Require the passport to describe this agent id."`
-	JSON    bool          `name:"json" help:"Print one JSON object instead of text."`
-	Bundle  string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
+	Trust     string        `help:"Trust file naming the issuer and its keys." env:"PASSPORT_TRUST" placeholder:"FILE" type:"path"`
+	At        string        `help:"Verify as of this RFC 3339 time instead of now." placeholder:"RFC3339"`
+	Skew      time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
+	Subject   string        `help:"Require the passport to describe this agent id."`
+	JSON      bool          `name:"json" help:"Print one JSON object instead of text."`
+	Recompute bool          `help:"Recompute every skill passport from the disclosed evidence; fail on any difference."`
+	Bundle    string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
 }
 
 func (c *verifyCmd) Run(e *env) error {
-	v, policy, err := c.setup()
+	v, policy, err := c.setup(e)
 	if err != nil {
 		return err
 	}
@@ -34,16 +35,34 @@ func (c *verifyCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	var recomputed []skilltrust.Recomputed
+	if c.Recompute && res.Verified {
+		if recomputed, err = recomputeSkills(res); err != nil {
+			return err
+		}
+	}
 	if c.JSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
+		out := struct {
+			*verifier.Result
+			Recompute []skilltrust.Recomputed `json:"recompute,omitempty"`
+		}{res, recomputed}
+		if err := enc.Encode(out); err != nil {
 			return err
 		}
 	} else {
 		printResult(e, res)
+		if c.Recompute && res.Verified {
+			printRecomputed(e.stdout, recomputed)
+		}
 	}
 	switch {
+	case res.Verified && c.Recompute:
+		if err := recomputeError(recomputed); err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		return nil
 	case res.Verified:
 		return nil
 	case res.Indeterminate():
@@ -54,22 +73,11 @@ func (c *verifyCmd) Run(e *env) error {
 }
 
 // setup reads the trust file and flags into a verifier and a policy.
-func (c *verifyCmd) setup() (*verifier.Verifier, verifier.Policy, error) {
+func (c *verifyCmd) setup(e *env) (*verifier.Verifier, verifier.Policy, error) {
 	var policy verifier.Policy
-	if c.Trust == "" {
-		return nil, policy, usageError(errors.New("a trust file is required: --trust FILE or PASSPORT_TRUST"))
-	}
-	b, err := os.ReadFile(c.Trust)
+	v, err := loadVerifier(e, c.Trust, c.Skew)
 	if err != nil {
-		return nil, policy, usageError(err)
-	}
-	trust, err := verifier.ParseTrust(b)
-	if err != nil {
-		return nil, policy, usageError(err)
-	}
-	v, err := verifier.New(trust, verifier.WithSkew(c.Skew))
-	if err != nil {
-		return nil, policy, usageError(err)
+		return nil, policy, err
 	}
 	if c.At != "" {
 		t, err := time.Parse(time.RFC3339, c.At)
@@ -80,6 +88,23 @@ func (c *verifyCmd) setup() (*verifier.Verifier, verifier.Policy, error) {
 	}
 	policy.Subject = c.Subject
 	return v, policy, nil
+}
+
+// loadVerifier builds a verifier from a trust file; every failure is a
+// usage error.
+func loadVerifier(e *env, trustFile string, skew time.Duration) (*verifier.Verifier, error) {
+	if trustFile == "" {
+		return nil, usageError(errors.New("a trust file is required: --trust FILE or PASSPORT_TRUST"))
+	}
+	trust, err := loadTrust(e, trustFile)
+	if err != nil {
+		return nil, err
+	}
+	v, err := verifier.New(trust, verifier.WithSkew(skew))
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return v, nil
 }
 
 // printResult writes one line per check, then the verdict. Only a verified

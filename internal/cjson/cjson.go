@@ -933,10 +933,36 @@ func AppendNumber(dst []byte, f float64) []byte {
 // compareKeys orders two raw (still escaped) member names by their UTF-16
 // code units, as RFC 8785 sorts them. It does not allocate.
 func compareKeys(a, b []byte) int {
-	if fastComparable(a) && fastComparable(b) {
-		// Without escapes and below U+E000, UTF-8 byte order is UTF-16 order.
-		return bytesCompare(a, b)
+	// One pass over the common prefix. While no escape has begun and the
+	// first difference is between bytes below 0xEE, UTF-8 byte order is
+	// UTF-16 order; otherwise compare code units.
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		x, y := a[i], b[i]
+		if x == '\\' {
+			return compareUnits(a, b)
+		}
+		if x != y {
+			if x >= 0xEE || y >= 0xEE || y == '\\' {
+				return compareUnits(a, b)
+			}
+			if x < y {
+				return -1
+			}
+			return 1
+		}
 	}
+	switch {
+	case len(a) < len(b):
+		return -1
+	case len(a) > len(b):
+		return 1
+	}
+	return 0
+}
+
+// compareUnits compares names by their UTF-16 code units, decoding escapes.
+func compareUnits(a, b []byte) int {
 	ra, rb := unitReader{s: a}, unitReader{s: b}
 	for {
 		ua, okA := ra.next()
@@ -955,24 +981,6 @@ func compareKeys(a, b []byte) int {
 			return 1
 		}
 	}
-}
-
-func bytesCompare(a, b []byte) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	switch {
-	case len(a) < len(b):
-		return -1
-	case len(a) > len(b):
-		return 1
-	}
-	return 0
 }
 
 // unitReader yields the UTF-16 code units of a checked, still escaped string.
@@ -1026,15 +1034,6 @@ func (r *unitReader) next() (uint16, bool) {
 		return uint16(hi), true
 	}
 	return uint16(ru), true
-}
-
-func fastComparable(s []byte) bool {
-	for _, c := range s {
-		if c == '\\' || c >= 0xEE {
-			return false
-		}
-	}
-	return true
 }
 
 // decodeString decodes the inside of a string the parser has already checked.

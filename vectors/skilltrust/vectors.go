@@ -1,0 +1,244 @@
+// Package skilltrust holds the conformance vectors of the contextual trust
+// model (contextual-trust-v2 with skills-1): one JSON file per case, each an
+// evidence file, a task, an assessment date and the expected assessment.
+// README.md in this folder specifies the format for implementations in other
+// languages; [Check] is the reference comparison.
+//
+// The cases are written by a generator, one small function per case, with a
+// fixed clock; run the package's tests with -update to rewrite them.
+package skilltrust
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+)
+
+//go:embed cases/*.json
+var files embed.FS
+
+// FS returns the case files, in the folder "cases".
+func FS() fs.FS { return files }
+
+// Tolerance is the absolute difference allowed between an expected and a
+// computed number.
+const Tolerance = 1e-9
+
+// Case is one conformance vector.
+type Case struct {
+	// Name is the file name without ".json"; negative cases end in "_fail".
+	Name string `json:"name"`
+	// Rule names the rule of the model the case exercises.
+	Rule string `json:"rule"`
+	// Description says, in a sentence, what is checked.
+	Description string `json:"description"`
+	// At is the assessment date.
+	At string `json:"at"`
+	// Task is the skill and context to assess.
+	Task struct {
+		Skill   string            `json:"skill"`
+		Context map[string]string `json:"context,omitempty"`
+	} `json:"task"`
+	// Evidence is the evidence file, verbatim.
+	Evidence json.RawMessage `json:"evidence"`
+	// Expect holds the expected results; see README.md.
+	Expect map[string]any `json:"expect"`
+}
+
+// Fail reports whether the case expects the evidence or task to be refused.
+func (c Case) Fail() bool { return strings.HasSuffix(c.Name, "_fail") }
+
+// Cases reads every case, sorted by name.
+func Cases() ([]Case, error) {
+	names, err := fs.Glob(files, "cases/*.json")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	cases := make([]Case, 0, len(names))
+	for _, n := range names {
+		b, err := files.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		var c Case
+		if err := json.Unmarshal(b, &c); err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		if c.Name+".json" != path.Base(n) {
+			return nil, fmt.Errorf("%s: name %q does not match the file", n, c.Name)
+		}
+		if _, ok := c.Expect["error"]; ok != c.Fail() {
+			return nil, fmt.Errorf("%s: an error is expected exactly in _fail cases", n)
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+// CheckError compares the reason code of a refused case with the expected
+// one.
+func CheckError(expect map[string]any, code string) error {
+	if want := expect["error"]; want != code {
+		return fmt.Errorf("error: got reason %q, want %q", code, want)
+	}
+	return nil
+}
+
+// Check compares an assessment, as JSON, with a case's expectations and
+// returns every difference found.
+func Check(expect map[string]any, assessment []byte) error {
+	var out map[string]any
+	if err := json.Unmarshal(assessment, &out); err != nil {
+		return fmt.Errorf("assessment: %w", err)
+	}
+	var problems []string
+	bad := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	sources := map[string]map[string]any{}
+	var order []any
+	for _, s := range list(out["sources"]) {
+		m := object(s)
+		sources[str(m["id"])] = m
+		order = append(order, m["id"])
+	}
+	perSource := func(key string, want any, field func(map[string]any) any) {
+		for id, w := range object(want) {
+			s, ok := sources[id]
+			if !ok {
+				bad("%s: no source %s", key, id)
+				continue
+			}
+			if got := field(s); !equal(w, got) {
+				bad("%s[%s]: got %v, want %v", key, id, got, w)
+			}
+		}
+	}
+	keys := make([]string, 0, len(expect))
+	for k := range expect {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		want := expect[k]
+		switch k {
+		case "skill", "knownSkill", "state", "contested", "stale", "assessment", "evidenceLevel", "visibility":
+			if got := out[k]; !equal(want, got) {
+				bad("%s: got %v, want %v", k, got, want)
+			}
+		case "calibration":
+			c := object(out["calibration"])
+			for ck, cw := range object(want) {
+				if got := c[ck]; !equal(cw, got) {
+					bad("calibration.%s: got %v, want %v", ck, got, cw)
+				}
+			}
+		case "estimate":
+			if got := out["estimate"]; !equal(want, got) {
+				bad("estimate: got %v, want %v", got, want)
+			}
+		case "effective", "counts":
+			got := object(out[k])
+			for ek, ew := range object(want) {
+				if !equal(ew, got[ek]) {
+					bad("%s.%s: got %v, want %v", k, ek, got[ek], ew)
+				}
+			}
+		case "weights":
+			perSource(k, want, func(s map[string]any) any { return s["weight"] })
+		case "initialWeights":
+			perSource(k, want, func(s map[string]any) any { return s["initialWeight"] })
+		case "applicability", "eligibility", "role", "quality":
+			field := map[string]string{"applicability": "applicability", "eligibility": "eligibility", "role": "role", "quality": "quality"}[k]
+			perSource(k, want, func(s map[string]any) any { return s[field] })
+		case "contextMatch":
+			perSource(k, want, func(s map[string]any) any { return object(s["contextMatch"])["value"] })
+		case "sourceIds":
+			if !equal(want, order) {
+				bad("sourceIds: got %v, want %v", order, want)
+			}
+		case "limitations":
+			if got := out["limitations"]; !equal(want, got) {
+				bad("limitations: got %v, want %v", got, want)
+			}
+		case "heldBackBy":
+			var names []any
+			for _, t := range list(out["heldBackBy"]) {
+				names = append(names, object(t)["name"])
+			}
+			if !equal(want, names) {
+				bad("heldBackBy: got %v, want %v", names, want)
+			}
+		case "contradictions":
+			got := map[string]any{}
+			for _, c := range list(out["contradictions"]) {
+				got[str(object(c)["id"])] = object(c)["status"]
+			}
+			if !equal(want, got) {
+				bad("contradictions: got %v, want %v", got, want)
+			}
+		case "corrections":
+			got := map[string]any{}
+			for _, c := range list(out["corrections"]) {
+				got[str(object(c)["id"])] = object(c)["after"]
+			}
+			if !equal(want, got) {
+				bad("corrections: got %v, want %v", got, want)
+			}
+		case "groups":
+			got := map[string]any{}
+			for _, g := range list(out["groups"]) {
+				m := object(g)
+				got[str(m["kind"])+"/"+str(m["key"])] = m["factor"]
+			}
+			for gk, gw := range object(want) {
+				if !equal(gw, got[gk]) {
+					bad("groups[%s]: got factor %v, want %v", gk, got[gk], gw)
+				}
+			}
+		default:
+			bad("unknown expectation %q", k)
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// equal compares decoded JSON values, numbers within Tolerance.
+func equal(want, got any) bool {
+	switch w := want.(type) {
+	case float64:
+		g, ok := got.(float64)
+		return ok && math.Abs(w-g) <= Tolerance
+	case []any:
+		g, ok := got.([]any)
+		if !ok && got == nil {
+			return len(w) == 0
+		}
+		return ok && slices.EqualFunc(w, g, equal)
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for k, v := range w {
+			if !equal(v, g[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(want, got)
+}
+
+func object(v any) map[string]any { m, _ := v.(map[string]any); return m }
+func list(v any) []any            { l, _ := v.([]any); return l }
+func str(v any) string            { s, _ := v.(string); return s }
