@@ -12,6 +12,7 @@ import (
 type agentsCmd struct {
 	Create    agentsCreateCmd    `cmd:"" help:"Create an agent and its API key."`
 	SetStatus agentsSetStatusCmd `cmd:"" name:"set-status" help:"Suspend or reactivate an agent."`
+	RotateKey agentsRotateKeyCmd `cmd:"" name:"rotate-key" help:"Revoke an agent's keys and issue a new one."`
 }
 
 type agentsCreateCmd struct {
@@ -74,5 +75,41 @@ func (c *agentsSetStatusCmd) Run(e *env) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, c.Status)
+	return nil
+}
+
+type agentsRotateKeyCmd struct {
+	Agent  string `arg:"" help:"Agent ID (agt_...)."`
+	Scopes string `help:"Comma-separated scopes of the new key; those of the current key when empty."`
+	JSON   bool   `name:"json" help:"Print {\"publicId\": ..., \"apiKey\": ...} as JSON."`
+}
+
+func (c *agentsRotateKeyCmd) Run(e *env) error {
+	agent, err := issuer.ParseAgentID(c.Agent)
+	if err != nil {
+		return usageError(err)
+	}
+	var scopes []issuer.Scope
+	if c.Scopes != "" {
+		if scopes, err = issuer.ParseScopes(c.Scopes); err != nil {
+			return usageError(err)
+		}
+	}
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	key, err := db.RotateKey(e.ctx, agent, scopes)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return json.NewEncoder(e.stdout).Encode(struct {
+			PublicID issuer.AgentID `json:"publicId"`
+			APIKey   issuer.APIKey  `json:"apiKey"`
+		}{agent, key})
+	}
+	fmt.Fprintf(e.stdout, "earlier keys of %s revoked\nAPI key (shown once): %s\n", agent, key)
 	return nil
 }

@@ -237,3 +237,45 @@ func (db *DB) Authenticate(ctx context.Context, key issuer.APIKey) (issuer.Princ
 	}
 	return p, nil
 }
+
+// RotateKey revokes every key of agent and issues a new one, with the given
+// scopes or, when none are given, those of its most recent key. The new key
+// is returned once and not stored.
+func (db *DB) RotateKey(ctx context.Context, agent issuer.AgentID, scopes []issuer.Scope) (issuer.APIKey, error) {
+	key, err := issuer.NewAPIKey(db.rand)
+	if err != nil {
+		return "", err
+	}
+	if len(scopes) > 0 {
+		if scopes, err = issuer.ParseScopes(issuer.FormatScopes(scopes)); err != nil {
+			return "", err
+		}
+	}
+	err = db.inTx(ctx, func(tx *sqlx.Tx) error {
+		now := db.timestamp()
+		var agentKey int64
+		if err := get(ctx, tx, &agentKey, `SELECT id FROM agents WHERE public_id = ?`, agent); err != nil {
+			return notFound(err, "agent %s not found", agent)
+		}
+		stored := issuer.FormatScopes(scopes)
+		if len(scopes) == 0 {
+			if err := get(ctx, tx, &stored, `SELECT scopes FROM api_keys WHERE agent_id = ? ORDER BY id DESC LIMIT 1`, agentKey); err != nil {
+				return notFound(err, "agent %s has no key to take scopes from; name them", agent)
+			}
+		}
+		revoked, err := exec(ctx, tx, `UPDATE api_keys SET revoked_at = ? WHERE agent_id = ? AND revoked_at IS NULL`, now, agentKey)
+		if err != nil {
+			return fmt.Errorf("store: revoke keys: %w", err)
+		}
+		n, _ := revoked.RowsAffected()
+		if _, err := exec(ctx, tx, `INSERT INTO api_keys (agent_id, key_hash, scopes, created_at) VALUES (?, ?, ?, ?)`,
+			agentKey, key.Hash(), stored, now); err != nil {
+			return fmt.Errorf("store: create api key: %w", err)
+		}
+		return audit(ctx, tx, now, ActorAdmin, "agent.key_rotated", string(agent), map[string]any{"revoked": n, "scopes": stored})
+	})
+	if err != nil {
+		return "", err
+	}
+	return key, nil
+}

@@ -127,3 +127,31 @@ func TestReputationReportPages(t *testing.T) {
 		}
 	})
 }
+
+func TestRotateKeyRevokesEarlierKeys(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		a := f.agent("agent", issuer.ScopeSearch, issuer.ScopeFeedback)
+		old := f.keys[a.AgentID]
+		key, err := db.RotateKey(f.ctx, a.AgentID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = db.Authenticate(f.ctx, old)
+		wantCode(t, err, issuer.CodeUnauthorized)
+		p, err := db.Authenticate(f.ctx, key)
+		if err != nil || !slices.Equal(p.Scopes, []issuer.Scope{issuer.ScopeSearch, issuer.ScopeFeedback}) {
+			t.Fatalf("new key: %+v, %v", p, err)
+		}
+		again, err := db.RotateKey(f.ctx, a.AgentID, []issuer.Scope{issuer.ScopeAdmin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := db.Authenticate(f.ctx, again); !slices.Equal(p.Scopes, []issuer.Scope{issuer.ScopeAdmin}) {
+			t.Fatalf("scopes %v", p.Scopes)
+		}
+		if n := f.count(`SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NULL`); n != 1 {
+			t.Fatalf("%d live keys, want 1", n)
+		}
+	})
+}
