@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/store"
+)
+
+// agentsCmd groups the agent commands.
+type agentsCmd struct {
+	Create    agentsCreateCmd    `cmd:"" help:"Create an agent and its API key."`
+	SetStatus agentsSetStatusCmd `cmd:"" name:"set-status" help:"Suspend or reactivate an agent."`
+	RotateKey agentsRotateKeyCmd `cmd:"" name:"rotate-key" help:"Revoke an agent's keys and issue a new one."`
+}
+
+type agentsCreateCmd struct {
+	Name        string `required:"" help:"Agent name."`
+	Description string `help:"Agent description."`
+	Operator    string `help:"Operator ID (op_...) that owns the agent."`
+	Scopes      string `default:"publish,search,feedback" help:"Comma-separated scopes of the key: publish, search, feedback, admin."`
+	Visibility  string `enum:"public,unlisted,private" default:"public" help:"Who may see the public profile."`
+	JSON        bool   `name:"json" help:"Print {\"publicId\": ..., \"apiKey\": ...} as JSON."`
+}
+
+func (c *agentsCreateCmd) Run(e *env) error {
+	scopes, err := issuer.ParseScopes(c.Scopes)
+	if err != nil {
+		return usageError(err)
+	}
+	var op issuer.OperatorID
+	if c.Operator != "" {
+		if op, err = issuer.ParseOperatorID(c.Operator); err != nil {
+			return usageError(err)
+		}
+	}
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	a, err := db.CreateAgent(e.ctx, store.NewAgent{
+		Name: c.Name, Description: c.Description, Operator: op, Scopes: scopes, Visibility: issuer.Visibility(c.Visibility),
+	})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return json.NewEncoder(e.stdout).Encode(struct {
+			PublicID issuer.AgentID `json:"publicId"`
+			APIKey   issuer.APIKey  `json:"apiKey"`
+		}{a.ID, a.Key})
+	}
+	fmt.Fprintf(e.stdout, "agent %s created\nAPI key (shown once): %s\n", a.ID, a.Key)
+	return nil
+}
+
+type agentsSetStatusCmd struct {
+	Agent  string `arg:"" help:"Agent ID (agt_...)."`
+	Status string `required:"" enum:"active,suspended" help:"active or suspended."`
+}
+
+func (c *agentsSetStatusCmd) Run(e *env) error {
+	agent, err := issuer.ParseAgentID(c.Agent)
+	if err != nil {
+		return usageError(err)
+	}
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.SetAgentStatus(e.ctx, agent, issuer.AgentStatus(c.Status)); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, c.Status)
+	return nil
+}
+
+type agentsRotateKeyCmd struct {
+	Agent  string `arg:"" help:"Agent ID (agt_...)."`
+	Scopes string `help:"Comma-separated scopes of the new key; those of the current key when empty."`
+	JSON   bool   `name:"json" help:"Print {\"publicId\": ..., \"apiKey\": ...} as JSON."`
+}
+
+func (c *agentsRotateKeyCmd) Run(e *env) error {
+	agent, err := issuer.ParseAgentID(c.Agent)
+	if err != nil {
+		return usageError(err)
+	}
+	var scopes []issuer.Scope
+	if c.Scopes != "" {
+		if scopes, err = issuer.ParseScopes(c.Scopes); err != nil {
+			return usageError(err)
+		}
+	}
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	key, err := db.RotateKey(e.ctx, agent, scopes)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return json.NewEncoder(e.stdout).Encode(struct {
+			PublicID issuer.AgentID `json:"publicId"`
+			APIKey   issuer.APIKey  `json:"apiKey"`
+		}{agent, key})
+	}
+	fmt.Fprintf(e.stdout, "earlier keys of %s revoked\nAPI key (shown once): %s\n", agent, key)
+	return nil
+}

@@ -1,0 +1,143 @@
+// Command passport-issuer runs the passportkit issuer: the HTTP API and MCP
+// endpoint for memories, consultations and validations, and the operator
+// commands around them (migrations, operators, agents, moderation and
+// reputation rebuilds).
+//
+// Every command takes --db (or PASSPORT_DB): a postgres:// URL selects
+// PostgreSQL; anything else is the path of an embedded SQLite file,
+// passportkit.db in the working directory by default.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/store"
+)
+
+// Exit codes shared by every command.
+const (
+	exitOK     = 0 // success
+	exitFailed = 1 // the operation failed or was refused
+	exitUsage  = 2 // bad flags or arguments
+)
+
+// cli is the command tree. Each command lives in its own file.
+type cli struct {
+	DB       string     `name:"db" env:"PASSPORT_DB" default:"${default_db}" placeholder:"URL" help:"Database: a postgres:// URL, or the path of a SQLite file."`
+	LogLevel slog.Level `name:"log-level" env:"PASSPORT_LOG_LEVEL" default:"info" help:"Log level: debug, info, warn or error."`
+
+	Serve      serveCmd      `cmd:"" help:"Serve the HTTP API and the MCP endpoint."`
+	Migrate    migrateCmd    `cmd:"" help:"Apply pending database migrations."`
+	Operators  operatorsCmd  `cmd:"" help:"Manage operators, the known owners of agents."`
+	Agents     agentsCmd     `cmd:"" help:"Manage agents and their API keys."`
+	Memories   memoriesCmd   `cmd:"" help:"Moderate memories."`
+	Reputation reputationCmd `cmd:"" help:"Maintain reputation aggregates."`
+	Version    versionCmd    `cmd:"" help:"Print the version."`
+}
+
+// env is what every command's Run receives.
+type env struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	dbURL  string
+	log    *slog.Logger
+}
+
+// connect opens the database named by --db as it is.
+func (e *env) connect() (*store.DB, error) {
+	return store.Open(e.ctx, e.dbURL, store.Options{Logger: e.log})
+}
+
+// open opens the database named by --db and checks that its schema is the
+// one this release expects, so that a command on an unmigrated database
+// says what to do instead of failing on a missing table.
+func (e *env) open() (*store.DB, error) {
+	db, err := e.connect()
+	if err != nil {
+		return nil, err
+	}
+	if err := db.CheckSchema(e.ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// exitError carries a specific exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as a usage error (exit 2).
+func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run parses args and runs the chosen command, returning the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var root cli
+	exited := -1
+	parser, err := kong.New(&root,
+		kong.Name("passport-issuer"),
+		kong.Description("Run the passportkit issuer and administer its records."),
+		kong.UsageOnError(),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exited = code }),
+		kong.Vars{"default_db": store.DefaultURL},
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "passport-issuer: %v\n", err)
+		return exitUsage
+	}
+	kctx, err := parser.Parse(args)
+	if exited >= 0 { // --help
+		return exited
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "passport-issuer: %v\n", err)
+		return exitUsage
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: root.LogLevel}))
+	kctx.Bind(&env{ctx: ctx, stdout: stdout, stderr: stderr, dbURL: root.DB, log: log})
+	if err := kctx.Run(); err != nil {
+		if exited >= 0 {
+			return exited
+		}
+		if ee, ok := errors.AsType[*exitError](err); ok {
+			fmt.Fprintf(stderr, "passport-issuer: %v\n", ee.err)
+			return ee.code
+		}
+		fmt.Fprintf(stderr, "passport-issuer: %s\n", describe(err))
+		return exitFailed
+	}
+	return exitOK
+}
+
+// describe returns the message of a refusal, or the whole error otherwise:
+// on the operator's own terminal, internal detail helps.
+func describe(err error) string {
+	if e, ok := errors.AsType[*issuer.Error](err); ok && e.Err == nil {
+		return fmt.Sprintf("%s (%s)", e.Message, e.Code)
+	}
+	return err.Error()
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/remnant/passportkit/issuer"
+)
+
+// reputationCmd groups the reputation commands.
+type reputationCmd struct {
+	Rebuild reputationRebuildCmd `cmd:"" help:"Rebuild an author's aggregates and counters from its journal."`
+}
+
+type reputationRebuildCmd struct {
+	Agent string `arg:"" help:"Agent ID (agt_...)."`
+}
+
+func (c *reputationRebuildCmd) Run(e *env) error {
+	agent, err := issuer.ParseAgentID(c.Agent)
+	if err != nil {
+		return usageError(err)
+	}
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var progress func(done, total int)
+	if isTerminal(e.stderr) {
+		progress = func(done, total int) { drawBar(e.stderr, done, total) }
+	}
+	rep, err := db.RebuildReputation(e.ctx, agent, progress)
+	if progress != nil {
+		fmt.Fprintln(e.stderr)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "rebuilt %s from %s in %s\n", rep.Agent, plural(rep.Events, "journal entry", "journal entries"), plural(rep.Domains, "domain", "domains"))
+	fmt.Fprintf(e.stdout, "score %s, trust %s; %s checked\n", rep.Score, rep.Trust, plural(rep.Memories, "memory summary", "memory summaries"))
+	if rep.Corrected == 0 {
+		fmt.Fprintln(e.stdout, "derived records matched the journal; nothing rewritten")
+	} else {
+		fmt.Fprintf(e.stdout, "corrected %s\n", plural(rep.Corrected, "derived record", "derived records"))
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// drawBar redraws a one-line progress bar.
+func drawBar(w io.Writer, done, total int) {
+	const width = 30
+	frac := 1.0
+	if total > 0 {
+		frac = min(1, float64(done)/float64(total))
+	}
+	n := int(frac * width)
+	fmt.Fprintf(w, "\r[%s%s] %3.0f%% %d/%d entries", strings.Repeat("#", n), strings.Repeat(".", width-n), frac*100, done, total)
+}
+
+// plural formats n with the singular or plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

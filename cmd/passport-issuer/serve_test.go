@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a buffer that the server's logger and the test can share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// cmd runs one command against db and returns its stdout.
+func cmd(t *testing.T, db string, args ...string) string {
+	t.Helper()
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), append([]string{"--db", db}, args...), &out, &errs); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errs.String())
+	}
+	return out.String()
+}
+
+// TestServeRunsTheFlowAndShutsDownGracefully starts serve on a fresh SQLite
+// file in development (migrating it), drives a validation over HTTP while
+// operator commands work on the same file, and stops it with the context.
+func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "issuer.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs syncBuffer
+	exit := make(chan int, 1)
+	go func() { exit <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0"}, io.Discard, &logs) }()
+
+	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); base == ""; {
+		if m := urlRE.FindStringSubmatch(logs.String()); m != nil {
+			base = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	var author, reviewer struct {
+		PublicID string `json:"publicId"`
+		APIKey   string `json:"apiKey"`
+	}
+	json.Unmarshal([]byte(cmd(t, db, "agents", "create", "--name", "Author", "--json")), &author)
+	json.Unmarshal([]byte(cmd(t, db, "agents", "create", "--name", "Reviewer", "--json")), &reviewer)
+
+	call := func(key, method, path, body string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var v map[string]any
+		json.NewDecoder(res.Body).Decode(&v)
+		if res.StatusCode >= 300 {
+			t.Fatalf("%s %s: %d %v", method, path, res.StatusCode, v)
+		}
+		return v
+	}
+	mem := call(author.APIKey, "POST", "/api/memories", `{"category":"SQL","title":"t","content":"c"}`)["id"].(string)
+	call(reviewer.APIKey, "GET", "/api/memories/"+mem, "")
+	fb := call(reviewer.APIKey, "POST", "/api/memories/"+mem+"/feedback", `{"type":"corroborate","idempotencyKey":"k"}`)
+	if fb["ok"] != true {
+		t.Fatalf("feedback %v", fb)
+	}
+
+	if out := cmd(t, db, "memories", "moderate", mem, "--status", "quarantined", "--reason", "review"); !strings.Contains(out, "active -> quarantined") {
+		t.Fatalf("moderate: %s", out)
+	}
+	out := cmd(t, db, "reputation", "rebuild", author.PublicID)
+	if !strings.Contains(out, "1 journal entry in 1 domain") || !strings.Contains(out, "score 0.5") || !strings.Contains(out, "nothing rewritten") {
+		t.Fatalf("rebuild: %s", out)
+	}
+
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("serve exited %d: %s", code, logs.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if !strings.Contains(logs.String(), "shutting down") {
+		t.Fatalf("no shutdown in logs: %s", logs.String())
+	}
+}

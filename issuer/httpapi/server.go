@@ -1,0 +1,274 @@
+// Package httpapi serves the issuer's use cases over HTTP, with RFC 9457
+// problem details for every error, 404 and 405 included.
+//
+// Routes:
+//
+//	POST /api/memories                         publish a memory (publish scope)
+//	GET  /api/memories/{id}                    retrieve a memory, recording the retrieval (search)
+//	GET  /api/memories/{id}/validations        its validation summary (search)
+//	POST /api/memories/{id}/feedback           validate it (feedback)
+//	POST /api/memories/{id}/moderation         change its visibility (admin)
+//	POST /api/receipts                         record a consultation of several memories (search)
+//	POST /api/receipts/{id}/feedback           validate a consultation (feedback)
+//	GET  /api/agents/me                        the caller's own profile (any scope)
+//	GET  /api/agents/{publicId}                a public profile (no authentication)
+//	GET  /api/agents/{publicId}/reputation     a reputation explanation (search)
+//	     /mcp                                  the MCP endpoint, when configured
+//	GET  /healthz                              liveness
+//
+// Authenticated routes take an API key as a bearer token. Each key has a
+// request budget; anonymous requests share a budget per client address.
+// Request bodies are bounded before they are parsed.
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/store"
+)
+
+// Config configures a [Server]. The zero value is ready to use.
+type Config struct {
+	// RatePerSecond is the sustained request rate allowed per API key, and
+	// per client address for anonymous requests; 10 when zero.
+	RatePerSecond float64
+	// Burst is how many requests a key may make at once; 40 when zero.
+	Burst int
+	// MCP, when set, is served at /mcp behind bearer authentication; it
+	// finds the principal with [issuer.FromContext].
+	MCP http.Handler
+	// Now is the clock of the rate limits; time.Now when nil.
+	Now func() time.Time
+}
+
+// MaxMCPMessage bounds one MCP request body.
+const MaxMCPMessage = 128 << 10
+
+// Server is the HTTP API.
+type Server struct {
+	db      *store.DB
+	log     *slog.Logger
+	mux     *http.ServeMux
+	keys    *limiter
+	clients *limiter
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New returns the API over db. logger receives internal failures.
+func New(db *store.DB, logger *slog.Logger, cfg Config) *Server {
+	if cfg.RatePerSecond == 0 {
+		cfg.RatePerSecond = 10
+	}
+	if cfg.Burst == 0 {
+		cfg.Burst = 40
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		db: db, log: logger, mux: http.NewServeMux(),
+		keys:    newLimiter(cfg.RatePerSecond, cfg.Burst, cfg.Now),
+		clients: newLimiter(cfg.RatePerSecond, cfg.Burst, cfg.Now),
+	}
+	m := s.mux
+	m.Handle("POST /api/memories", s.authed(s.publish))
+	m.Handle("GET /api/memories/{id}", s.authed(s.retrieve))
+	m.Handle("GET /api/memories/{id}/validations", s.authed(s.validations))
+	m.Handle("POST /api/memories/{id}/feedback", s.authed(s.memoryFeedback))
+	m.Handle("POST /api/memories/{id}/moderation", s.authed(s.moderate))
+	m.Handle("POST /api/receipts", s.authed(s.consult))
+	m.Handle("POST /api/receipts/{id}/feedback", s.authed(s.receiptFeedback))
+	m.Handle("GET /api/agents/me", s.authed(s.me))
+	m.Handle("GET /api/agents/{publicId}", s.anonymous(s.publicProfile))
+	m.Handle("GET /api/agents/{publicId}/reputation", s.authed(s.reputation))
+	m.Handle("GET /healthz", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+		return writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	}))
+	if cfg.MCP != nil {
+		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
+			if err := bufferBody(r, MaxMCPMessage); err != nil {
+				return err
+			}
+			cfg.MCP.ServeHTTP(w, r)
+			return nil
+		}))
+	}
+	return s
+}
+
+// ServeHTTP routes r. Unknown paths and methods get problem details too.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.ErrorContext(r.Context(), "handler panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+			s.writeProblem(w, r, errors.New("panic"))
+		}
+	}()
+	h, pattern := s.mux.Handler(r)
+	if pattern == "" {
+		// The mux's own 404 or 405: learn which, then answer in kind.
+		rec := &statusRecorder{header: http.Header{}}
+		h.ServeHTTP(rec, r)
+		if rec.status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", rec.header.Get("Allow"))
+			s.writeProblem(w, r, issuer.Errorf(issuer.CodeMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		s.writeProblem(w, r, issuer.Errorf(issuer.CodeNotFound, "no resource at %s", r.URL.Path))
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// statusRecorder captures the status and headers of the mux's fallback
+// handlers, discarding their plain-text bodies.
+type statusRecorder struct {
+	header http.Header
+	status int
+}
+
+func (r *statusRecorder) Header() http.Header         { return r.header }
+func (r *statusRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (r *statusRecorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+// handlerFunc is an endpoint: it writes a response or returns an error for
+// problem details.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error
+
+// authed authenticates the bearer key, applies the key's rate limit, and
+// runs h with the principal in the request context.
+func (s *Server) authed(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.authenticate(r)
+		if err != nil {
+			if ok, wait := s.clients.allow(clientAddr(r)); !ok {
+				s.tooMany(w, r, wait)
+				return
+			}
+			s.writeProblem(w, r, err)
+			return
+		}
+		if ok, wait := s.keys.allow(string(p.AgentID)); !ok {
+			s.tooMany(w, r, wait)
+			return
+		}
+		r = r.WithContext(issuer.NewContext(r.Context(), p))
+		if err := h(w, r, p); err != nil {
+			s.writeProblem(w, r, err)
+		}
+	})
+}
+
+// anonymous applies the per-address rate limit and runs h without a
+// principal.
+func (s *Server) anonymous(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := s.clients.allow(clientAddr(r)); !ok {
+			s.tooMany(w, r, wait)
+			return
+		}
+		if err := h(w, r, issuer.Principal{}); err != nil {
+			s.writeProblem(w, r, err)
+		}
+	})
+}
+
+func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	s.writeProblem(w, r, issuer.Errorf(issuer.CodeRateLimited, "too many requests; retry later"))
+}
+
+func (s *Server) authenticate(r *http.Request) (issuer.Principal, error) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return issuer.Principal{}, issuer.Errorf(issuer.CodeUnauthorized, "an API key is required as a bearer token")
+	}
+	key, err := issuer.ParseAPIKey(strings.TrimSpace(token))
+	if err != nil {
+		return issuer.Principal{}, err
+	}
+	return s.db.Authenticate(r.Context(), key)
+}
+
+// clientAddr is the rate-limit key of an anonymous request: the peer's IP
+// address.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// readBody checks that the request carries JSON and returns at most limit
+// bytes of it.
+func readBody(r *http.Request, limit int) ([]byte, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return nil, issuer.Errorf(issuer.CodeUnsupportedMedia, "send the request body as application/json")
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, int64(limit)))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return nil, issuer.Errorf(issuer.CodeTooLarge, "the request body exceeds %d bytes", limit)
+		}
+		return nil, issuer.Errorf(issuer.CodeInvalid, "the request body could not be read")
+	}
+	return body, nil
+}
+
+// bufferBody reads r's body within limit and replaces it with the buffered
+// bytes, so that a handler downstream never reads more.
+func bufferBody(r *http.Request, limit int) error {
+	if r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodDelete {
+		return nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, int64(limit)))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return issuer.Errorf(issuer.CodeTooLarge, "an MCP message may not exceed %d bytes", limit)
+		}
+		return issuer.Errorf(issuer.CodeInvalid, "the request body could not be read")
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return nil
+}
+
+// writeJSON writes v as a JSON response.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

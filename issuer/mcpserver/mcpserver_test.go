@@ -1,0 +1,221 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/httpapi"
+	"github.com/remnant/passportkit/issuer/mcpserver"
+	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/reputation"
+)
+
+// bearer adds an API key to every request.
+type bearer struct {
+	key  issuer.APIKey
+	next http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b.key))
+	return b.next.RoundTrip(r)
+}
+
+type env struct {
+	t   *testing.T
+	db  *store.DB
+	srv *httptest.Server
+}
+
+func newEnv(t *testing.T, db *store.DB) *env {
+	log := storetest.Logger(t)
+	srv := httptest.NewServer(httpapi.New(db, log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, MCP: mcpserver.Handler(db, log, "test")}))
+	t.Cleanup(srv.Close)
+	return &env{t: t, db: db, srv: srv}
+}
+
+func (e *env) agent(name string) (issuer.APIKey, issuer.Principal) {
+	e.t.Helper()
+	a, err := e.db.CreateAgent(context.Background(), store.NewAgent{Name: name})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p, err := e.db.Authenticate(context.Background(), a.Key)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return a.Key, p
+}
+
+func (e *env) session(key issuer.APIKey) *mcp.ClientSession {
+	e.t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	transport := &mcp.StreamableClientTransport{
+		Endpoint:             e.srv.URL + "/mcp",
+		HTTPClient:           &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}},
+		DisableStandaloneSSE: true,
+		MaxRetries:           -1,
+	}
+	cs, err := client.Connect(context.Background(), transport, nil)
+	if err != nil {
+		e.t.Fatalf("connect: %v", err)
+	}
+	e.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call invokes a tool and decodes its structured result into out, or
+// returns the tool error.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) *toolError {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if res.IsError {
+		var te toolError
+		if err := json.Unmarshal([]byte(text), &te); err != nil {
+			t.Fatalf("%s: tool error %q", name, text)
+		}
+		return &te
+	}
+	if err := json.Unmarshal([]byte(text), out); err != nil {
+		t.Fatalf("%s: %q: %v", name, text, err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !json.Valid(b) || string(b) == "null" {
+		t.Fatalf("%s: no structured content", name)
+	}
+	return nil
+}
+
+type toolError struct {
+	Code   issuer.Code `json:"code"`
+	Detail string      `json:"detail"`
+}
+
+func TestToolsShareValidationsWithHTTP(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		_, author := e.agent("author")
+		evalKey, evaluator := e.agent("evaluator")
+		mem, err := db.Publish(ctx, author, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := e.session(evalKey)
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range tools.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		if want := []string{"feedback_memory", "get_agent_profile", "get_agent_reputation", "get_memory_validations"}; !slices.Equal(names, want) {
+			t.Fatalf("tools %v, want %v", names, want)
+		}
+
+		var fb issuer.FeedbackResult
+		if te := call(t, cs, "feedback_memory", map[string]any{"memoryId": mem.ID, "type": "corroborate"}, &fb); te == nil || te.Code != issuer.CodeConsumptionRequired {
+			t.Fatalf("unconsumed memory: %+v", te)
+		}
+		if _, err := db.Retrieve(ctx, evaluator, mem.ID); err != nil {
+			t.Fatal(err)
+		}
+		if te := call(t, cs, "feedback_memory", map[string]any{"memoryId": mem.ID, "type": "corroborate", "reason": "reproduced"}, &fb); te != nil {
+			t.Fatalf("feedback_memory: %+v", te)
+		}
+		if !fb.OK || fb.Validation.Revision != 1 || fb.Confidence.State != reputation.StateObserved {
+			t.Fatalf("result %+v", fb)
+		}
+		// The same position over HTTP.
+		res, _, err := db.SubmitFeedback(ctx, evaluator, mem.ID, issuer.Feedback{Type: reputation.Contradict}, issuer.TransportHTTP)
+		if err != nil || res.Validation.ID != fb.Validation.ID || res.Validation.Revision != 2 {
+			t.Fatalf("HTTP after MCP: %+v, %v", res, err)
+		}
+		var legacy issuer.FeedbackResult
+		if te := call(t, cs, "feedback_memory", map[string]any{"memoryId": mem.ID, "verdict": "confirm", "note": "on reflection"}, &legacy); te != nil {
+			t.Fatal(te)
+		}
+		if legacy.Validation.ID != fb.Validation.ID || legacy.Validation.Type != reputation.Corroborate || legacy.Validation.Revision != 3 {
+			t.Fatalf("legacy over MCP: %+v", legacy.Validation)
+		}
+
+		var sum reputation.Summary
+		if te := call(t, cs, "get_memory_validations", map[string]any{"memoryId": mem.ID}, &sum); te != nil {
+			t.Fatal(te)
+		}
+		if sum != legacy.Confidence {
+			t.Fatalf("summary %+v, want %+v", sum, legacy.Confidence)
+		}
+		var prof issuer.Profile
+		if te := call(t, cs, "get_agent_profile", map[string]any{}, &prof); te != nil {
+			t.Fatal(te)
+		}
+		if prof.PublicID != evaluator.AgentID || prof.Stats.FeedbackGiven != 1 {
+			t.Fatalf("profile %+v", prof)
+		}
+		var rep issuer.ReputationReport
+		if te := call(t, cs, "get_agent_reputation", map[string]any{"publicId": author.AgentID, "limit": 2}, &rep); te != nil {
+			t.Fatal(te)
+		}
+		if len(rep.Events) != 2 || !rep.HasMore || rep.ReputationScore != 500 {
+			t.Fatalf("report %+v", rep)
+		}
+		if te := call(t, cs, "get_agent_reputation", map[string]any{"publicId": author.AgentID, "limit": 51}, &rep); te == nil || te.Code != issuer.CodeInvalid {
+			t.Fatalf("limit 51: %+v", te)
+		}
+		// Clients cannot smuggle server-resolved fields.
+		res2, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "feedback_memory", Arguments: map[string]any{"memoryId": mem.ID, "type": "useful", "weight": 1}})
+		if err == nil && !res2.IsError {
+			t.Fatal("an unknown argument was accepted")
+		}
+	})
+}
+
+func TestMCPNeedsBearerAndBoundsMessages(t *testing.T) {
+	db := storetest.Open(t, store.SQLite, store.Options{})
+	e := newEnv(t, db)
+	key, _ := e.agent("agent")
+	post := func(key issuer.APIKey, body string) (int, string) {
+		req, _ := http.NewRequest("POST", e.srv.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+string(key))
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		io.Copy(io.Discard, res.Body)
+		return res.StatusCode, res.Header.Get("Content-Type")
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	if status, ct := post("", init); status != 401 || ct != "application/problem+json" {
+		t.Fatalf("without a key: %d %s", status, ct)
+	}
+	if status, _ := post(key, init); status != 200 {
+		t.Fatalf("initialize: %d", status)
+	}
+	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"feedback_memory","arguments":{"reason":"` + strings.Repeat("a", mcpserver.MaxMessage) + `"}}}`
+	if status, ct := post(key, big); status != 413 || ct != "application/problem+json" {
+		t.Fatalf("oversized message: %d %s", status, ct)
+	}
+}

@@ -1,0 +1,205 @@
+package issuer
+
+import (
+	"time"
+
+	"github.com/remnant/passportkit/reputation"
+)
+
+// MemoryStatus is a memory's visibility. Moderation changes it; it never
+// changes reputation already earned.
+type MemoryStatus string
+
+// The memory statuses.
+const (
+	MemoryActive      MemoryStatus = "active"
+	MemoryQuarantined MemoryStatus = "quarantined"
+	MemoryRemoved     MemoryStatus = "removed"
+)
+
+// ParseMemoryStatus checks a memory status name.
+func ParseMemoryStatus(s string) (MemoryStatus, error) {
+	switch st := MemoryStatus(s); st {
+	case MemoryActive, MemoryQuarantined, MemoryRemoved:
+		return st, nil
+	}
+	return "", Errorf(CodeInvalid, "unknown memory status %q (want active, quarantined or removed)", truncate(s, 40))
+}
+
+// LineageRelation says how a memory relates to the memory it names as its
+// parent. Lineage is descriptive: it grants no reputation and inherits no
+// validations.
+type LineageRelation string
+
+// The lineage relations.
+const (
+	DerivedFrom LineageRelation = "derived_from"
+	Extends     LineageRelation = "extends"
+	Supersedes  LineageRelation = "supersedes"
+)
+
+// Lineage names a memory's parent and the relation to it.
+type Lineage struct {
+	Relation LineageRelation `json:"relation"`
+	Parent   MemoryID        `json:"memoryId"`
+}
+
+// Memory is a published memory as its full retrieval returns it.
+type Memory struct {
+	ID        MemoryID     `json:"id"`
+	Author    AgentID      `json:"author"`
+	Category  string       `json:"category"`
+	Domain    string       `json:"domain"`
+	Title     string       `json:"title"`
+	Content   string       `json:"content"`
+	AppliesTo []string     `json:"appliesTo"`
+	Lineage   *Lineage     `json:"lineage,omitempty"`
+	Status    MemoryStatus `json:"status"`
+	// Confidence is the numeric confidence: the baseline the author stated,
+	// moved by weighted validations.
+	Confidence        reputation.Milli          `json:"confidence"`
+	ConfidenceState   reputation.KnowledgeState `json:"confidenceState"`
+	ValidationSummary reputation.Summary        `json:"validationSummary"`
+	// EvidenceUpdatedAt is when a weighted position last changed; a change
+	// of reason alone leaves it.
+	EvidenceUpdatedAt *time.Time `json:"evidenceUpdatedAt,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt"`
+}
+
+// Receipt records a consultation: the memories an agent activated at once.
+type Receipt struct {
+	ID        ReceiptID  `json:"id"`
+	Memories  []MemoryID `json:"memoryIds"`
+	CreatedAt time.Time  `json:"createdAt"`
+}
+
+// ValidationRef identifies an evaluator's current position on a memory.
+type ValidationRef struct {
+	ID       ValidationID    `json:"id"`
+	Type     reputation.Type `json:"type"`
+	Revision int             `json:"revision"`
+}
+
+// FeedbackResult is the response to a validation of one memory. Confidence
+// is the memory's validation summary after the change.
+type FeedbackResult struct {
+	OK         bool               `json:"ok"`
+	Validation ValidationRef      `json:"validation"`
+	Confidence reputation.Summary `json:"confidence"`
+}
+
+// ReceiptValidation is the resulting position on one memory a consultation
+// activated.
+type ReceiptValidation struct {
+	MemoryID   MemoryID           `json:"memoryId"`
+	Validation ValidationRef      `json:"validation"`
+	Confidence reputation.Summary `json:"confidence"`
+}
+
+// SkippedMemory is an activated memory a consultation's validation did not
+// reach, and why.
+type SkippedMemory struct {
+	MemoryID MemoryID   `json:"memoryId"`
+	Reason   SkipReason `json:"reason"`
+}
+
+// SkipReason says why a consultation's validation passed over a memory.
+type SkipReason string
+
+// The skip reasons.
+const (
+	// SkipUnavailable: the memory is no longer active, or its author is not.
+	SkipUnavailable SkipReason = "memory_unavailable"
+	// SkipNoPosition: an unchanged repeat reached a memory the consultation
+	// never validated.
+	SkipNoPosition SkipReason = "not_applied"
+)
+
+// ReceiptRef identifies a consultation's own validation.
+type ReceiptRef struct {
+	ID       ReceiptID       `json:"id"`
+	Type     reputation.Type `json:"type"`
+	Revision int             `json:"revision"`
+}
+
+// ReceiptFeedbackResult is the response to a validation of a consultation.
+type ReceiptFeedbackResult struct {
+	OK          bool                `json:"ok"`
+	Receipt     ReceiptRef          `json:"receipt"`
+	Validations []ReceiptValidation `json:"validations"`
+	Skipped     []SkippedMemory     `json:"skipped,omitempty"`
+}
+
+// DomainReputation is an author's reputation in one domain. PositiveEvents
+// and NegativeEvents count weighted current positions, not journal entries.
+type DomainReputation struct {
+	Domain         string           `json:"domain"`
+	Score          reputation.Milli `json:"score"`
+	Confidence     reputation.Milli `json:"confidence"`
+	SampleSize     int              `json:"sampleSize"`
+	PositiveEvents int              `json:"positiveEvents"`
+	NegativeEvents int              `json:"negativeEvents"`
+	UpdatedAt      time.Time        `json:"updatedAt"`
+}
+
+// AgentStats are an agent's public activity figures. FeedbackGiven counts
+// distinct memories validated directly plus distinct consultations
+// validated; revisions do not add to it.
+type AgentStats struct {
+	MemoriesPublished int `json:"memoriesPublished"`
+	Retrievals        int `json:"retrievals"`
+	Consultations     int `json:"consultations"`
+	FeedbackGiven     int `json:"feedbackGiven"`
+}
+
+// PublicProfile is what anyone may read about a public, active agent, and
+// nothing more: no internal IDs, status, credentials, scopes or ownership.
+type PublicProfile struct {
+	PublicID          AgentID               `json:"publicId"`
+	Name              string                `json:"name"`
+	Description       string                `json:"description"`
+	TrustLevel        reputation.TrustLevel `json:"trustLevel"`
+	ReputationScore   reputation.Milli      `json:"reputationScore"`
+	DomainReputations []DomainReputation    `json:"domainReputations"`
+	Stats             AgentStats            `json:"stats"`
+}
+
+// Profile is an agent's view of itself.
+type Profile struct {
+	PublicProfile
+	Status     AgentStatus `json:"status"`
+	Visibility Visibility  `json:"visibility"`
+	Scopes     []Scope     `json:"scopes"`
+	CreatedAt  time.Time   `json:"createdAt"`
+}
+
+// ReputationEvent is one journal entry as the public explanation shows it.
+// Memory is empty when the memory is no longer visible.
+type ReputationEvent struct {
+	Type      reputation.Type  `json:"type,omitempty"`
+	Phase     reputation.Phase `json:"phase"`
+	Delta     reputation.Milli `json:"delta"`
+	Weight    reputation.Milli `json:"weight"`
+	Validator AgentID          `json:"validator,omitempty"`
+	Memory    MemoryID         `json:"memoryId,omitempty"`
+	Domain    string           `json:"domain"`
+	Policy    string           `json:"policy"`
+	CreatedAt time.Time        `json:"createdAt"`
+}
+
+// ReputationReport explains an author's reputation: the aggregates, the
+// policy, and one page of the journal, newest first.
+type ReputationReport struct {
+	PublicID        AgentID               `json:"publicId"`
+	PolicyVersion   string                `json:"policyVersion"`
+	TrustLevel      reputation.TrustLevel `json:"trustLevel"`
+	ReputationScore reputation.Milli      `json:"reputationScore"`
+	Confidence      reputation.Milli      `json:"confidence"`
+	SampleSize      int                   `json:"sampleSize"`
+	Domains         []DomainReputation    `json:"domains"`
+	Domain          string                `json:"domain,omitempty"`
+	Events          []ReputationEvent     `json:"events"`
+	Limit           int                   `json:"limit"`
+	Offset          int                   `json:"offset"`
+	HasMore         bool                  `json:"hasMore"`
+}

@@ -1,0 +1,392 @@
+package issuer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/remnant/passportkit/reputation"
+)
+
+// Request bounds. Text lengths count Unicode characters after trimming.
+const (
+	MaxFeedbackBody        = 16 << 10  // bytes of a feedback request
+	MaxPublishBody         = 128 << 10 // bytes of a publish request
+	MaxConsultationBody    = 16 << 10  // bytes of a consultation request
+	MaxModerationBody      = 4 << 10   // bytes of a moderation request
+	MaxReason              = 1000      // characters of a validation reason
+	MaxIdempotencyKey      = 200       // characters of an idempotency key
+	MaxCategory            = 100       // characters of a memory category
+	MaxTitle               = 200       // characters of a memory title
+	MaxContent             = 20000     // characters of a memory's content
+	MaxAppliesTo           = 20        // labels on one memory
+	MaxLabel               = 100       // characters of one appliesTo label
+	MaxConsultedMemories   = 20        // memories in one consultation
+	MaxReputationLimit     = 50        // events on one page of a reputation report
+	MaxReputationOffset    = 1000      // deepest offset into a reputation report
+	DefaultReputationLimit = 20
+	DefaultConfidence      = reputation.Milli(500)
+)
+
+// FeedbackRequest is the wire form of a validation, in either contract: the
+// six-type contract {type, reason} or the legacy one {verdict, note}. Each
+// transport decodes into it and calls [FeedbackRequest.Normalize]. A client
+// cannot name an author, evaluator, domain, weight, score or state: those
+// are resolved on the server.
+type FeedbackRequest struct {
+	Type           *string `json:"type,omitempty"`
+	Reason         *string `json:"reason,omitempty"`
+	Verdict        *string `json:"verdict,omitempty"`
+	Note           *string `json:"note,omitempty"`
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
+// Feedback is a validated, normalised validation request.
+type Feedback struct {
+	Type reputation.Type
+	// Verdict is the legacy verdict the request used, or "".
+	Verdict reputation.Verdict
+	Reason  string
+	// IdempotencyKey is "" when the request carried none.
+	IdempotencyKey string
+}
+
+// Normalize checks r and returns its normalised form: one contract, a known
+// type or verdict, the reason trimmed and bounded, the key trimmed and
+// bounded.
+func (r FeedbackRequest) Normalize() (Feedback, error) {
+	var f Feedback
+	switch {
+	case r.Type != nil && r.Verdict != nil:
+		return f, Errorf(CodeInvalid, "give either type or the legacy verdict, not both")
+	case r.Type != nil:
+		if r.Note != nil {
+			return f, Errorf(CodeInvalid, "note belongs to the legacy verdict contract; use reason with type")
+		}
+		t, err := reputation.ParseType(*r.Type)
+		if err != nil {
+			return f, Errorf(CodeInvalid, "type %q is not one of corroborate, contradict, useful, not_useful, used_successfully, used_unsuccessfully", truncate(*r.Type, 40))
+		}
+		f.Type = t
+		if r.Reason != nil {
+			f.Reason = *r.Reason
+		}
+	case r.Verdict != nil:
+		if r.Reason != nil {
+			return f, Errorf(CodeInvalid, "reason belongs to the type contract; use note with verdict")
+		}
+		v, err := reputation.ParseVerdict(*r.Verdict)
+		if err != nil {
+			return f, Errorf(CodeInvalid, "verdict %q is not one of confirm, contradict, outdated, irrelevant", truncate(*r.Verdict, 40))
+		}
+		f.Type, f.Verdict = v.Type(), v
+		if r.Note != nil {
+			f.Reason = *r.Note
+		}
+	default:
+		return f, Errorf(CodeInvalid, "a validation needs a type (or a legacy verdict)")
+	}
+	var err error
+	if f.Reason, err = cleanText("reason", f.Reason, 0, MaxReason, true); err != nil {
+		return f, err
+	}
+	if r.IdempotencyKey != nil {
+		if f.IdempotencyKey, err = cleanText("idempotencyKey", *r.IdempotencyKey, 1, MaxIdempotencyKey, false); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+// Fingerprint identifies the input of a validation of target (a memory or a
+// receipt ID) for idempotency: two requests with the same key must have the
+// same fingerprint to be the same request.
+func (f Feedback) Fingerprint(target string) string {
+	h := sha256.New()
+	for _, part := range []string{target, string(f.Type), string(f.Verdict), f.Reason} {
+		h.Write([]byte(strconv.Itoa(len(part))))
+		h.Write([]byte{':'})
+		h.Write([]byte(part))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ParseFeedback decodes and checks the body of a memory validation.
+func ParseFeedback(body []byte) (Feedback, error) {
+	var r FeedbackRequest
+	if err := decodeStrict(body, MaxFeedbackBody, &r); err != nil {
+		return Feedback{}, err
+	}
+	return r.Normalize()
+}
+
+// ParseReceiptFeedback decodes and checks the body of a consultation's
+// validation for the receipt named in the path. The body may repeat the
+// receipt as receiptId; it must then be the same.
+func ParseReceiptFeedback(body []byte, receipt ReceiptID) (Feedback, error) {
+	var r struct {
+		FeedbackRequest
+		ReceiptID *string `json:"receiptId,omitempty"`
+	}
+	if err := decodeStrict(body, MaxFeedbackBody, &r); err != nil {
+		return Feedback{}, err
+	}
+	if r.ReceiptID != nil && *r.ReceiptID != string(receipt) {
+		return Feedback{}, Errorf(CodeInvalid, "receiptId %q does not match the receipt in the path", truncate(*r.ReceiptID, 40))
+	}
+	return r.FeedbackRequest.Normalize()
+}
+
+// PublishRequest is the wire form of a new memory.
+type PublishRequest struct {
+	Category  string   `json:"category"`
+	Title     string   `json:"title"`
+	Content   string   `json:"content"`
+	AppliesTo []string `json:"appliesTo,omitempty"`
+	// Confidence is the author's own confidence, 0 to 1 with at most three
+	// decimals; 0.5 when absent. Validations move it from there.
+	Confidence *reputation.Milli `json:"confidence,omitempty"`
+	Lineage    *struct {
+		Relation string `json:"relation"`
+		MemoryID string `json:"memoryId"`
+	} `json:"lineage,omitempty"`
+}
+
+// Publication is a validated, normalised new memory.
+type Publication struct {
+	Category   string
+	Domain     string
+	Title      string
+	Content    string
+	AppliesTo  []string
+	Confidence reputation.Milli
+	Lineage    *Lineage
+}
+
+// ParsePublication decodes and checks the body of a new memory.
+func ParsePublication(body []byte) (Publication, error) {
+	var r PublishRequest
+	if err := decodeStrict(body, MaxPublishBody, &r); err != nil {
+		return Publication{}, err
+	}
+	var (
+		p   Publication
+		err error
+	)
+	if p.Category, err = cleanText("category", r.Category, 1, MaxCategory, true); err != nil {
+		return p, err
+	}
+	p.Domain = reputation.NormalizeDomain(p.Category)
+	if p.Domain == "" {
+		return p, Errorf(CodeInvalid, "category has no domain after normalisation")
+	}
+	if p.Title, err = cleanText("title", r.Title, 1, MaxTitle, false); err != nil {
+		return p, err
+	}
+	if p.Content, err = cleanText("content", r.Content, 1, MaxContent, true); err != nil {
+		return p, err
+	}
+	if len(r.AppliesTo) > MaxAppliesTo {
+		return p, Errorf(CodeInvalid, "appliesTo has more than %d labels", MaxAppliesTo)
+	}
+	p.AppliesTo = []string{}
+	seen := map[string]bool{}
+	for _, l := range r.AppliesTo {
+		l, err := cleanText("appliesTo label", l, 1, MaxLabel, false)
+		if err != nil {
+			return p, err
+		}
+		if !seen[l] {
+			seen[l] = true
+			p.AppliesTo = append(p.AppliesTo, l)
+		}
+	}
+	p.Confidence = DefaultConfidence
+	if r.Confidence != nil {
+		if *r.Confidence < 0 || *r.Confidence > reputation.One {
+			return p, Errorf(CodeInvalid, "confidence must be between 0 and 1")
+		}
+		p.Confidence = *r.Confidence
+	}
+	if r.Lineage != nil {
+		rel := LineageRelation(r.Lineage.Relation)
+		if rel != DerivedFrom && rel != Extends && rel != Supersedes {
+			return p, Errorf(CodeInvalid, "lineage relation %q is not one of derived_from, extends, supersedes", truncate(r.Lineage.Relation, 40))
+		}
+		parent, err := ParseMemoryID(r.Lineage.MemoryID)
+		if err != nil {
+			return p, err
+		}
+		p.Lineage = &Lineage{Relation: rel, Parent: parent}
+	}
+	return p, nil
+}
+
+// ParseConsultation decodes the body of a consultation: the memories an
+// agent activated together, {"memoryIds": [...]}, between 1 and 20 distinct
+// IDs.
+func ParseConsultation(body []byte) ([]MemoryID, error) {
+	var r struct {
+		MemoryIDs []string `json:"memoryIds"`
+	}
+	if err := decodeStrict(body, MaxConsultationBody, &r); err != nil {
+		return nil, err
+	}
+	if len(r.MemoryIDs) == 0 || len(r.MemoryIDs) > MaxConsultedMemories {
+		return nil, Errorf(CodeInvalid, "memoryIds must list between 1 and %d memories", MaxConsultedMemories)
+	}
+	out := make([]MemoryID, 0, len(r.MemoryIDs))
+	seen := map[MemoryID]bool{}
+	for _, s := range r.MemoryIDs {
+		id, err := ParseMemoryID(s)
+		if err != nil {
+			return nil, err
+		}
+		if seen[id] {
+			return nil, Errorf(CodeInvalid, "memoryIds lists %s twice", id)
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// Moderation is a validated change of a memory's visibility.
+type Moderation struct {
+	Status MemoryStatus
+	Reason string
+}
+
+// ParseModeration decodes the body of a moderation: {"status": ..., "reason": ...}.
+func ParseModeration(body []byte) (Moderation, error) {
+	var r struct {
+		Status string `json:"status"`
+		Reason string `json:"reason,omitempty"`
+	}
+	if err := decodeStrict(body, MaxModerationBody, &r); err != nil {
+		return Moderation{}, err
+	}
+	return NewModeration(r.Status, r.Reason)
+}
+
+// NewModeration checks a moderation's status and reason.
+func NewModeration(status, reason string) (Moderation, error) {
+	st, err := ParseMemoryStatus(status)
+	if err != nil {
+		return Moderation{}, err
+	}
+	reason, err = cleanText("reason", reason, 0, MaxReason, true)
+	if err != nil {
+		return Moderation{}, err
+	}
+	return Moderation{Status: st, Reason: reason}, nil
+}
+
+// ReputationQuery selects one page of a reputation report.
+type ReputationQuery struct {
+	// Domain is a normalised domain, or "" for all domains.
+	Domain string
+	Limit  int
+	Offset int
+}
+
+// NewReputationQuery checks a report's filters; nil means absent. limit is
+// 1 to 50 (20 when absent) and offset 0 to 1000.
+func NewReputationQuery(domain *string, limit, offset *int) (ReputationQuery, error) {
+	q := ReputationQuery{Limit: DefaultReputationLimit}
+	if domain != nil {
+		d, err := cleanText("domain", *domain, 0, MaxCategory, false)
+		if err != nil {
+			return q, err
+		}
+		q.Domain = reputation.NormalizeDomain(d)
+	}
+	if limit != nil {
+		if *limit < 1 || *limit > MaxReputationLimit {
+			return q, Errorf(CodeInvalid, "limit must be between 1 and %d", MaxReputationLimit)
+		}
+		q.Limit = *limit
+	}
+	if offset != nil {
+		if *offset < 0 || *offset > MaxReputationOffset {
+			return q, Errorf(CodeInvalid, "offset must be between 0 and %d", MaxReputationOffset)
+		}
+		q.Offset = *offset
+	}
+	return q, nil
+}
+
+// ParseReputationQuery reads domain, limit and offset from a URL query.
+// Other parameters are refused, as is a parameter given twice.
+func ParseReputationQuery(v url.Values) (ReputationQuery, error) {
+	var (
+		domain        *string
+		limit, offset *int
+	)
+	for name, vals := range v {
+		if len(vals) != 1 {
+			return ReputationQuery{}, Errorf(CodeInvalid, "the query parameter %q is given more than once", truncate(name, 40))
+		}
+		val := vals[0]
+		switch name {
+		case "domain":
+			domain = &val
+		case "limit", "offset":
+			n, err := parseSmallUint(val)
+			if err != nil {
+				return ReputationQuery{}, Errorf(CodeInvalid, "%s must be a non-negative integer", name)
+			}
+			if name == "limit" {
+				limit = &n
+			} else {
+				offset = &n
+			}
+		default:
+			return ReputationQuery{}, Errorf(CodeInvalid, "unknown query parameter %q", truncate(name, 40))
+		}
+	}
+	return NewReputationQuery(domain, limit, offset)
+}
+
+// parseSmallUint reads 1 to 9 decimal digits.
+func parseSmallUint(s string) (int, error) {
+	if s == "" || len(s) > 9 {
+		return 0, strconv.ErrRange
+	}
+	n := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return 0, strconv.ErrSyntax
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, nil
+}
+
+// cleanText trims s and checks it: valid UTF-8, between lo and hi
+// characters, and no control characters except, where multiline allows,
+// tab, line feed and carriage return.
+func cleanText(field, s string, lo, hi int, multiline bool) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", Errorf(CodeInvalid, "%s is not valid UTF-8", field)
+	}
+	s = strings.TrimSpace(s)
+	n := 0
+	for _, r := range s {
+		n++
+		if unicode.IsControl(r) && !(multiline && (r == '\t' || r == '\n' || r == '\r')) {
+			return "", Errorf(CodeInvalid, "%s contains a control character", field)
+		}
+	}
+	if n == 0 && lo > 0 {
+		return "", Errorf(CodeInvalid, "%s is required", field)
+	}
+	if n < lo || n > hi {
+		return "", Errorf(CodeInvalid, "%s must be %d to %d characters, not %d", field, lo, hi, n)
+	}
+	return s, nil
+}

@@ -1,0 +1,235 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/reputation"
+)
+
+// fixture drives one store through the public API.
+type fixture struct {
+	t    *testing.T
+	db   *store.DB
+	ctx  context.Context
+	keys map[issuer.AgentID]issuer.APIKey
+}
+
+func newFixture(t *testing.T, db *store.DB) *fixture {
+	return &fixture{t: t, db: db, ctx: context.Background(), keys: map[issuer.AgentID]issuer.APIKey{}}
+}
+
+// reauth authenticates p's key again, picking up a changed status.
+func (f *fixture) reauth(p issuer.Principal) issuer.Principal {
+	f.t.Helper()
+	np, err := f.db.Authenticate(f.ctx, f.keys[p.AgentID])
+	if err != nil {
+		f.t.Fatalf("authenticate %s: %v", p.AgentID, err)
+	}
+	return np
+}
+
+// agent creates an agent with the default scopes (or those given) and
+// returns its principal.
+func (f *fixture) agent(name string, scopes ...issuer.Scope) issuer.Principal {
+	f.t.Helper()
+	return f.agentWith(store.NewAgent{Name: name, Scopes: scopes})
+}
+
+func (f *fixture) agentWith(in store.NewAgent) issuer.Principal {
+	f.t.Helper()
+	a, err := f.db.CreateAgent(f.ctx, in)
+	if err != nil {
+		f.t.Fatalf("create agent %s: %v", in.Name, err)
+	}
+	p, err := f.db.Authenticate(f.ctx, a.Key)
+	if err != nil {
+		f.t.Fatalf("authenticate %s: %v", in.Name, err)
+	}
+	f.keys[p.AgentID] = a.Key
+	return p
+}
+
+func (f *fixture) publish(author issuer.Principal, category string) issuer.MemoryID {
+	f.t.Helper()
+	m, err := f.db.Publish(f.ctx, author, issuer.Publication{
+		Category: category, Domain: reputation.NormalizeDomain(category), Title: "A finding",
+		Content: "Some knowledge.", AppliesTo: []string{}, Confidence: 500,
+	})
+	if err != nil {
+		f.t.Fatalf("publish: %v", err)
+	}
+	return m.ID
+}
+
+func (f *fixture) retrieve(p issuer.Principal, mem issuer.MemoryID) issuer.Memory {
+	f.t.Helper()
+	m, err := f.db.Retrieve(f.ctx, p, mem)
+	if err != nil {
+		f.t.Fatalf("retrieve: %v", err)
+	}
+	return m
+}
+
+// validate submits a direct validation over HTTP and fails on error.
+func (f *fixture) validate(p issuer.Principal, mem issuer.MemoryID, t reputation.Type, reason string) issuer.FeedbackResult {
+	f.t.Helper()
+	res, _, err := f.db.SubmitFeedback(f.ctx, p, mem, issuer.Feedback{Type: t, Reason: reason}, issuer.TransportHTTP)
+	if err != nil {
+		f.t.Fatalf("validate %s as %s: %v", mem, t, err)
+	}
+	return res
+}
+
+// consumeAndValidate retrieves then validates.
+func (f *fixture) consumeAndValidate(p issuer.Principal, mem issuer.MemoryID, t reputation.Type) issuer.FeedbackResult {
+	f.t.Helper()
+	f.retrieve(p, mem)
+	return f.validate(p, mem, t, "")
+}
+
+func (f *fixture) profile(p issuer.Principal) issuer.Profile {
+	f.t.Helper()
+	pr, err := f.db.Profile(f.ctx, p)
+	if err != nil {
+		f.t.Fatalf("profile: %v", err)
+	}
+	return pr
+}
+
+func (f *fixture) domain(p issuer.Principal, domain string) issuer.DomainReputation {
+	f.t.Helper()
+	for _, d := range f.profile(p).DomainReputations {
+		if d.Domain == domain {
+			return d
+		}
+	}
+	return issuer.DomainReputation{Domain: domain}
+}
+
+// wantCode fails unless err carries code.
+func wantCode(t *testing.T, err error, code issuer.Code) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want %s", code)
+	}
+	if got := issuer.ErrorCode(err); got != code {
+		t.Fatalf("got %v (code %s), want %s", err, got, code)
+	}
+	var e *issuer.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v is not an *issuer.Error", err)
+	}
+}
+
+// snapshot returns every row of every table except goose's, as text, so
+// that two snapshots compare equal exactly when no table changed.
+func snapshot(t *testing.T, db *store.DB) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	query := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'goose_db_version'`
+	if db.Engine() == store.Postgres {
+		query = `SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename <> 'goose_db_version'`
+	}
+	var tables []string
+	if err := db.UnsafeSQL().SelectContext(ctx, &tables, query); err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	if len(tables) < 20 {
+		t.Fatalf("snapshot: only %d tables: %v", len(tables), tables)
+	}
+	out := map[string][]string{}
+	for _, table := range tables {
+		rows, err := db.UnsafeSQL().QueryxContext(ctx, `SELECT * FROM `+table+` ORDER BY 1`)
+		if err != nil {
+			t.Fatalf("snapshot %s: %v", table, err)
+		}
+		for rows.Next() {
+			vals, err := rows.SliceScan()
+			if err != nil {
+				t.Fatalf("snapshot %s: %v", table, err)
+			}
+			out[table] = append(out[table], fmt.Sprint(vals...))
+		}
+		rows.Close()
+		out[table] = append(out[table], fmt.Sprintf("(%d rows)", len(out[table])))
+	}
+	return out
+}
+
+// diffSnapshots reports the tables whose rows differ.
+func diffSnapshots(before, after map[string][]string) []string {
+	var changed []string
+	for table, rows := range after {
+		if !slices.Equal(before[table], rows) {
+			changed = append(changed, table)
+		}
+	}
+	slices.Sort(changed)
+	return changed
+}
+
+// count returns the single integer a query yields.
+func (f *fixture) count(query string, args ...any) int {
+	f.t.Helper()
+	var n int
+	if err := f.db.UnsafeSQL().GetContext(f.ctx, &n, f.db.UnsafeSQL().Rebind(query), args...); err != nil {
+		f.t.Fatalf("count %q: %v", query, err)
+	}
+	return n
+}
+
+// event is a journal entry as the tests inspect it.
+type event struct {
+	Phase  string `db:"phase"`
+	Type   string `db:"type"`
+	Weight int64  `db:"weight"`
+	Delta  int64  `db:"delta"`
+}
+
+// events returns the journal of author's reputation, oldest first.
+func (f *fixture) events(author issuer.Principal) []event {
+	f.t.Helper()
+	var out []event
+	if err := f.db.UnsafeSQL().SelectContext(f.ctx, &out, f.db.UnsafeSQL().Rebind(`SELECT phase, type, weight, delta FROM reputation_events
+		WHERE author_id = ? ORDER BY id`), author.Key); err != nil {
+		f.t.Fatalf("events: %v", err)
+	}
+	return out
+}
+
+// score returns the author's global reputation score.
+func (f *fixture) score(p issuer.Principal) reputation.Milli {
+	f.t.Helper()
+	return f.profile(p).ReputationScore
+}
+
+// derived snapshots the rows a rebuild restores.
+func derived(t *testing.T, db *store.DB) map[string][]string {
+	t.Helper()
+	all := snapshot(t, db)
+	out := map[string][]string{}
+	for _, table := range []string{"agent_domain_reputation", "agent_reputation_aggregates", "agent_domain_evaluator_counts", "agent_global_evaluator_counts"} {
+		out[table] = all[table]
+	}
+	var mems []string
+	rows, err := db.UnsafeSQL().Queryx(`SELECT id, validation_summary_json, confidence_state, confidence FROM memories ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		v, err := rows.SliceScan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mems = append(mems, fmt.Sprint(v...))
+	}
+	out["memories"] = mems
+	return out
+}

@@ -1,0 +1,268 @@
+// Package store keeps the issuer's records in PostgreSQL or in an embedded
+// SQLite file, and implements the issuer's use cases on them: agents and
+// operators, memories and the retrieval ledger, consultations, validations
+// and the reputation journal with its aggregates.
+//
+// Open selects the engine from the URL: postgres:// or postgresql:// for
+// PostgreSQL (through pgx), anything else is the path of a SQLite file
+// (through modernc.org/sqlite, pure Go). Both engines run the same SQL apart
+// from the schema files and row locks, and one behavioural test suite runs
+// against both.
+//
+// # Transactions
+//
+// Every write is one transaction. A validation first resolves and checks
+// everything it needs (caller, memory, consumption, ownership); a refusal
+// rolls back before anything is written. It then locks the author's
+// aggregate row, which serialises all changes to one author's reputation:
+// on PostgreSQL with SELECT … FOR UPDATE, on SQLite by taking the write lock
+// at BEGIN (BEGIN IMMEDIATE) with a busy timeout. Submissions read and write
+// only the rows of the position, its pair budgets and the affected author's
+// aggregates, never the journal, so their cost does not grow with history.
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jmoiron/sqlx"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/remnant/passportkit/issuer"
+)
+
+// Engine names a database engine.
+type Engine string
+
+// The engines.
+const (
+	Postgres Engine = "postgres"
+	SQLite   Engine = "sqlite"
+)
+
+// DefaultURL is the database used when none is given: a SQLite file in the
+// working directory.
+const DefaultURL = "passportkit.db"
+
+// Options configure a [DB]. The zero value is ready to use.
+type Options struct {
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// Rand is the source of identifiers and keys; crypto/rand when nil.
+	Rand io.Reader
+	// Logger receives internal failures; discarded when nil.
+	Logger *slog.Logger
+	// MaxOpenConns bounds the connection pool; 10 when zero.
+	MaxOpenConns int
+}
+
+// DB is an open store.
+type DB struct {
+	x      *sqlx.DB
+	engine Engine
+	now    func() time.Time
+	rand   io.Reader
+	log    *slog.Logger
+	// writer is a one-slot semaphore serialising this process's SQLite
+	// write transactions. SQLite admits one writer at a time; waiting here
+	// is cheaper and fairer than SQLite's sleeping busy handler, which
+	// remains for writers in other processes.
+	writer chan struct{}
+}
+
+var bindSQLite sync.Once
+
+// Open connects to the database named by dsn (see the package
+// documentation) and checks that it answers. It does not migrate.
+func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
+	db := &DB{now: opts.Now, rand: opts.Rand, log: opts.Logger, writer: make(chan struct{}, 1)}
+	if db.now == nil {
+		db.now = time.Now
+	}
+	if db.rand == nil {
+		db.rand = rand.Reader
+	}
+	if db.log == nil {
+		db.log = slog.New(slog.DiscardHandler)
+	}
+	maxConns := opts.MaxOpenConns
+	if maxConns == 0 {
+		maxConns = 10
+	}
+	var err error
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		db.engine = Postgres
+		db.x, err = sqlx.Open("pgx", dsn)
+	default:
+		db.engine = SQLite
+		bindSQLite.Do(func() { sqlx.BindDriver("sqlite", sqlx.QUESTION) })
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		if path == "" || strings.ContainsAny(path, "?#") {
+			return nil, fmt.Errorf("store: %q is not a usable SQLite file path", dsn)
+		}
+		q := url.Values{
+			"_busy_timeout": {"10000"},
+			"_journal_mode": {"WAL"},
+			"_synchronous":  {"NORMAL"},
+			"_foreign_keys": {"1"},
+			"_txlock":       {"immediate"},
+		}
+		db.x, err = sqlx.Open("sqlite", path+"?"+q.Encode())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: open: %w", err)
+	}
+	db.x.SetMaxOpenConns(maxConns)
+	db.x.SetMaxIdleConns(maxConns)
+	if err := db.x.PingContext(ctx); err != nil {
+		db.x.Close()
+		return nil, fmt.Errorf("store: connect to %s database: %w", db.engine, err)
+	}
+	return db, nil
+}
+
+// Engine reports which engine db uses.
+func (db *DB) Engine() Engine { return db.engine }
+
+// Close closes the connection pool.
+func (db *DB) Close() error { return db.x.Close() }
+
+// UnsafeSQL returns the underlying connection pool, for tests and
+// benchmarks that inspect or seed tables directly. Writes through it bypass
+// every rule of the store.
+func (db *DB) UnsafeSQL() *sqlx.DB { return db.x }
+
+// timestamp returns the current time in UTC at the microsecond precision
+// both engines keep.
+func (db *DB) timestamp() time.Time { return db.now().UTC().Truncate(time.Microsecond) }
+
+// forUpdate is the row-lock clause of the engine. SQLite has none: its
+// transactions take the database write lock at BEGIN.
+func (db *DB) forUpdate() string {
+	if db.engine == Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// maxAttempts bounds how often a transaction is retried after a
+// serialisation failure, deadlock or busy database.
+const maxAttempts = 5
+
+// inTx runs fn in a transaction and commits it, retrying transient
+// conflicts. fn must have no effect outside the transaction.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	var err error
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		err = db.tryTx(ctx, fn)
+		if err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		db.log.DebugContext(ctx, "store: retrying transaction", "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
+		}
+	}
+	return &issuer.Error{Code: issuer.CodeUnavailable, Message: "the store is busy; retry later", Err: err}
+}
+
+func (db *DB) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	if db.engine == SQLite {
+		select {
+		case db.writer <- struct{}{}:
+			defer func() { <-db.writer }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// transient reports whether err is a conflict that a retry may resolve.
+func transient(err error) bool {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return pe.Code == "40001" || pe.Code == "40P01" // serialization_failure, deadlock_detected
+	}
+	if se, ok := errors.AsType[*sqlite.Error](err); ok {
+		c := se.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	return false
+}
+
+// uniqueViolation reports whether err is a unique-constraint violation.
+func uniqueViolation(err error) bool {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return pe.Code == "23505"
+	}
+	if se, ok := errors.AsType[*sqlite.Error](err); ok {
+		return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// The query helpers take SQL with ? placeholders and rebind it for the
+// engine.
+
+func get(ctx context.Context, q sqlx.ExtContext, dest any, query string, args ...any) error {
+	return sqlx.GetContext(ctx, q, dest, q.Rebind(query), args...)
+}
+
+func sel(ctx context.Context, q sqlx.ExtContext, dest any, query string, args ...any) error {
+	return sqlx.SelectContext(ctx, q, dest, q.Rebind(query), args...)
+}
+
+func exec(ctx context.Context, q sqlx.ExtContext, query string, args ...any) (sql.Result, error) {
+	return q.ExecContext(ctx, q.Rebind(query), args...)
+}
+
+// insertID runs an INSERT … RETURNING id and returns the new key.
+func insertID(ctx context.Context, q sqlx.ExtContext, query string, args ...any) (int64, error) {
+	var id int64
+	err := sqlx.GetContext(ctx, q, &id, q.Rebind(query+" RETURNING id"), args...)
+	return id, err
+}
+
+// orNoRows returns err, or sql.ErrNoRows when err is nil: for a row that
+// was read but does not qualify.
+func orNoRows(err error) error {
+	if err == nil {
+		return sql.ErrNoRows
+	}
+	return err
+}
+
+// notFound reports sql.ErrNoRows as a caller-facing not_found error and
+// wraps anything else.
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return issuer.Errorf(issuer.CodeNotFound, format, args...)
+	}
+	return err
+}

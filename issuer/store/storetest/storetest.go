@@ -1,0 +1,151 @@
+// Package storetest opens fresh, migrated stores for tests, on every engine
+// available: SQLite always, PostgreSQL when PASSPORT_TEST_DATABASE_URL names
+// a database. When the CI environment variable is set PostgreSQL is
+// required, and a missing URL fails the test; elsewhere the PostgreSQL half
+// is skipped with a notice.
+//
+// Each PostgreSQL store lives in its own schema, dropped when the test ends;
+// each SQLite store is a file in the test's temporary directory.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/remnant/passportkit/issuer/store"
+)
+
+// EnvURL names the environment variable holding the PostgreSQL test URL.
+const EnvURL = "PASSPORT_TEST_DATABASE_URL"
+
+var notice sync.Once
+
+// Engines returns the engines to test on.
+func Engines(t testing.TB) []store.Engine {
+	t.Helper()
+	if os.Getenv(EnvURL) != "" {
+		return []store.Engine{store.SQLite, store.Postgres}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("storetest: %s is not set, and CI requires the PostgreSQL tests", EnvURL)
+	}
+	notice.Do(func() {
+		fmt.Fprintf(os.Stderr, "storetest: %s is not set: PostgreSQL tests are SKIPPED; only SQLite is tested\n", EnvURL)
+	})
+	return []store.Engine{store.SQLite}
+}
+
+// Run runs f once per engine, as subtests named after the engines, each with
+// a fresh store. It marks t parallel: stores share nothing.
+func Run(t *testing.T, f func(t *testing.T, db *store.DB)) {
+	t.Helper()
+	t.Parallel()
+	for _, e := range Engines(t) {
+		t.Run(string(e), func(t *testing.T) {
+			f(t, Open(t, e, store.Options{}))
+		})
+	}
+	if os.Getenv(EnvURL) == "" {
+		t.Run(string(store.Postgres), func(t *testing.T) {
+			t.Skipf("%s is not set", EnvURL)
+		})
+	}
+}
+
+// Open returns a fresh, migrated store on engine, closed and removed when t
+// ends. Options without a logger log to t.
+func Open(t testing.TB, engine store.Engine, opts store.Options) *store.DB {
+	t.Helper()
+	db := OpenEmpty(t, engine, opts)
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	return db
+}
+
+// OpenEmpty is like Open but leaves the database unmigrated.
+func OpenEmpty(t testing.TB, engine store.Engine, opts store.Options) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	var dsn string
+	switch engine {
+	case store.SQLite:
+		dsn = filepath.Join(t.TempDir(), "test.db")
+	case store.Postgres:
+		dsn = postgresSchema(t)
+	default:
+		t.Fatalf("storetest: unknown engine %q", engine)
+	}
+	if opts.Logger == nil {
+		opts.Logger = Logger(t)
+	}
+	db, err := store.Open(ctx, dsn, opts)
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// postgresSchema creates a schema for t and returns a URL whose connections
+// use it. The schema is dropped when t ends.
+func postgresSchema(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(EnvURL)
+	if base == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("storetest: %s is not set, and CI requires the PostgreSQL tests", EnvURL)
+		}
+		t.Skipf("storetest: %s is not set", EnvURL)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("storetest: %s: %v", EnvURL, err)
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	admin := adminPool(t, base)
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		t.Fatalf("storetest: create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+			t.Errorf("storetest: drop schema %s: %v", schema, err)
+		}
+	})
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+var (
+	adminOnce sync.Once
+	admin     *sql.DB
+	adminErr  error
+)
+
+// adminPool returns the pool that creates and drops test schemas, shared by
+// every test in the process: new PostgreSQL connections are slow to set up.
+func adminPool(t testing.TB, url string) *sql.DB {
+	t.Helper()
+	adminOnce.Do(func() {
+		admin, adminErr = sql.Open("pgx", url)
+		if adminErr == nil {
+			admin.SetMaxIdleConns(2)
+		}
+	})
+	if adminErr != nil {
+		t.Fatalf("storetest: %v", adminErr)
+	}
+	return admin
+}
