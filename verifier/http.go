@@ -7,15 +7,14 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
-	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
+	"github.com/remnant/passportkit/internal/ratelimit"
 	"github.com/remnant/passportkit/passport"
 )
 
@@ -71,7 +70,8 @@ func NewHandler(v *Verifier, cfg HandlerConfig) http.Handler {
 
 func newHandler(v *Verifier, cfg HandlerConfig) *handler {
 	cfg.defaults()
-	return &handler{v: v, cfg: cfg, slots: make(chan struct{}, cfg.MaxConcurrent), limits: newClientLimits(cfg)}
+	return &handler{v: v, cfg: cfg, slots: make(chan struct{}, cfg.MaxConcurrent),
+		limits: ratelimit.New(ratelimit.Config{Rate: cfg.RatePerClient, MaxKeys: cfg.MaxClients})}
 }
 
 func (h *handler) routes() http.Handler {
@@ -90,7 +90,7 @@ type handler struct {
 	v      *Verifier
 	cfg    HandlerConfig
 	slots  chan struct{}
-	limits *clientLimits
+	limits *ratelimit.Limiter
 }
 
 func (h *handler) health(w http.ResponseWriter, r *http.Request) {
@@ -106,8 +106,8 @@ func methodNotAllowed(allow string) http.HandlerFunc {
 }
 
 func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
-	if !h.limits.allow(clientAddr(r)) {
-		w.Header().Set("Retry-After", "1")
+	if ok, wait := h.limits.Allow(clientAddr(r)); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 		problem(w, http.StatusTooManyRequests, "rate-limited", "Too many requests", "slow down and retry")
 		return
 	}
@@ -212,59 +212,4 @@ func clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// clientLimits holds a token bucket per client address, forgetting the
-// least recently seen clients beyond a bound.
-type clientLimits struct {
-	mu      sync.Mutex
-	rate    rate.Limit
-	burst   int
-	max     int
-	clients map[string]*clientLimit
-}
-
-type clientLimit struct {
-	lim  *rate.Limiter
-	seen time.Time
-}
-
-func newClientLimits(cfg HandlerConfig) *clientLimits {
-	burst := int(2 * cfg.RatePerClient)
-	if burst < 1 {
-		burst = 1
-	}
-	return &clientLimits{rate: rate.Limit(cfg.RatePerClient), burst: burst, max: cfg.MaxClients, clients: map[string]*clientLimit{}}
-}
-
-func (c *clientLimits) allow(addr string) bool {
-	now := time.Now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cl, ok := c.clients[addr]
-	if !ok {
-		if len(c.clients) >= c.max {
-			c.evict()
-		}
-		cl = &clientLimit{lim: rate.NewLimiter(c.rate, c.burst)}
-		c.clients[addr] = cl
-	}
-	cl.seen = now
-	return cl.lim.AllowN(now, 1)
-}
-
-// evict forgets the least recently seen tenth of the clients.
-func (c *clientLimits) evict() {
-	type entry struct {
-		addr string
-		seen time.Time
-	}
-	all := make([]entry, 0, len(c.clients))
-	for a, cl := range c.clients {
-		all = append(all, entry{a, cl.seen})
-	}
-	slices.SortFunc(all, func(a, b entry) int { return a.seen.Compare(b.seen) })
-	for _, e := range all[:len(all)/10+1] {
-		delete(c.clients, e.addr)
-	}
 }

@@ -48,13 +48,3 @@ func TestHTTPOverloaded(t *testing.T) {
 		t.Errorf("with a free slot: status %d, want 200", resp.StatusCode)
 	}
 }
-
-func TestClientLimitsEvict(t *testing.T) {
-	c := newClientLimits(HandlerConfig{RatePerClient: 1, MaxClients: 100})
-	for i := range 1000 {
-		c.allow(strings.Repeat("x", i%7) + string(rune('a'+i%26)) + time.Duration(i).String())
-	}
-	if len(c.clients) > 100 {
-		t.Errorf("%d clients remembered, bound 100", len(c.clients))
-	}
-}

@@ -35,6 +35,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/remnant/passportkit/internal/ratelimit"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/store"
 )
@@ -61,8 +62,8 @@ type Server struct {
 	db      *store.DB
 	log     *slog.Logger
 	mux     *http.ServeMux
-	keys    *limiter
-	clients *limiter
+	keys    *ratelimit.Limiter
+	clients *ratelimit.Limiter
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -83,8 +84,8 @@ func New(db *store.DB, logger *slog.Logger, cfg Config) *Server {
 	}
 	s := &Server{
 		db: db, log: logger, mux: http.NewServeMux(),
-		keys:    newLimiter(cfg.RatePerSecond, cfg.Burst, cfg.Now),
-		clients: newLimiter(cfg.RatePerSecond, cfg.Burst, cfg.Now),
+		keys:    ratelimit.New(ratelimit.Config{Rate: cfg.RatePerSecond, Burst: cfg.Burst, Now: cfg.Now}),
+		clients: ratelimit.New(ratelimit.Config{Rate: cfg.RatePerSecond, Burst: cfg.Burst, Now: cfg.Now}),
 	}
 	m := s.mux
 	m.Handle("POST /api/memories", s.authed(s.publish))
@@ -164,14 +165,14 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.authenticate(r)
 		if err != nil {
-			if ok, wait := s.clients.allow(clientAddr(r)); !ok {
+			if ok, wait := s.clients.Allow(clientAddr(r)); !ok {
 				s.tooMany(w, r, wait)
 				return
 			}
 			s.writeProblem(w, r, err)
 			return
 		}
-		if ok, wait := s.keys.allow(string(p.AgentID)); !ok {
+		if ok, wait := s.keys.Allow(string(p.AgentID)); !ok {
 			s.tooMany(w, r, wait)
 			return
 		}
@@ -186,7 +187,7 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 // principal.
 func (s *Server) anonymous(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.clients.allow(clientAddr(r)); !ok {
+		if ok, wait := s.clients.Allow(clientAddr(r)); !ok {
 			s.tooMany(w, r, wait)
 			return
 		}
