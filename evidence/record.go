@@ -2,7 +2,8 @@ package evidence
 
 import (
 	"fmt"
-	"strconv"
+
+	"github.com/remnant/passportkit/internal/calendar"
 )
 
 // Record is one piece of evidence about a passport's subject: something the
@@ -226,22 +227,18 @@ type Prediction struct {
 }
 
 // Date is a calendar day in UTC, written YYYY-MM-DD.
-type Date struct {
-	days int64 // days since 1970-01-01
-}
+type Date = calendar.Date
+
+// minDate is the earliest day of evidence.
+var minDate = calendar.MustParse("1970-01-01")
 
 // ParseDate parses a YYYY-MM-DD date between 1970-01-01 and 9999-12-31.
 func ParseDate(s string) (Date, error) {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
-		return Date{}, fmt.Errorf("evidence: date %q is not YYYY-MM-DD", s)
+	d, err := calendar.Parse(s)
+	if err != nil || d.Before(minDate) {
+		return Date{}, fmt.Errorf("evidence: date %q is not a valid day from 1970-01-01", s)
 	}
-	y, err1 := strconv.Atoi(s[0:4])
-	m, err2 := strconv.Atoi(s[5:7])
-	d, err3 := strconv.Atoi(s[8:10])
-	if err1 != nil || err2 != nil || err3 != nil || y < 1970 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
-		return Date{}, fmt.Errorf("evidence: date %q is not a valid day", s)
-	}
-	return Date{days: civilDays(y, m, d)}, nil
+	return d, nil
 }
 
 // MustDate is ParseDate for constants in tests and generators; it panics on
@@ -252,81 +249,4 @@ func MustDate(s string) Date {
 		panic(err)
 	}
 	return d
-}
-
-// IsZero reports whether d was never set. The zero Date is not a valid day
-// of evidence.
-func (d Date) IsZero() bool { return d.days == 0 }
-
-// DaysSince returns the whole days from earlier to d (negative when earlier
-// is later).
-func (d Date) DaysSince(earlier Date) int64 { return d.days - earlier.days }
-
-// AddDays returns the day n days after d (before it for negative n).
-func (d Date) AddDays(n int) Date { return Date{days: d.days + int64(n)} }
-
-// String formats d as YYYY-MM-DD.
-func (d Date) String() string {
-	y, m, day := civilFromDays(d.days)
-	return fmt.Sprintf("%04d-%02d-%02d", y, m, day)
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (d *Date) UnmarshalText(b []byte) error {
-	v, err := ParseDate(string(b))
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// civilDays and civilFromDays convert between proleptic Gregorian dates and
-// days since 1970-01-01 (H. Hinnant's algorithms). Day numbers are shifted
-// by one so that the zero Date stays invalid.
-func civilDays(y, m, d int) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era*146097+doe-719468) + 1
-}
-
-func civilFromDays(z int64) (int, int, int) {
-	z += 719468 - 1
-	era := z / 146097
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y := yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d := doy - (153*mp+2)/5 + 1
-	m := mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	return int(y), int(m), int(d)
 }

@@ -21,11 +21,11 @@ func TestDate(t *testing.T) {
 		}
 	}
 	a, b := MustDate("2024-02-28"), MustDate("2025-03-01")
-	if n := b.DaysSince(a); n != 367 {
+	if n := b.Sub(a); n != 367 {
 		t.Errorf("days %d, want 367", n)
 	}
 	if a.AddDays(367) != b || b.AddDays(-367) != a {
-		t.Error("AddDays does not invert DaysSince")
+		t.Error("AddDays does not invert Sub")
 	}
 	if (Date{}).IsZero() != true || MustDate("1970-01-01").IsZero() {
 		t.Error("only the zero Date is zero")
@@ -152,6 +152,9 @@ func TestParseRefusals(t *testing.T) {
 		if !errors.As(err, &e) || e.Code != code {
 			t.Errorf("%s: got %v", code, err)
 		}
+	}
+	if _, err := Parse([]byte(`{"evidence":[` + strings.Replace(ok, "2026-01-01", "1969-12-31", 1) + `]}`)); err == nil {
+		t.Error("a record dated before 1970 was accepted")
 	}
 	if _, err := Parse(make([]byte, MaxFileSize+1)); !errors.Is(err, ErrLimit) {
 		t.Errorf("oversized file: %v", err)

@@ -334,6 +334,9 @@ func (r *Record) validate() error {
 	if r.Date.IsZero() {
 		return bad("date is required")
 	}
+	if r.Date.Before(minDate) {
+		return bad("date is before 1970-01-01")
+	}
 	if err := r.Lineage.validate(r.ID); err != nil {
 		return err
 	}
@@ -358,7 +361,7 @@ func (r *Record) validate() error {
 		if !(p.Probability >= 0 && p.Probability <= 1) {
 			return bad("prediction probability must be in [0, 1]")
 		}
-		if p.Date.IsZero() || p.Date.DaysSince(r.Date) >= 0 {
+		if p.Date.IsZero() || p.Date.Sub(r.Date) >= 0 {
 			return &Error{Code: "retrospective_prediction", Record: r.ID, kind: ErrInvalid,
 				Detail: "a prediction must be dated strictly before its outcome"}
 		}
@@ -464,7 +467,7 @@ func (s *Set) index() {
 		s.byDate[i] = i
 	}
 	slices.SortFunc(s.byDate, func(a, b int) int {
-		if c := s.records[b].Date.DaysSince(s.records[a].Date); c != 0 {
+		if c := s.records[b].Date.Sub(s.records[a].Date); c != 0 {
 			return int(max(-1, min(1, c)))
 		}
 		return strings.Compare(s.records[a].ID, s.records[b].ID)
@@ -494,7 +497,7 @@ func (s *Set) checkReferences() error {
 				return invalid("bad_resolution", r.ID, "%s is not a contradiction", c.ID)
 			case c.Reporter != r.Reporter:
 				return invalid("bad_resolution", r.ID, "only the contradiction's own reporter can resolve it")
-			case r.Date.DaysSince(c.Date) < 0:
+			case r.Date.Sub(c.Date) < 0:
 				return invalid("bad_resolution", r.ID, "a resolution cannot predate its contradiction")
 			case r.Skill != c.Skill:
 				return invalid("bad_resolution", r.ID, "a resolution names its contradiction's skill")

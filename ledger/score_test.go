@@ -3,6 +3,8 @@ package ledger
 import (
 	"math"
 	"testing"
+
+	"github.com/remnant/passportkit/internal/calendar"
 )
 
 // TestWorkedExample reproduces the format's worked figures: shop.example as
@@ -187,7 +189,7 @@ func TestEventsAfterAsOfNotCounted(t *testing.T) {
 // no new events the score drifts toward 50.
 func TestScoreProperties(t *testing.T) {
 	r := DefaultRules()
-	asOf := Date{n: 800_000}
+	asOf := calendar.MustParse("2190-04-10")
 	seed := uint64(1)
 	next := func(n int) int {
 		seed = seed*6364136223846793005 + 1442695040888963407

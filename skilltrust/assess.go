@@ -366,13 +366,13 @@ func (st *state) collect(o *Ontology) {
 	st.resolved = map[string]string{}
 	for i := range recs {
 		r := &recs[i]
-		if r.Type == evidence.TypeResolution && st.at.DaysSince(r.Date) >= 0 {
+		if r.Type == evidence.TypeResolution && st.at.Sub(r.Date) >= 0 {
 			st.resolved[r.Resolves] = r.ID
 		}
 	}
 	for _, i := range st.set.ByDate() {
 		r := &recs[i]
-		if st.at.DaysSince(r.Date) < 0 {
+		if st.at.Sub(r.Date) < 0 {
 			st.a.Counts.LaterRecords++
 			st.note(LimitLaterRecords)
 			continue
@@ -407,7 +407,7 @@ func (st *state) collect(o *Ontology) {
 		case evidence.OwnershipUnknown:
 			s.Eligibility = EligibilityUnknown
 		}
-		s.Decay = math.Exp2(-float64(st.at.DaysSince(r.Date)) / HalfLifeDays)
+		s.Decay = math.Exp2(-float64(st.at.Sub(r.Date)) / HalfLifeDays)
 		if r.Type.Observation() {
 			s.Role = RoleCounted
 			s.InitialWeight = s.Eligibility * app * s.ContextMatch.Value * s.Decay
@@ -769,12 +769,12 @@ func (st *state) judge() {
 		if it.src.Contradiction == "unresolved" {
 			a.Contested = true
 		}
-		if a.LatestEligible == nil || r.Date.DaysSince(*a.LatestEligible) > 0 {
+		if a.LatestEligible == nil || r.Date.Sub(*a.LatestEligible) > 0 {
 			d := r.Date
 			a.LatestEligible = &d
 		}
 	}
-	a.Stale = a.LatestEligible != nil && st.at.DaysSince(*a.LatestEligible) > StaleAfterDays
+	a.Stale = a.LatestEligible != nil && st.at.Sub(*a.LatestEligible) > StaleAfterDays
 
 	switch {
 	case a.Contested:
@@ -877,7 +877,7 @@ func (st *state) explain() {
 			// before the act makes it a correction signal.
 			var after *item
 			for _, c := range contrary[it.keys.Cluster] {
-				if r.Date.DaysSince(c.rec.Date) >= 0 && (after == nil || c.rec.Date.DaysSince(after.rec.Date) < 0 ||
+				if r.Date.Sub(c.rec.Date) >= 0 && (after == nil || c.rec.Date.Sub(after.rec.Date) < 0 ||
 					(c.rec.Date == after.rec.Date && c.rec.ID < after.rec.ID)) {
 					after = c
 				}

@@ -69,7 +69,7 @@ func BenchmarkAssess(b *testing.B) {
 				skills[r.Skill] = s
 			}
 			total += skilltrust.Applicability(s, ts) * skilltrust.MatchContext(tctx, r.Context).Value *
-				math.Exp2(-float64(at.DaysSince(r.Date))/skilltrust.HalfLifeDays)
+				math.Exp2(-float64(at.Sub(r.Date))/skilltrust.HalfLifeDays)
 		}
 		return total
 	}
