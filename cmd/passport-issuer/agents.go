@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/store"
 )
@@ -27,12 +28,12 @@ type agentsCreateCmd struct {
 func (c *agentsCreateCmd) Run(e *env) error {
 	scopes, err := issuer.ParseScopes(c.Scopes)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	var op issuer.OperatorID
 	if c.Operator != "" {
 		if op, err = issuer.ParseOperatorID(c.Operator); err != nil {
-			return usageError(err)
+			return cli.Usage(err)
 		}
 	}
 	db, err := e.open()
@@ -64,7 +65,7 @@ type agentsSetStatusCmd struct {
 func (c *agentsSetStatusCmd) Run(e *env) error {
 	agent, err := issuer.ParseAgentID(c.Agent)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	db, err := e.open()
 	if err != nil {
@@ -87,12 +88,12 @@ type agentsRotateKeyCmd struct {
 func (c *agentsRotateKeyCmd) Run(e *env) error {
 	agent, err := issuer.ParseAgentID(c.Agent)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	var scopes []issuer.Scope
 	if c.Scopes != "" {
 		if scopes, err = issuer.ParseScopes(c.Scopes); err != nil {
-			return usageError(err)
+			return cli.Usage(err)
 		}
 	}
 	db, err := e.open()

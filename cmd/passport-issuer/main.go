@@ -20,19 +20,13 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/store"
 )
 
-// Exit codes shared by every command.
-const (
-	exitOK     = 0 // success
-	exitFailed = 1 // the operation failed or was refused
-	exitUsage  = 2 // bad flags or arguments
-)
-
-// cli is the command tree. Each command lives in its own file.
-type cli struct {
+// commands is the command tree. Each command lives in its own file.
+type commands struct {
 	DB       string     `name:"db" env:"PASSPORT_DB" default:"${default_db}" placeholder:"URL" help:"Database: a postgres:// URL, or the path of a SQLite file."`
 	LogLevel slog.Level `name:"log-level" env:"PASSPORT_LOG_LEVEL" default:"info" help:"Log level: debug, info, warn or error."`
 
@@ -74,18 +68,6 @@ func (e *env) open() (*store.DB, error) {
 	return db, nil
 }
 
-// exitError carries a specific exit code out of a command.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageError marks err as a usage error (exit 2).
-func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -95,42 +77,17 @@ func main() {
 
 // run parses args and runs the chosen command, returning the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var root cli
-	exited := -1
-	parser, err := kong.New(&root,
-		kong.Name("passport-issuer"),
-		kong.Description("Run the passportkit issuer and administer its records."),
-		kong.UsageOnError(),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exited = code }),
-		kong.Vars{"default_db": store.DefaultURL},
-	)
-	if err != nil {
-		fmt.Fprintf(stderr, "passport-issuer: %v\n", err)
-		return exitUsage
-	}
-	kctx, err := parser.Parse(args)
-	if exited >= 0 { // --help
-		return exited
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "passport-issuer: %v\n", err)
-		return exitUsage
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: root.LogLevel}))
-	kctx.Bind(&env{ctx: ctx, stdout: stdout, stderr: stderr, dbURL: root.DB, log: log})
-	if err := kctx.Run(); err != nil {
-		if exited >= 0 {
-			return exited
-		}
-		if ee, ok := errors.AsType[*exitError](err); ok {
-			fmt.Fprintf(stderr, "passport-issuer: %v\n", ee.err)
-			return ee.code
-		}
-		fmt.Fprintf(stderr, "passport-issuer: %s\n", describe(err))
-		return exitFailed
-	}
-	return exitOK
+	var root commands
+	return cli.Program{
+		Name:        "passport-issuer",
+		Description: "Run the passportkit issuer and administer its records.",
+		Options:     []kong.Option{kong.Vars{"default_db": store.DefaultURL}},
+		Prepare: func(kctx *kong.Context) {
+			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: root.LogLevel}))
+			kctx.Bind(&env{ctx: ctx, stdout: stdout, stderr: stderr, dbURL: root.DB, log: log})
+		},
+		Describe: describe,
+	}.Run(&root, args, stdout, stderr)
 }
 
 // describe returns the message of a refusal, or the whole error otherwise:

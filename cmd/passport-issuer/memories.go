@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/store"
 )
@@ -21,11 +22,11 @@ type memoriesModerateCmd struct {
 func (c *memoriesModerateCmd) Run(e *env) error {
 	id, err := issuer.ParseMemoryID(c.Memory)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	mod, err := issuer.NewModeration(c.Status, c.Reason)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	db, err := e.open()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
 )
 
@@ -43,11 +44,11 @@ type operatorsAddAgentCmd struct {
 func (c *operatorsAddAgentCmd) Run(e *env) error {
 	op, err := issuer.ParseOperatorID(c.Operator)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	agent, err := issuer.ParseAgentID(c.Agent)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	db, err := e.open()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
 )
 
@@ -21,7 +22,7 @@ type reputationRebuildCmd struct {
 func (c *reputationRebuildCmd) Run(e *env) error {
 	agent, err := issuer.ParseAgentID(c.Agent)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	db, err := e.open()
 	if err != nil {

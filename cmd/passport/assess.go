@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/skilltrust"
 )
@@ -44,24 +45,24 @@ func (c *assessCmd) Run(e *env) error {
 	var task evidence.Context
 	for k, v := range c.Context {
 		if !task.Set(k, v) {
-			return usageError(fmt.Errorf("assess: unknown context dimension %q (want one of %s)", k, strings.Join(evidence.Dimensions, ", ")))
+			return cli.Usage(fmt.Errorf("assess: unknown context dimension %q (want one of %s)", k, strings.Join(evidence.Dimensions, ", ")))
 		}
 	}
 	at, err := assessDate(c.At)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	subjects := make([]skilltrust.Subject, 0, len(c.Evidence))
 	for _, path := range c.Evidence {
 		set, err := readEvidence(path)
 		if err != nil {
-			return usageError(err)
+			return cli.Usage(err)
 		}
 		subjects = append(subjects, skilltrust.Subject{Name: path, Evidence: set})
 	}
 	cmp, err := skilltrust.Compare(subjects, c.Skill, task, at)
 	if err != nil {
-		return usageError(fmt.Errorf("assess: %w (reason invalid_task)", err))
+		return cli.Usage(fmt.Errorf("assess: %w (reason invalid_task)", err))
 	}
 	out := assessOutput{Agents: make([]assessedAgent, 0, len(cmp.Agents))}
 	for _, row := range cmp.Agents {

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	vectors "github.com/remnant/passportkit/vectors/skilltrust"
+
+	"github.com/remnant/passportkit/internal/cli"
 )
 
 // runCLI runs the command line in-process and returns its exit code and
@@ -46,15 +48,15 @@ func TestAssessVectors(t *testing.T) {
 			code, stdout, stderr := runCLI(t, args...)
 			if c.Fail() {
 				m := reasonPattern.FindStringSubmatch(stderr)
-				if code != exitUsage || m == nil {
-					t.Fatalf("exit %d, stderr %q; want exit %d with a reason", code, stderr, exitUsage)
+				if code != cli.ExitUsage || m == nil {
+					t.Fatalf("exit %d, stderr %q; want exit %d with a reason", code, stderr, cli.ExitUsage)
 				}
 				if err := vectors.CheckError(c.Expect, m[1]); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			if code != exitOK {
+			if code != cli.ExitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			var out assessOutput
@@ -86,7 +88,7 @@ func TestAssessCompare(t *testing.T) {
 	os.WriteFile(b, []byte(`{"evidence":[]}`), 0o644)
 	code, stdout, stderr := runCLI(t, "assess", "--evidence", a, "--evidence", b, "--skill", "SQLite", "--skill", "postgres indexing",
 		"--at", "2026-01-01", "--json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var out assessOutput
@@ -112,7 +114,7 @@ func TestAssessHuman(t *testing.T) {
 	os.WriteFile(file, []byte(assessEvidence), 0o644)
 	code, stdout, stderr := runCLI(t, "assess", "--evidence", file, "--skill", "PostgreSQL indexing", "--context", "workload=batch",
 		"--context", "constraints=a;b=c", "--at", "2026-01-01")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"INSUFFICIENT_EVIDENCE", "N/A", "held back by", "estimate.binary_outcomes",
@@ -147,8 +149,8 @@ func TestAssessUsage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, tc.args...)
-			if code != exitUsage || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, exitUsage, tc.want)
+			if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, cli.ExitUsage, tc.want)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 )
 
@@ -19,11 +20,11 @@ func (c *canonicalizeCmd) Run(e *env) error {
 		return err
 	}
 	if len(in) > maxCanonicalizeInput {
-		return &exitError{code: exitFailed, err: fmt.Errorf("input larger than %d bytes", maxCanonicalizeInput)}
+		return cli.Exit(cli.ExitFailed, fmt.Errorf("input larger than %d bytes", maxCanonicalizeInput))
 	}
 	out, err := passport.Canonicalize(in)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return cli.Exit(cli.ExitFailed, err)
 	}
 	_, err = e.stdout.Write(out)
 	return err

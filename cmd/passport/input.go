@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
@@ -19,14 +20,14 @@ func readInput(e *env, name string, limit int64) ([]byte, error) {
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, usageError(err)
+			return nil, cli.Usage(err)
 		}
 		defer f.Close()
 		r = f
 	}
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, usageError(fmt.Errorf("read %s: %w", name, err))
+		return nil, cli.Usage(fmt.Errorf("read %s: %w", name, err))
 	}
 	return b, nil
 }
@@ -39,7 +40,7 @@ func readBounded(e *env, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, usageError(fmt.Errorf("%s is larger than %d bytes", name, limit))
+		return nil, cli.Usage(fmt.Errorf("%s is larger than %d bytes", name, limit))
 	}
 	return b, nil
 }
@@ -52,7 +53,7 @@ func loadSigner(e *env, path string) (*passport.Signer, error) {
 	}
 	key, err := passport.ParsePrivateKey(b)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("%s: %w", path, err))
+		return nil, cli.Usage(fmt.Errorf("%s: %w", path, err))
 	}
 	return passport.NewSigner(key), nil
 }
@@ -65,7 +66,7 @@ func loadTrust(e *env, path string) (*verifier.Trust, error) {
 	}
 	t, err := verifier.ParseTrust(b)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("%s: %w", path, err))
+		return nil, cli.Usage(fmt.Errorf("%s: %w", path, err))
 	}
 	return t, nil
 }

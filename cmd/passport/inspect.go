@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 )
 
@@ -23,7 +24,7 @@ func (c *inspectCmd) Run(e *env) error {
 	}
 	b, err := passport.ParseBundle(in)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return cli.Exit(cli.ExitFailed, err)
 	}
 	fmt.Fprintln(e.stdout, "UNVERIFIED: nothing below has been checked. Use `passport verify` before relying on it.")
 	fmt.Fprintf(e.stdout, "\nbundleVersion: %s\n", b.BundleVersion)

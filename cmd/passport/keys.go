@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
@@ -29,7 +30,7 @@ type keysGenerateCmd struct {
 func (c *keysGenerateCmd) Run(e *env) error {
 	alg, err := passport.ParseAlgorithm(c.Alg)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	key, err := passport.GenerateKey(alg, rand.Reader)
 	if err != nil {
@@ -45,7 +46,7 @@ func (c *keysGenerateCmd) Run(e *env) error {
 	}
 	f, err := os.OpenFile(c.Out, flags, 0o600)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
@@ -74,7 +75,7 @@ func readPublicKey(e *env, name string) (*passport.PublicKey, error) {
 	}
 	pub, err := passport.ParsePublicKey(b)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("%s: %w", name, err))
+		return nil, cli.Usage(fmt.Errorf("%s: %w", name, err))
 	}
 	return pub, nil
 }
@@ -112,16 +113,16 @@ func (c *keysTrustCmd) Run(e *env) error {
 	var err error
 	if c.NotBefore != "" {
 		if nb, err = time.Parse(time.RFC3339, c.NotBefore); err != nil {
-			return usageError(fmt.Errorf("--not-before: %w", err))
+			return cli.Usage(fmt.Errorf("--not-before: %w", err))
 		}
 	}
 	if c.NotAfter != "" {
 		if na, err = time.Parse(time.RFC3339, c.NotAfter); err != nil {
-			return usageError(fmt.Errorf("--not-after: %w", err))
+			return cli.Usage(fmt.Errorf("--not-after: %w", err))
 		}
 	}
 	if len(c.Keys) == 0 {
-		return usageError(errors.New("at least one key file is required"))
+		return cli.Usage(errors.New("at least one key file is required"))
 	}
 	var keys []verifier.TrustedKey
 	for _, name := range c.Keys {
@@ -133,7 +134,7 @@ func (c *keysTrustCmd) Run(e *env) error {
 	}
 	trust, err := verifier.NewTrust(c.Issuer, keys...)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	b, err := trust.MarshalJSON()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/ledger"
 )
 
@@ -69,7 +70,7 @@ func (l ledgerFile) read(e *env) ([]byte, error) {
 // error, anything else a failure.
 func toolError(err error) error {
 	if errors.Is(err, errBadInput) {
-		return usageError(errors.New(strings.TrimPrefix(err.Error(), errBadInput.Error()+": ")))
+		return cli.Usage(errors.New(strings.TrimPrefix(err.Error(), errBadInput.Error()+": ")))
 	}
 	return err
 }
@@ -106,7 +107,7 @@ func (c *ledgerCheckCmd) Run(e *env) error {
 		return err
 	}
 	if !out.Readable {
-		return &exitError{code: exitFailed, err: errors.New("")}
+		return cli.Silent(cli.ExitFailed)
 	}
 	return nil
 }
@@ -288,7 +289,7 @@ func (c *ledgerDecayCurveCmd) Run(e *env) error {
 		}
 		in.Text = string(text)
 		if in.Text == "" {
-			return usageError(errors.New("the file is empty"))
+			return cli.Usage(errors.New("the file is empty"))
 		}
 	}
 	out, err := curveTool(in, c.day())
@@ -373,7 +374,7 @@ type ledgerMergeCmd struct {
 
 func (c *ledgerMergeCmd) Run(e *env) error {
 	if c.A == "-" && c.B == "-" {
-		return usageError(errors.New("only one of the two files can be standard input"))
+		return cli.Usage(errors.New("only one of the two files can be standard input"))
 	}
 	a, err := readBounded(e, c.A, ledger.MaxBytes)
 	if err != nil {

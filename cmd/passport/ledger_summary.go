@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/ledger"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
@@ -182,10 +182,10 @@ func (c *ledgerCheckSummaryCmd) Run(e *env) error {
 	}
 	var in receivedSummary
 	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&in); err != nil {
-		return usageError(fmt.Errorf("%s: not a JSON object with shared and id: %v", c.File, err))
+		return cli.Usage(fmt.Errorf("%s: not a JSON object with shared and id: %v", c.File, err))
 	}
 	if len(in.Shared) == 0 || in.ID == "" {
-		return usageError(fmt.Errorf("%s: needs both shared and id", c.File))
+		return cli.Usage(fmt.Errorf("%s: needs both shared and id", c.File))
 	}
 	out := checkSummaryTool(in.Shared, in.ID, in.JWS, trust)
 	if c.JSON {
@@ -198,13 +198,13 @@ func (c *ledgerCheckSummaryCmd) Run(e *env) error {
 	}
 	switch sig := out.Signature; {
 	case !*out.Matches:
-		return &exitError{code: exitFailed, err: errors.New("")}
+		return cli.Silent(cli.ExitFailed)
 	case sig == nil || sig.Reason == reasonNotChecked || sig.Verified:
 		return nil
 	case sig.Reason == string(passport.ReasonKeyUnknown):
-		return &exitError{code: exitIndeterminate, err: errors.New("")}
+		return cli.Silent(exitIndeterminate)
 	}
-	return &exitError{code: exitFailed, err: errors.New("")}
+	return cli.Silent(cli.ExitFailed)
 }
 
 func printSummaryCheck(e *env, out summaryOut) error {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/ledger"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
@@ -29,18 +30,18 @@ func TestLedgerExitCodes(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"clean check", []string{"ledger", "check", example, "--as-of", "2026-10-22"}, exitOK},
-		{"warnings only", []string{"ledger", "check", example, "--as-of", "2027-01-01"}, exitOK},
-		{"errors in the file", []string{"ledger", "check", findings, "--as-of", "2026-10-22"}, exitFailed},
-		{"missing file", []string{"ledger", "check", filepath.Join(dir, "nope.md")}, exitUsage},
-		{"bad as-of", []string{"ledger", "check", example, "--as-of", "2026-02-30"}, exitUsage},
-		{"no counterparty", []string{"ledger", "score", example}, exitUsage},
-		{"bad counterparty", []string{"ledger", "score", example, "--counterparty", "Shop"}, exitUsage},
-		{"bad target", []string{"ledger", "path-to-tier", example, "--counterparty", "shop.example", "--target", "famous"}, exitUsage},
-		{"bad prefer", []string{"ledger", "merge", example, findings, "--prefer", "c"}, exitUsage},
-		{"both stdin", []string{"ledger", "merge", "-", "-", "--prefer", "a"}, exitUsage},
-		{"score works", []string{"ledger", "score", example, "--counterparty", "shop.example", "--as-of", "2026-10-22"}, exitOK},
-		{"curve needs figures", []string{"ledger", "decay-curve"}, exitUsage},
+		{"clean check", []string{"ledger", "check", example, "--as-of", "2026-10-22"}, cli.ExitOK},
+		{"warnings only", []string{"ledger", "check", example, "--as-of", "2027-01-01"}, cli.ExitOK},
+		{"errors in the file", []string{"ledger", "check", findings, "--as-of", "2026-10-22"}, cli.ExitFailed},
+		{"missing file", []string{"ledger", "check", filepath.Join(dir, "nope.md")}, cli.ExitUsage},
+		{"bad as-of", []string{"ledger", "check", example, "--as-of", "2026-02-30"}, cli.ExitUsage},
+		{"no counterparty", []string{"ledger", "score", example}, cli.ExitUsage},
+		{"bad counterparty", []string{"ledger", "score", example, "--counterparty", "Shop"}, cli.ExitUsage},
+		{"bad target", []string{"ledger", "path-to-tier", example, "--counterparty", "shop.example", "--target", "famous"}, cli.ExitUsage},
+		{"bad prefer", []string{"ledger", "merge", example, findings, "--prefer", "c"}, cli.ExitUsage},
+		{"both stdin", []string{"ledger", "merge", "-", "-", "--prefer", "a"}, cli.ExitUsage},
+		{"score works", []string{"ledger", "score", example, "--counterparty", "shop.example", "--as-of", "2026-10-22"}, cli.ExitOK},
+		{"curve needs figures", []string{"ledger", "decay-curve"}, cli.ExitUsage},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if code, out, errs := runLedger(t, "", c.args...); code != c.want {
@@ -53,7 +54,7 @@ func TestLedgerExitCodes(t *testing.T) {
 func TestLedgerTooLargeInput(t *testing.T) {
 	big := strings.Repeat("x", ledger.MaxBytes+1)
 	code, _, errs := runLedger(t, big, "ledger", "parse", "-")
-	if code != exitUsage || !strings.Contains(errs, "larger than") {
+	if code != cli.ExitUsage || !strings.Contains(errs, "larger than") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
@@ -64,7 +65,7 @@ func TestLedgerAsOfDefaultsToToday(t *testing.T) {
 	before := ledger.DateOf(time.Now())
 	code, out, errs := runLedger(t, "", "ledger", "template")
 	after := ledger.DateOf(time.Now())
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	if !strings.Contains(out, "updated: "+before.String()) && !strings.Contains(out, "updated: "+after.String()) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/vectors"
 )
@@ -71,10 +72,10 @@ func TestVectorsCLI(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			args := []string{"verify", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--json", "-"}
 			code := run(context.Background(), args, bytes.NewReader(c.Bundle), &stdout, &stderr)
-			want := exitFailed
+			want := cli.ExitFailed
 			switch {
 			case c.Verified:
-				want = exitOK
+				want = cli.ExitOK
 			case c.Reason == string(passport.ReasonKeyUnknown):
 				want = exitIndeterminate
 			}
@@ -129,17 +130,17 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["valid_eddsa"]}, exitOK},
-		{"not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["tampered_snapshot_fail"]}, exitFailed},
-		{"oversized is not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["over_512kib_fail"]}, exitFailed},
-		{"malformed is not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["truncated_fail"]}, exitFailed},
+		{"verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["valid_eddsa"]}, cli.ExitOK},
+		{"not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["tampered_snapshot_fail"]}, cli.ExitFailed},
+		{"oversized is not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["over_512kib_fail"]}, cli.ExitFailed},
+		{"malformed is not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["truncated_fail"]}, cli.ExitFailed},
 		{"unknown kid is indeterminate", []string{"verify", "--trust", trustFile, "--at", at, bundles["unknown_kid_fail"]}, exitIndeterminate},
-		{"unreadable bundle", []string{"verify", "--trust", trustFile, filepath.Join(dir, "missing.json")}, exitUsage},
-		{"invalid trust file", []string{"verify", "--trust", bundles["valid_eddsa"], bundles["valid_eddsa"]}, exitUsage},
-		{"no trust file", []string{"verify", bundles["valid_eddsa"]}, exitUsage},
-		{"bad flag", []string{"verify", "--frobnicate", bundles["valid_eddsa"]}, exitUsage},
-		{"bad time", []string{"verify", "--trust", trustFile, "--at", "noon", bundles["valid_eddsa"]}, exitUsage},
-		{"no command", []string{}, exitUsage},
+		{"unreadable bundle", []string{"verify", "--trust", trustFile, filepath.Join(dir, "missing.json")}, cli.ExitUsage},
+		{"invalid trust file", []string{"verify", "--trust", bundles["valid_eddsa"], bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"no trust file", []string{"verify", bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"bad flag", []string{"verify", "--frobnicate", bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"bad time", []string{"verify", "--trust", trustFile, "--at", "noon", bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"no command", []string{}, cli.ExitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,7 +172,7 @@ func TestVectorsRecompute(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			args := []string{"verify", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--recompute", "-"}
-			if code := run(context.Background(), args, bytes.NewReader(c.Bundle), &stdout, &stderr); code != exitOK {
+			if code := run(context.Background(), args, bytes.NewReader(c.Bundle), &stdout, &stderr); code != cli.ExitOK {
 				t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
 			}
 			if strings.Contains(stdout.String(), "  match ") {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/remnant/passportkit/internal/cli"
 )
 
 // recomputeEvidence is an unsigned passport's evidence: seven reports on
@@ -32,7 +34,7 @@ func TestVerifyRecompute(t *testing.T) {
 	mustRun := func(args ...string) string {
 		t.Helper()
 		code, stdout, stderr := runCLI(t, args...)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
 		return stdout
@@ -72,11 +74,11 @@ func TestVerifyRecompute(t *testing.T) {
 	}
 
 	code, stdout, stderr := verify(path("honest.bundle.json"))
-	if code != exitOK || !strings.Contains(stdout, "match         PostgreSQL indexing") || !strings.Contains(stdout, "match         SQLite") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "match         PostgreSQL indexing") || !strings.Contains(stdout, "match         SQLite") {
 		t.Errorf("honest: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, _ = verify(path("honest.bundle.json"), "--json")
-	if code != exitOK || !strings.Contains(stdout, `"recompute":[{"skill":"PostgreSQL indexing","status":"match"}`) || !strings.Contains(stdout, `"verified":true`) {
+	if code != cli.ExitOK || !strings.Contains(stdout, `"recompute":[{"skill":"PostgreSQL indexing","status":"match"}`) || !strings.Contains(stdout, `"verified":true`) {
 		t.Errorf("honest, JSON: exit %d\n%s", code, stdout)
 	}
 
@@ -88,7 +90,7 @@ func TestVerifyRecompute(t *testing.T) {
 	delete(sp, "assessmentHash")
 	forged, _ := json.Marshal(sp)
 	code, stdout, stderr = verify(sign("forged", []json.RawMessage{forged, skills[1]}, "all"))
-	if code != exitFailed || !strings.Contains(stdout, "differs") || !strings.Contains(stderr, "recompute: PostgreSQL indexing (differs") ||
+	if code != cli.ExitFailed || !strings.Contains(stdout, "differs") || !strings.Contains(stderr, "recompute: PostgreSQL indexing (differs") ||
 		!strings.Contains(stderr, "evidenceLevel") {
 		t.Errorf("forged: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -96,7 +98,7 @@ func TestVerifyRecompute(t *testing.T) {
 	// Withheld evidence: verified, and the skills are reported as not
 	// recomputed.
 	code, stdout, stderr = verify(sign("partial", skills, "0,2"))
-	if code != exitOK || !strings.Contains(stdout, "not_disclosed PostgreSQL indexing: 2 of the passport's 8 evidence records are disclosed") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "not_disclosed PostgreSQL indexing: 2 of the passport's 8 evidence records are disclosed") {
 		t.Errorf("partial: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

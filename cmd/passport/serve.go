@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/verifier"
 )
 
@@ -37,7 +38,7 @@ func (c *serveCmd) Run(e *env) error {
 	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	fmt.Fprintf(e.stderr, "passport: verifying on http://%s (POST /v1/verify)\n", ln.Addr())
 	done := make(chan error, 1)

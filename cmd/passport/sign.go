@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 )
 
@@ -40,31 +41,31 @@ func (c *signCmd) Run(e *env) error {
 		return err
 	}
 	if err := passport.CheckStrict(in); err != nil {
-		return usageError(fmt.Errorf("%s: %w", c.File, err))
+		return cli.Usage(fmt.Errorf("%s: %w", c.File, err))
 	}
 	var doc unsigned
 	dec := json.NewDecoder(bytes.NewReader(in))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return usageError(fmt.Errorf("%s: %w", c.File, err))
+		return cli.Usage(fmt.Errorf("%s: %w", c.File, err))
 	}
 	if len(doc.Passport) == 0 {
-		return usageError(fmt.Errorf("%s: no passport member", c.File))
+		return cli.Usage(fmt.Errorf("%s: no passport member", c.File))
 	}
 	var p passport.Passport
 	dec = json.NewDecoder(bytes.NewReader(doc.Passport))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return usageError(fmt.Errorf("%s: passport: %w", c.File, err))
+		return cli.Usage(fmt.Errorf("%s: passport: %w", c.File, err))
 	}
 	now := time.Now()
 	if c.IssuedAt != "" {
 		if now, err = time.Parse(time.RFC3339, c.IssuedAt); err != nil {
-			return usageError(fmt.Errorf("--issued-at: %w", err))
+			return cli.Usage(fmt.Errorf("--issued-at: %w", err))
 		}
 	}
 	if c.TTL <= 0 {
-		return usageError(errors.New("--ttl must be positive"))
+		return cli.Usage(errors.New("--ttl must be positive"))
 	}
 	p.Issuer = c.Issuer
 	p.IssuedAt = passport.NewTime(now)
@@ -80,11 +81,11 @@ func (c *signCmd) Run(e *env) error {
 	}
 	disclose, err := parseDisclose(c.Disclose, len(doc.Evidence))
 	if err != nil {
-		return usageError(err)
+		return cli.Usage(err)
 	}
 	bundle, err := signer.Sign(&p, doc.Evidence, disclose)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return cli.Exit(cli.ExitFailed, err)
 	}
 	_, err = e.stdout.Write(bundle)
 	return err

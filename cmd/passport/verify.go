@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/skilltrust"
 	"github.com/remnant/passportkit/verifier"
@@ -60,15 +61,15 @@ func (c *verifyCmd) Run(e *env) error {
 	switch {
 	case res.Verified && c.Recompute:
 		if err := recomputeError(recomputed); err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return cli.Exit(cli.ExitFailed, err)
 		}
 		return nil
 	case res.Verified:
 		return nil
 	case res.Indeterminate():
-		return &exitError{code: exitIndeterminate, err: errors.New("")}
+		return cli.Silent(exitIndeterminate)
 	default:
-		return &exitError{code: exitFailed, err: errors.New("")}
+		return cli.Silent(cli.ExitFailed)
 	}
 }
 
@@ -82,7 +83,7 @@ func (c *verifyCmd) setup(e *env) (*verifier.Verifier, verifier.Policy, error) {
 	if c.At != "" {
 		t, err := time.Parse(time.RFC3339, c.At)
 		if err != nil {
-			return nil, policy, usageError(fmt.Errorf("--at: %w", err))
+			return nil, policy, cli.Usage(fmt.Errorf("--at: %w", err))
 		}
 		policy.At = t
 	}
@@ -94,7 +95,7 @@ func (c *verifyCmd) setup(e *env) (*verifier.Verifier, verifier.Policy, error) {
 // usage error.
 func loadVerifier(e *env, trustFile string, skew time.Duration) (*verifier.Verifier, error) {
 	if trustFile == "" {
-		return nil, usageError(errors.New("a trust file is required: --trust FILE or PASSPORT_TRUST"))
+		return nil, cli.Usage(errors.New("a trust file is required: --trust FILE or PASSPORT_TRUST"))
 	}
 	trust, err := loadTrust(e, trustFile)
 	if err != nil {
@@ -102,7 +103,7 @@ func loadVerifier(e *env, trustFile string, skew time.Duration) (*verifier.Verif
 	}
 	v, err := verifier.New(trust, verifier.WithSkew(skew))
 	if err != nil {
-		return nil, usageError(err)
+		return nil, cli.Usage(err)
 	}
 	return v, nil
 }
