@@ -36,6 +36,7 @@ type commands struct {
 	Agents     agentsCmd     `cmd:"" help:"Manage agents and their API keys."`
 	Memories   memoriesCmd   `cmd:"" help:"Moderate memories."`
 	Reputation reputationCmd `cmd:"" help:"Maintain reputation aggregates."`
+	Keys       keysCmd       `cmd:"" help:"Manage the issuer's signing keys and export its trust file."`
 	Version    versionCmd    `cmd:"" help:"Print the version."`
 }
 
