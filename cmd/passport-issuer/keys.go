@@ -16,12 +16,16 @@ import (
 	"github.com/remnant/passportkit/passport"
 )
 
+// defaultIssuer is the issuer identifier of a development setup: the
+// address serve listens on by default.
+const defaultIssuer = "http://127.0.0.1:8787"
+
 // keyFlags locate the issuer's signing keys; serve and every keys command
 // take them.
 type keyFlags struct {
 	KeyDir  string        `name:"keys" env:"PASSPORT_KEYS" default:"./passportkit-keys" placeholder:"DIR" help:"Directory of private signing keys (mode 0700, files 0600)."`
 	KeyFile string        `name:"key-file" env:"PASSPORT_ISSUER_KEY_FILE" placeholder:"FILE" help:"One more private key file kept outside the directory, such as a mounted secret (mode 0600)."`
-	Issuer  string        `name:"issuer" env:"PASSPORT_ISSUER" default:"http://127.0.0.1:8787" help:"Issuer identifier that passports name and trust files pin: the issuer's public URL."`
+	Issuer  string        `name:"issuer" env:"PASSPORT_ISSUER" default:"${default_issuer}" help:"Issuer identifier that passports name and trust files pin: the issuer's public URL."`
 	MaxTTL  time.Duration `name:"max-passport-ttl" env:"PASSPORT_MAX_PASSPORT_TTL" default:"720h" help:"Longest validity of a passport; a retired key stays published this long plus 24h after its retirement."`
 }
 

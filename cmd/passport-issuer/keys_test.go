@@ -201,4 +201,7 @@ func TestServeKeys(t *testing.T) {
 	}
 	s = startServe(t, "--db", db, "serve", "--env", "production", "--keys", dir)
 	s.stop()
+	if !strings.Contains(s.logs.String(), "development default") {
+		t.Fatalf("production with the default issuer identifier did not warn: %s", s.logs.String())
+	}
 }

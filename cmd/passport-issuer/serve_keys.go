@@ -21,6 +21,9 @@ func (c *serveCmd) startKeys(e *env, db *store.DB) (*keyring.Keyring, error) {
 		if _, _, err := ring.Active(e.ctx); err != nil {
 			return nil, fmt.Errorf("refusing to start in production: %w", err)
 		}
+		if c.Issuer == defaultIssuer {
+			e.log.Warn("the issuer identifier is the development default: set --issuer (PASSPORT_ISSUER) to the issuer's public URL", "issuer", c.Issuer)
+		}
 		return ring, nil
 	}
 	g, err := ring.EnsureActive(e.ctx, passport.EdDSA)

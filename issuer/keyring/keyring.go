@@ -277,7 +277,8 @@ type Rotation struct {
 // removes its file again if the rotation fails); otherwise it activates the
 // ready key kid, or records and activates a key found only in the key
 // directory or key file. The private half must be available: a key that
-// cannot sign is never made active.
+// cannot sign is never made active. A rotation that would publish more
+// than [verifier.MaxTrustedKeys] keys is refused.
 func (r *Keyring) Rotate(ctx context.Context, kid string, alg passport.Algorithm) (Rotation, error) {
 	var (
 		k    *passport.PrivateKey
@@ -293,6 +294,9 @@ func (r *Keyring) Rotate(ctx context.Context, kid string, alg passport.Algorithm
 			Message: "key " + kid + " cannot be made active: its private half is not usable", Err: err}
 	}
 	rec, err := record(k)
+	if err == nil {
+		err = r.roomToPublish(ctx)
+	}
 	var change store.KeyChange
 	if err == nil {
 		change, err = r.st.ActivateSigningKey(ctx, rec, r.PublishFor())
@@ -304,6 +308,26 @@ func (r *Keyring) Rotate(ctx context.Context, kid string, alg passport.Algorithm
 		return Rotation{}, err
 	}
 	return Rotation{KeyChange: change, Path: path}, nil
+}
+
+// roomToPublish refuses a rotation that would publish more keys than a
+// trust file may hold: the active key stays published as a retired one,
+// so a rotation adds one key to publication.
+func (r *Keyring) roomToPublish(ctx context.Context) error {
+	keys, err := r.st.SigningKeys(ctx)
+	if err != nil {
+		return err
+	}
+	now, n := r.cfg.Now(), 0
+	for _, k := range keys {
+		if k.PublishedAt(now) {
+			n++
+		}
+	}
+	if n >= verifier.MaxTrustedKeys {
+		return issuer.Errorf(issuer.CodeConflict, "%d keys are published and a trust file holds at most %d: wait for retired keys to leave publication, or withdraw some with `keys retire --withdraw`", n, verifier.MaxTrustedKeys)
+	}
+	return nil
 }
 
 // EnsureActive checks that a usable key is active. When none is active it

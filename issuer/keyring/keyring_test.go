@@ -380,3 +380,44 @@ func TestFailedRotationLeavesNoFile(t *testing.T) {
 		}
 	})
 }
+
+// TestRotationStormStopsAtTheTrustFileLimit rotates until 64 keys are
+// published: the next rotation is refused, changing nothing, and the trust
+// file stays valid; withdrawing a key makes room again.
+func TestRotationStormStopsAtTheTrustFileLimit(t *testing.T) {
+	t.Parallel()
+	c := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	db := storetest.Open(t, store.SQLite, store.Options{Now: c.Now})
+	ring, err := keyring.New(db, keyring.Config{Issuer: testIssuer, Dir: filepath.Join(t.TempDir(), "keys"), Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var first string
+	for i := range verifier.MaxTrustedKeys {
+		rot, err := ring.Rotate(ctx, "", passport.EdDSA)
+		if err != nil {
+			t.Fatalf("rotation %d: %v", i, err)
+		}
+		if i == 0 {
+			first = rot.Active.KID
+		}
+		c.Add(time.Second)
+	}
+	before, _ := db.SigningKeys(ctx)
+	if _, err := ring.Rotate(ctx, "", passport.EdDSA); issuer.ErrorCode(err) != issuer.CodeConflict || !strings.Contains(err.Error(), "at most 64") {
+		t.Fatalf("rotation beyond the limit: %v", err)
+	}
+	if after, _ := db.SigningKeys(ctx); !reflect.DeepEqual(before, after) {
+		t.Fatal("the refused rotation changed the keys")
+	}
+	if _, err := ring.TrustFile(ctx); err != nil {
+		t.Fatalf("trust file at the limit: %v", err)
+	}
+	if _, err := ring.Retire(ctx, first, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ring.Rotate(ctx, "", passport.EdDSA); err != nil {
+		t.Fatalf("rotation after a withdrawal: %v", err)
+	}
+}
