@@ -36,6 +36,7 @@ type commands struct {
 	Agents     agentsCmd     `cmd:"" help:"Manage agents and their API keys."`
 	Memories   memoriesCmd   `cmd:"" help:"Moderate memories."`
 	Reputation reputationCmd `cmd:"" help:"Maintain reputation aggregates."`
+	Keys       keysCmd       `cmd:"" help:"Manage the issuer's signing keys and export its trust file."`
 	Version    versionCmd    `cmd:"" help:"Print the version."`
 }
 
@@ -81,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cli.Program{
 		Name:        "passport-issuer",
 		Description: "Run the passportkit issuer and administer its records.",
-		Options:     []kong.Option{kong.Vars{"default_db": store.DefaultURL}},
+		Options:     []kong.Option{kong.Vars{"default_db": store.DefaultURL, "default_issuer": defaultIssuer}},
 		Prepare: func(kctx *kong.Context) {
 			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: root.LogLevel}))
 			kctx.Bind(&env{ctx: ctx, stdout: stdout, stderr: stderr, dbURL: root.DB, log: log})

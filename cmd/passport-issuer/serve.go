@@ -18,6 +18,8 @@ type serveCmd struct {
 	Env   string  `name:"env" env:"PASSPORT_ENV" enum:"development,production" default:"development" help:"development applies pending migrations at start-up; production only verifies the schema and refuses to start on a mismatch."`
 	Rate  float64 `env:"PASSPORT_RATE" default:"10" help:"Sustained requests per second per API key."`
 	Burst int     `env:"PASSPORT_BURST" default:"40" help:"Requests a key may make at once."`
+
+	keyFlags `embed:""`
 }
 
 // shutdownGrace bounds how long in-flight requests may finish after a stop
@@ -44,8 +46,13 @@ func (c *serveCmd) Run(e *env) error {
 			e.log.Info("applied migration", "version", m.Version, "name", m.Name)
 		}
 	}
+	ring, err := c.startKeys(e, db)
+	if err != nil {
+		return err
+	}
 
 	handler := httpapi.New(db, e.log, httpapi.Config{
+		Keys:          ring,
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		MCP:           mcpserver.Handler(db, e.log, version()),

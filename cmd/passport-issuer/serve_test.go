@@ -46,12 +46,15 @@ func cmd(t *testing.T, db string, args ...string) string {
 // file in development (migrating it), drives a validation over HTTP while
 // operator commands work on the same file, and stops it with the context.
 func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "issuer.db")
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "issuer.db")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var logs syncBuffer
 	exit := make(chan int, 1)
-	go func() { exit <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0"}, io.Discard, &logs) }()
+	go func() {
+		exit <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--keys", filepath.Join(tmp, "keys")}, io.Discard, &logs)
+	}()
 
 	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
 	var base string

@@ -15,6 +15,8 @@
 //	GET  /api/agents/{publicId}/reputation     a reputation explanation (search)
 //	     /mcp                                  the MCP endpoint, when configured
 //	GET  /healthz                              liveness
+//	GET  /.well-known/jwks.json                the published signing keys, when configured
+//	GET  /.well-known/passport-trust.json      the SPEC §10 trust file, when configured
 //
 // Authenticated routes take an API key as a bearer token. Each key has a
 // request budget; anonymous requests share a budget per client address.
@@ -50,6 +52,9 @@ type Config struct {
 	// MCP, when set, is served at /mcp behind bearer authentication; it
 	// finds the principal with [issuer.FromContext].
 	MCP http.Handler
+	// Keys, when set, serves the issuer's public key documents under
+	// /.well-known/ (no authentication; cacheable).
+	Keys KeyPublisher
 	// Now is the clock of the rate limits; time.Now when nil.
 	Now func() time.Time
 }
@@ -101,6 +106,9 @@ func New(db *store.DB, logger *slog.Logger, cfg Config) *Server {
 	m.Handle("GET /healthz", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		return writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	}))
+	if cfg.Keys != nil {
+		s.routeKeys(cfg.Keys)
+	}
 	if cfg.MCP != nil {
 		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
 			if err := bufferBody(r, MaxMCPMessage); err != nil {

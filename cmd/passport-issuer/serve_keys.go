@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/remnant/passportkit/issuer/keyring"
+	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/passport"
+)
+
+// startKeys opens the keyring for serve. In production it requires an
+// active key whose private half is usable and changes nothing; in
+// development it creates and activates a first key when none is active,
+// and says so.
+func (c *serveCmd) startKeys(e *env, db *store.DB) (*keyring.Keyring, error) {
+	ring, err := c.keyFlags.keyring(db)
+	if err != nil {
+		return nil, err
+	}
+	if c.Env == "production" {
+		if _, _, err := ring.Active(e.ctx); err != nil {
+			return nil, fmt.Errorf("refusing to start in production: %w", err)
+		}
+		if c.Issuer == defaultIssuer {
+			e.log.Warn("the issuer identifier is the development default: set --issuer (PASSPORT_ISSUER) to the issuer's public URL", "issuer", c.Issuer)
+		}
+		return ring, nil
+	}
+	g, err := ring.EnsureActive(e.ctx, passport.EdDSA)
+	if err != nil {
+		return nil, err
+	}
+	if g != nil {
+		fmt.Fprintf(e.stderr, "development: no signing key was active, so a new %s key %s was created in %s and made active\n", g.Key.Alg, g.Key.KID, g.Path)
+	}
+	return ring, nil
+}
