@@ -390,17 +390,22 @@ func chooseSkills(c *Collection, at evidence.Date) []string {
 	return names
 }
 
-// assessSkills assesses each skill with no task context as of at.
+// assessSkills assesses each skill with no task context as of at, in one
+// pass over the evidence.
 func assessSkills(c *Collection, skills []string, at evidence.Date) ([]passport.SkillPassport, error) {
+	tasks := make([]skilltrust.Task, len(skills))
+	for i, sk := range skills {
+		tasks[i] = skilltrust.Task{Skill: sk}
+	}
+	as, err := skilltrust.AssessSkills(c.Set(), tasks, at)
+	if err != nil {
+		return nil, fmt.Errorf("issuing: assess: %w", err)
+	}
 	out := make([]passport.SkillPassport, 0, len(skills))
-	for _, sk := range skills {
-		a, err := skilltrust.Assess(c.Set(), skilltrust.Task{Skill: sk}, at)
-		if err != nil {
-			return nil, fmt.Errorf("issuing: assess %s: %w", sk, err)
-		}
+	for _, a := range as {
 		sp, err := a.SkillPassport()
 		if err != nil {
-			return nil, fmt.Errorf("issuing: skill passport %s: %w", sk, err)
+			return nil, fmt.Errorf("issuing: skill passport %s: %w", a.Skill, err)
 		}
 		out = append(out, sp)
 	}
