@@ -61,7 +61,9 @@ type Subject struct {
 	Memories []Memory
 	// Events are the events on the subject's memories and the subject's
 	// own acts on them, in full history (a replaced position is still an
-	// event): at most [MaxInputEvents].
+	// event): at most [MaxInputEvents]. useful and not_useful validations
+	// are not loaded: they are neither applied outcomes nor agreement, and
+	// no record type holds them.
 	Events []Event
 	// Owners is the owner-binding history of the subject and of every
 	// actor of Events: which operator owned which agent, and when. An
