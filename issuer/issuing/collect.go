@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/internal/calendar"
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/reputation"
 )
 
 // ErrInvalidSubject is wrapped by the errors Collect returns for a Subject
@@ -128,6 +130,14 @@ func (s *Subject) validate() error {
 		return bad("%d events; at most %d are loaded", len(s.Events), MaxInputEvents)
 	case len(s.Capabilities) > MaxInputCapabilities:
 		return bad("%d capabilities; at most %d", len(s.Capabilities), MaxInputCapabilities)
+	}
+	switch s.TrustLevel {
+	case "", reputation.TrustNew, reputation.TrustObserved, reputation.TrustTrusted, reputation.TrustHighTrust:
+	default:
+		return bad("unknown trust level %q", clip(string(s.TrustLevel)))
+	}
+	if s.ReputationScore < -reputation.ScoreBound || s.ReputationScore > reputation.ScoreBound {
+		return bad("reputation score %v is outside ±100", s.ReputationScore)
 	}
 	for _, c := range s.Capabilities {
 		if !dated(c.DeclaredAt) {
@@ -246,13 +256,13 @@ func (s *Subject) validate() error {
 func dated(t time.Time) bool { y := t.UTC().Year(); return y >= 1970 && y <= 9999 }
 
 func term(s string) bool {
-	return s != "" && len(s) <= MaxTextLen && evidence.NormalizeLabel(s) != ""
+	return s != "" && len(s) <= MaxTextLen && utf8.ValidString(s) && evidence.NormalizeLabel(s) != ""
 }
 
 func checkContext(c evidence.Context) error {
 	for i, v := range c.Values() {
-		if len(v) > MaxTextLen {
-			return fmt.Errorf("context %s is longer than %d bytes", evidence.Dimensions[i], MaxTextLen)
+		if len(v) > MaxTextLen || !utf8.ValidString(v) {
+			return fmt.Errorf("context %s is not UTF-8 of at most %d bytes", evidence.Dimensions[i], MaxTextLen)
 		}
 	}
 	return nil

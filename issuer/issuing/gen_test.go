@@ -242,7 +242,8 @@ func (w *world) subject(sh shape) *issuing.Subject {
 	return s
 }
 
-// signer returns a deterministic Ed25519 signer and a verifier trusting it.
+// signer returns a deterministic Ed25519 signer and a verifier reading a
+// trust file for it.
 func signer(t testing.TB) (*passport.Signer, *verifier.Verifier) {
 	t.Helper()
 	seed := rand.NewChaCha8([32]byte{7})
@@ -252,6 +253,14 @@ func signer(t testing.TB) (*passport.Signer, *verifier.Verifier) {
 	}
 	trust, err := verifier.NewTrust(testIssuer, verifier.TrustedKey{Key: k.Public()})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Through a trust file, as a third party would hold it.
+	file, err := trust.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trust, err = verifier.ParseTrust(file); err != nil {
 		t.Fatal(err)
 	}
 	v, err := verifier.New(trust, verifier.WithClock(func() time.Time { return issuedAt.Add(time.Minute) }))

@@ -79,7 +79,7 @@ func verify(t *testing.T, v *verifier.Verifier, bundle []byte) *verifier.Result 
 // record it does not disclose.
 func TestNoLeaks(t *testing.T) {
 	sg, v := signer(t)
-	n := 60
+	n := 40
 	if testing.Short() {
 		n = 15
 	}
@@ -322,6 +322,8 @@ func TestRefusals(t *testing.T) {
 			s.Events[0].Kind, s.Events[0].Outcome, s.Events[0].Actor = issuing.EventRevision, "", s.Key+1
 		}, invalid},
 		{"long label", func(s *issuing.Subject) { s.Events[0].Context.Domain = strings.Repeat("x", 201) }, invalid},
+		{"label not UTF-8", func(s *issuing.Subject) { s.Events[0].Context.Domain = "\xff" }, invalid},
+		{"unknown trust level", func(s *issuing.Subject) { s.TrustLevel = "gold" }, invalid},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := base()
@@ -383,4 +385,29 @@ func collect(t testing.TB, s *issuing.Subject) *issuing.Collection {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestHiddenMemoryKeepsEvidence: moderation or withdrawal hides a memory's
+// id and content hash, never its evidence: a failure on a quarantined
+// memory still counts, under a pseudonym.
+func TestHiddenMemoryKeepsEvidence(t *testing.T) {
+	s := &issuing.Subject{Key: 1, PublicID: "agt_x", Visibility: issuer.VisibilityPublic, Status: issuer.AgentActive,
+		Owners: []issuing.OwnerBinding{{Agent: 1, Operator: 9, From: day(999)}, {Agent: 5, Operator: 8, From: day(999)}},
+		Memories: []issuing.Memory{{Key: 2, PublicID: "mem_hiddenhiddenhiddenhidden", Visibility: issuing.MemoryPublic,
+			Status: issuer.MemoryQuarantined, CreatedAt: day(300), AppliesTo: issuing.AppliesTo{Skill: "SQLite"},
+			ContentHash: "sha256:" + strings.Repeat("ab", 32)}},
+		Events: []issuing.Event{{Key: 3, Kind: issuing.EventOutcome, Outcome: evidence.OutcomeFailure, Actor: 5, Memory: 2, At: day(10)}}}
+	col := collect(t, s)
+	if len(col.Records) != 2 {
+		t.Fatalf("%d records; want the publication and the failure", len(col.Records))
+	}
+	for _, r := range col.Records {
+		b := canon(t, r)
+		if bytes.Contains(b, []byte("hidden")) || bytes.Contains(b, []byte("abab")) {
+			t.Errorf("a hidden memory is named: %s", b)
+		}
+		if r.Lineage == nil || !strings.HasPrefix(r.Lineage.Memory, "mem_") {
+			t.Errorf("record %s lost its memory", r.ID)
+		}
+	}
 }
