@@ -1,7 +1,6 @@
 package issuing
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -99,7 +98,7 @@ func Collect(s *Subject, key []byte, at time.Time) (*Collection, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	a := &adapter{s: s, ps: evidence.NewPseudonyms(key), at: at}
+	a := &adapter{s: s, ps: evidence.NewPseudonyms(key), at: at, actors: map[Key]string{}, ops: map[Key]string{}}
 	a.indexOwners()
 	a.nameMemories()
 	a.families()
@@ -110,6 +109,8 @@ func Collect(s *Subject, key []byte, at time.Time) (*Collection, error) {
 type adapter struct {
 	s      *Subject
 	ps     *evidence.Pseudonyms
+	actors map[Key]string // pseudonyms issued so far
+	ops    map[Key]string
 	at     time.Time
 	owners map[Key][]OwnerBinding
 	mem    map[Key]*Memory
@@ -350,6 +351,26 @@ func (a *adapter) ownership(actor Key, t time.Time) (evidence.Ownership, Key) {
 
 func keyText(prefix string, k Key) string { return prefix + strconv.FormatInt(int64(k), 10) }
 
+// actor returns the pseudonym of an agent.
+func (a *adapter) actor(k Key) string {
+	p, ok := a.actors[k]
+	if !ok {
+		p = a.ps.Actor(keyText("a", k))
+		a.actors[k] = p
+	}
+	return p
+}
+
+// operator returns the pseudonym of an operator.
+func (a *adapter) operator(k Key) string {
+	p, ok := a.ops[k]
+	if !ok {
+		p = a.ps.Operator(keyText("o", k))
+		a.ops[k] = p
+	}
+	return p
+}
+
 // nameMemories decides what each memory is called in records: a public,
 // active memory its public id; a public memory hidden by moderation or
 // withdrawn a per-passport pseudonym; a private one nothing. Link targets
@@ -475,7 +496,7 @@ func day(t time.Time) evidence.Date { return calendar.Of(t.UTC()) }
 // candidates builds every record the subject's data yields.
 func (a *adapter) candidates() []candidate {
 	var cs []candidate
-	subject := a.ps.Actor(keyText("a", a.s.Key))
+	subject := a.actor(a.s.Key)
 	add := func(c candidate) int {
 		cs = append(cs, c)
 		return len(cs) - 1
@@ -519,14 +540,14 @@ func (a *adapter) candidates() []candidate {
 		own, op := a.ownership(e.Actor, e.At)
 		r := evidence.Record{
 			ID: a.ps.Record(keyText("e", e.Key)), Skill: m.AppliesTo.Skill, Quality: evidence.QualityObservedReuse,
-			Reporter: a.ps.Actor(keyText("a", e.Actor)), Ownership: own,
+			Reporter: a.actor(e.Actor), Ownership: own,
 			Lineage: &evidence.Lineage{Memory: a.name[m.Key]}, Date: day(e.At),
 		}
 		if own == evidence.OwnershipSelf {
 			r.Quality = evidence.QualitySelfReported
 		}
 		if op != 0 {
-			r.Operator = a.ps.Operator(keyText("o", op))
+			r.Operator = a.operator(op)
 		}
 		rank := 1
 		switch e.Kind {
@@ -691,10 +712,4 @@ func (a *adapter) admit(cs []candidate) (*Collection, error) {
 	}
 	col.set = set
 	return col, nil
-}
-
-// leafList joins canonical leaves as the canonical JSON array of an
-// evidence file.
-func leafList(leaves [][]byte) []byte {
-	return append(append([]byte{'['}, bytes.Join(leaves, []byte{','})...), ']')
 }

@@ -278,15 +278,27 @@ func (dr *Draft) bundleSize(signer Signer, records []json.RawMessage, disclose [
 // evidenceFile writes the canonical evidence file: members in canonical
 // order, evidenceTruncated only when true.
 func evidenceFile(c *Collection, root, hash string) []byte {
-	var b strings.Builder
-	b.WriteString(`{"evidence":`)
-	b.Write(leafList(c.Leaves))
-	b.WriteString(`,"evidenceRoot":"` + root + `"`)
-	if c.Truncated {
-		b.WriteString(`,"evidenceTruncated":true`)
+	size := 256
+	for _, l := range c.Leaves {
+		size += len(l) + 1
 	}
-	b.WriteString(`,"passportHash":"` + hash + `"}`)
-	return []byte(b.String())
+	b := make([]byte, 0, size)
+	b = append(b, `{"evidence":[`...)
+	for i, l := range c.Leaves {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, l...)
+	}
+	b = append(b, `],"evidenceRoot":"`...)
+	b = append(b, root...)
+	b = append(b, '"')
+	if c.Truncated {
+		b = append(b, `,"evidenceTruncated":true`...)
+	}
+	b = append(b, `,"passportHash":"`...)
+	b = append(b, hash...)
+	return append(b, `"}`...)
 }
 
 // declared returns the distinct declared capabilities in byte order.
