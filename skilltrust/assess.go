@@ -281,6 +281,11 @@ const (
 // contextual-trust-v2 and skills-1. It is a pure function of its
 // arguments.
 func Assess(set *evidence.Set, task Task, at evidence.Date) (*Assessment, error) {
+	return assess(set, task, at, nil)
+}
+
+// assess is Assess, reading only the records of sc when sc is not nil.
+func assess(set *evidence.Set, task Task, at evidence.Date, sc *scope) (*Assessment, error) {
 	o := Skills1()
 	if at.IsZero() {
 		return nil, fmt.Errorf("%w: no assessment date", ErrTask)
@@ -310,7 +315,7 @@ func Assess(set *evidence.Set, task Task, at evidence.Date) (*Assessment, error)
 			a.TaskDimensions = append(a.TaskDimensions, evidence.Dimensions[i])
 		}
 	}
-	st := &state{a: a, set: set, task: ts, tctx: tctx, at: at}
+	st := &state{a: a, set: set, task: ts, tctx: tctx, at: at, scope: sc}
 	st.collect(o)
 	st.positions()
 	st.caps()
@@ -328,6 +333,7 @@ type state struct {
 	tctx   evidence.Context
 	at     evidence.Date
 	limits [len(limitationCodes)]bool // by index in limitationCodes
+	scope  *scope                     // nil: every record of the set
 
 	items    []item            // relevant records, latest first, then by id
 	pos      []*position       // one per actor and lineage
@@ -361,8 +367,15 @@ func (st *state) collect(o *Ontology) {
 	skills := map[string]Skill{}
 	matches := map[int32]*ContextMatch{}
 	byType, byQuality, byOutcome := map[evidence.Type]int{}, map[evidence.Quality]int{}, map[evidence.Outcome]int{}
-	st.items = make([]item, 0, len(recs))
-	st.a.Sources = make([]Source, 0, len(recs)) // never reallocated: items point into it
+	order := st.set.ByDate()
+	if st.scope != nil {
+		order = st.scope.order
+		if st.a.Counts.LaterRecords = st.scope.later; st.scope.later > 0 {
+			st.note(LimitLaterRecords)
+		}
+	}
+	st.items = make([]item, 0, len(order))
+	st.a.Sources = make([]Source, 0, len(order)) // never reallocated: items point into it
 	st.resolved = map[string]string{}
 	for i := range recs {
 		r := &recs[i]
@@ -370,11 +383,13 @@ func (st *state) collect(o *Ontology) {
 			st.resolved[r.Resolves] = r.ID
 		}
 	}
-	for _, i := range st.set.ByDate() {
+	for _, i := range order {
 		r := &recs[i]
 		if st.at.Sub(r.Date) < 0 {
-			st.a.Counts.LaterRecords++
-			st.note(LimitLaterRecords)
+			if st.scope == nil {
+				st.a.Counts.LaterRecords++
+				st.note(LimitLaterRecords)
+			}
 			continue
 		}
 		sk, ok := skills[r.Skill]
