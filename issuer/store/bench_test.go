@@ -44,7 +44,7 @@ func newBenchWorld(b *testing.B, engine store.Engine, authors, memoriesEach, eva
 		a := newAgent(fmt.Sprint("author ", i))
 		w.authors = append(w.authors, a)
 		for range memoriesEach {
-			m, err := db.Publish(ctx, a, issuer.Publication{Category: "bench", Domain: "bench", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
+			m, err := svc(db).Publish(ctx, a, issuer.Publication{Category: "bench", Domain: "bench", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func (s *submitter) submit(b *testing.B) {
 		t = reputation.Contradict
 	}
 	s.next++
-	if _, _, err := s.w.db.SubmitFeedback(context.Background(), s.e, m, issuer.Feedback{Type: t}, issuer.TransportHTTP); err != nil {
+	if _, _, err := svc(s.w.db).SubmitFeedback(context.Background(), s.e, m, issuer.Feedback{Type: t}, issuer.TransportHTTP); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -15,18 +15,18 @@ func TestOnePositionPerEvaluatorAcrossTypesAndTransports(t *testing.T) {
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m := f.publish(author, "sql")
 		first := f.consumeAndValidate(evaluator, m, reputation.Corroborate)
-		second, _, err := db.SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.UsedSuccessfully}, issuer.TransportMCP)
+		second, _, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.UsedSuccessfully}, issuer.TransportMCP)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if second.Validation.ID != first.Validation.ID || second.Validation.Revision != 2 {
 			t.Fatalf("second transport: %+v, want the same position at revision 2", second.Validation)
 		}
-		receipt, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{m})
+		receipt, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{m})
 		if err != nil {
 			t.Fatal(err)
 		}
-		third, _, err := db.SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportHTTP)
+		third, _, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportHTTP)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestIdempotencyKeyReplaysRecordedResponse(t *testing.T) {
 		m := f.publish(author, "sql")
 		f.retrieve(evaluator, m)
 		old := issuer.Feedback{Type: reputation.Corroborate, Reason: "reproduced", IdempotencyKey: "reproduction-001"}
-		first, replayed, err := db.SubmitFeedback(f.ctx, evaluator, m, old, issuer.TransportHTTP)
+		first, replayed, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, old, issuer.TransportHTTP)
 		if err != nil || replayed {
 			t.Fatalf("first submission: replayed %v, %v", replayed, err)
 		}
@@ -141,7 +141,7 @@ func TestIdempotencyKeyReplaysRecordedResponse(t *testing.T) {
 
 		// A delayed retry of the old request returns its recorded response
 		// and does not bring the old position back.
-		again, replayed, err := db.SubmitFeedback(f.ctx, evaluator, m, old, issuer.TransportMCP)
+		again, replayed, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, old, issuer.TransportMCP)
 		if err != nil || !replayed {
 			t.Fatalf("retry: replayed %v, %v", replayed, err)
 		}
@@ -162,7 +162,7 @@ func TestIdempotencyKeyConflict(t *testing.T) {
 		f := newFixture(t, db)
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m1, m2 := f.publish(author, "sql"), f.publish(author, "sql")
-		receipt, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{m1, m2})
+		receipt, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{m1, m2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestIdempotencyKeyConflict(t *testing.T) {
 		wantCode(t, f.submit(evaluator, m1, issuer.Feedback{Type: reputation.Useful, Reason: "x", IdempotencyKey: "k"}), issuer.CodeIdempotencyConflict)
 		wantCode(t, f.submit(evaluator, m2, issuer.Feedback{Type: reputation.Useful, IdempotencyKey: "k"}), issuer.CodeIdempotencyConflict)
 		// Memory and receipt feedback share one namespace per agent.
-		_, _, err = db.SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, issuer.Feedback{Type: reputation.Useful, IdempotencyKey: "k"}, issuer.TransportHTTP)
+		_, _, err = svc(db).SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, issuer.Feedback{Type: reputation.Useful, IdempotencyKey: "k"}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeIdempotencyConflict)
 		// Another agent's namespace is its own.
 		other := f.agent("other")
@@ -190,7 +190,7 @@ func TestLegacyVerdictsAreMappedAndKept(t *testing.T) {
 		m := f.publish(author, "sql")
 		f.retrieve(evaluator, m)
 		submit := func(v reputation.Verdict, note string) issuer.FeedbackResult {
-			res, _, err := db.SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: v.Type(), Verdict: v, Reason: note}, issuer.TransportHTTP)
+			res, _, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: v.Type(), Verdict: v, Reason: note}, issuer.TransportHTTP)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -165,17 +165,23 @@ const maxAttempts = 5
 // inTx runs fn in a transaction and commits it, retrying transient
 // conflicts. fn must have no effect outside the transaction.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return db.retry(ctx, func() error { return db.tryTx(ctx, fn) })
+}
+
+// retry runs one attempt of a transaction, and runs it again after a
+// transient conflict, up to maxAttempts times.
+func (db *DB) retry(ctx context.Context, attempt func() error) error {
 	var err error
-	for attempt := 1; attempt <= maxAttempts; attempt++ {
-		err = db.tryTx(ctx, fn)
+	for n := 1; n <= maxAttempts; n++ {
+		err = attempt()
 		if err == nil || !transient(err) || ctx.Err() != nil {
 			return err
 		}
-		db.log.DebugContext(ctx, "store: retrying transaction", "attempt", attempt, "err", err)
+		db.log.DebugContext(ctx, "store: retrying transaction", "attempt", n, "err", err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
+		case <-time.After(time.Duration(n*n) * 5 * time.Millisecond):
 		}
 	}
 	return &issuer.Error{Code: issuer.CodeUnavailable, Message: "the store is busy; retry later", Err: err}
@@ -207,7 +213,9 @@ func (db *DB) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 // transient reports whether err is a conflict that a retry may resolve.
 func transient(err error) bool {
 	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
-		return pe.Code == "40001" || pe.Code == "40P01" // serialization_failure, deadlock_detected
+		// serialization_failure, deadlock_detected, and an idempotency key
+		// that a concurrent request recorded first: the retry replays it.
+		return pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "23505" && pe.TableName == "validation_requests"
 	}
 	if se, ok := errors.AsType[*sqlite.Error](err); ok {
 		c := se.Code() & 0xff

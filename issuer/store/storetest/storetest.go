@@ -20,6 +20,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 )
 
@@ -149,3 +150,7 @@ func adminPool(t testing.TB, url string) *sql.DB {
 	}
 	return admin
 }
+
+// Service returns the issuer's use cases over db, as cmd/passport-issuer
+// wires them.
+func Service(db *store.DB) *service.Service { return service.New(db, service.Options{}) }
