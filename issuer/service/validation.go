@@ -49,15 +49,8 @@ func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem is
 		if err != nil {
 			return err
 		}
-		if out.change != "" {
-			action := "validation.recorded"
-			if out.change == ChangeDetail {
-				action = "validation.revised"
-			}
-			pl.plan.Audit = &AuditWrite{Actor: string(p.AgentID), Action: action, Subject: string(out.ref.ID), Detail: map[string]any{
-				"memory": mem, "type": out.ref.Type, "revision": out.ref.Revision, "transport": via,
-			}}
-		}
+		// No audit entry: feedback_history records every revision of a
+		// position, with its change, transport and time.
 		res = issuer.FeedbackResult{OK: true, Validation: out.ref, Confidence: out.summary}
 		if err := pl.finish(target, res); err != nil {
 			return err

@@ -93,19 +93,20 @@ func (e *sqlExecutor) WriteValidation(ctx context.Context, plan *service.Validat
 	return writeValidation(ctx, e, plan)
 }
 
-// loadValidation reads in two batches: the memory or receipt with its
-// eligibility and the idempotency record; then, unless the key was used
-// before or there is nothing to validate, the locks and everything the
-// positions need.
+// loadValidation reads in one batch: the idempotency record, the memory or
+// receipt with its eligibility, then the locks and everything the
+// positions need. The statements name the targets by subquery, so that
+// none waits for another's answer.
 func loadValidation(ctx context.Context, br batchRunner, q service.ValidationQuery) (*service.ValidationState, error) {
 	st := &service.ValidationState{
 		Authors: map[int64]reputation.Aggregate{}, Domains: map[service.AuthorDomain]reputation.Aggregate{},
 		EvaluatorCredit: map[string][2]reputation.Milli{}, PositivePairs: map[int64]int{}, NegativePairs: map[int64]int{},
 		DomainCounts: map[service.AuthorDomain]int{}, GlobalCounts: map[int64]int{},
 	}
-	var first []stmt
+	lock := forUpdate(br)
+	var b []stmt
 	if q.IdempotencyKey != "" {
-		first = append(first, stmt{
+		b = append(b, stmt{
 			query: `SELECT fingerprint, response FROM validation_requests WHERE agent_id = ? AND idempotency_key = ?`,
 			args:  []any{q.Evaluator, q.IdempotencyKey},
 			scan: func(r rows) error {
@@ -122,8 +123,12 @@ func loadValidation(ctx context.Context, br batchRunner, q service.ValidationQue
 			},
 		})
 	}
+	// targets selects the keys of the memories validated, with targetArgs.
+	var targets string
+	var targetArgs []any
 	if q.Receipt == "" {
-		first = append(first, stmt{
+		targets, targetArgs = `SELECT id FROM memories WHERE public_id = ?`, []any{q.Memory}
+		b = append(b, stmt{
 			query: memoryEligibilitySelect + ` WHERE m.public_id = ?`,
 			args:  []any{q.Evaluator, q.Evaluator, q.Memory},
 			scan: func(r rows) error {
@@ -137,10 +142,11 @@ func loadValidation(ctx context.Context, br batchRunner, q service.ValidationQue
 		})
 	} else {
 		const receipt = `(SELECT id FROM receipts WHERE public_id = ?)`
-		first = append(first,
+		targets, targetArgs = `SELECT memory_id FROM receipt_memories WHERE receipt_id = `+receipt, []any{q.Receipt}
+		b = append(b,
 			stmt{
 				// Locking the receipt serialises validations of one consultation.
-				query: `SELECT id, agent_id FROM receipts WHERE public_id = ?` + forUpdate(br),
+				query: `SELECT id, agent_id FROM receipts WHERE public_id = ?` + lock,
 				args:  []any{q.Receipt},
 				scan: func(r rows) error {
 					st.Receipt = &service.ReceiptState{}
@@ -188,14 +194,9 @@ func loadValidation(ctx context.Context, br batchRunner, q service.ValidationQue
 				},
 			})
 	}
-	if err := br.run(ctx, first, false); err != nil {
-		return nil, fmt.Errorf("store: read validation target: %w", err)
-	}
-	if st.Prior != nil || len(st.Targets) == 0 || st.Receipt != nil && st.Receipt.Agent != q.Evaluator {
-		return st, nil
-	}
-	if err := br.run(ctx, positionReads(st, q.Evaluator, forUpdate(br)), false); err != nil {
-		return nil, fmt.Errorf("store: read positions: %w", err)
+	b = append(b, positionReads(st, q.Evaluator, lock, targets, targetArgs)...)
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read validation: %w", err)
 	}
 	return st, nil
 }
@@ -214,52 +215,34 @@ func targetDest(t *service.Target) []any {
 	return []any{&t.Key, &t.PublicID, &t.Author, &t.AuthorStatus, &t.Domain, &t.Status}
 }
 
-// positionReads are the second batch of a load: the lock on the authors'
-// and the evaluator's global aggregates (in key order, so that
-// transactions touching several authors cannot deadlock; the evaluator's
-// row serialises the pair budget it shares with each author), then the
-// evaluator's positions, the domain aggregates and credit, the budgets and
-// the evaluator counts.
-func positionReads(st *service.ValidationState, evaluator int64, lock string) []stmt {
-	var memories, authors []int64
-	var domains []string
-	for _, t := range st.Targets {
-		memories = append(memories, t.Key)
-		if !slices.Contains(authors, t.Author) {
-			authors = append(authors, t.Author)
+// positionReads read what the positions on the target memories (selected
+// by targets with args) need: first the lock on the authors' and the
+// evaluator's global aggregates (in key order, so that transactions
+// touching several authors cannot deadlock; the evaluator's row serialises
+// the positive budget it shares with each author), then the evaluator's
+// positions, the domain aggregates with the evaluator's counts and credit,
+// and the budgets and global counts per author.
+func positionReads(st *service.ValidationState, evaluator int64, lock, targets string, args []any) []stmt {
+	authors := `SELECT author_id FROM memories WHERE id IN (` + targets + `)`
+	domains := `SELECT domain FROM memories WHERE id IN (` + targets + `)`
+	target := func(key int64) *service.Target {
+		for i := range st.Targets {
+			if st.Targets[i].Key == key {
+				return &st.Targets[i]
+			}
 		}
-		if !slices.Contains(domains, t.Domain) {
-			domains = append(domains, t.Domain)
-		}
+		return nil
 	}
-	locked := append(slices.Clone(authors), evaluator)
-	slices.Sort(locked)
-	locked = slices.Compact(locked)
-	in := func(n int) string { return "(" + placeholders(n) + ")" }
-	ints := func(xs []int64) []any {
-		out := make([]any, len(xs))
-		for i, x := range xs {
-			out[i] = x
-		}
-		return out
+	isAuthor := func(a int64) bool {
+		return slices.ContainsFunc(st.Targets, func(t service.Target) bool { return t.Author == a })
 	}
-	strs := func(xs []string) []any {
-		out := make([]any, len(xs))
-		for i, x := range xs {
-			out[i] = x
-		}
-		return out
-	}
-	byKey := map[int64]*service.Target{}
-	for i := range st.Targets {
-		byKey[st.Targets[i].Key] = &st.Targets[i]
-	}
-	isAuthor := func(a int64) bool { return slices.Contains(authors, a) }
+	cat := func(xs ...[]any) []any { return slices.Concat(xs...) }
+	ev := []any{evaluator}
 	return []stmt{
 		{
 			query: `SELECT agent_id, raw, sample_size, positive_events, negative_events FROM agent_reputation_aggregates
-				WHERE agent_id IN ` + in(len(locked)) + ` ORDER BY agent_id` + lock,
-			args: ints(locked),
+				WHERE agent_id IN (` + authors + ` UNION ALL SELECT ?) ORDER BY agent_id` + lock,
+			args: cat(args, ev),
 			scan: func(r rows) error {
 				var a int64
 				var g reputation.Aggregate
@@ -277,8 +260,8 @@ func positionReads(st *service.ValidationState, evaluator int64, lock string) []
 				FROM memories m
 				LEFT JOIN feedback f ON f.memory_id = m.id AND f.evaluator_id = ?
 				LEFT JOIN reputation_positions rp ON rp.feedback_id = f.id
-				WHERE m.id IN ` + in(len(memories)),
-			args: append([]any{evaluator}, ints(memories)...),
+				WHERE m.id IN (` + targets + `)`,
+			args: cat(ev, args),
 			scan: func(r rows) error {
 				var m int64
 				var summary string
@@ -289,7 +272,10 @@ func positionReads(st *service.ValidationState, evaluator int64, lock string) []
 					&bw, &pf, &nf, &w, &contrib); err != nil {
 					return err
 				}
-				t := byKey[m]
+				t := target(m)
+				if t == nil {
+					return nil
+				}
 				sum, err := decodeSummary(summary)
 				if err != nil {
 					return err
@@ -312,81 +298,62 @@ func positionReads(st *service.ValidationState, evaluator int64, lock string) []
 			},
 		},
 		{
-			// The authors' domain aggregates and the evaluator's credit.
-			query: `SELECT agent_id, domain, raw, score, confidence, sample_size, positive_events, negative_events
-				FROM agent_domain_reputation WHERE agent_id IN ` + in(len(locked)) + ` AND domain IN ` + in(len(domains)),
-			args: append(ints(locked), strs(domains)...),
+			// The authors' domain aggregates with the evaluator's counts
+			// (a count row exists only beside its aggregate), and the
+			// evaluator's own credit in those domains.
+			query: `SELECT d.agent_id, d.domain, d.raw, d.score, d.confidence, d.sample_size, d.positive_events, d.negative_events, c.positions
+				FROM agent_domain_reputation d
+				LEFT JOIN agent_domain_evaluator_counts c ON c.agent_id = d.agent_id AND c.domain = d.domain AND c.evaluator_id = ?
+				WHERE d.agent_id IN (` + authors + ` UNION ALL SELECT ?) AND d.domain IN (` + domains + `)`,
+			args: cat(ev, args, ev, args),
 			scan: func(r rows) error {
 				var a int64
 				var d string
 				var score, confidence int64
+				var n sql.NullInt64
 				var g reputation.Aggregate
-				if err := r.Scan(&a, &d, &g.Raw, &score, &confidence, &g.Evaluators, &g.Positive, &g.Negative); err != nil {
+				if err := r.Scan(&a, &d, &g.Raw, &score, &confidence, &g.Evaluators, &g.Positive, &g.Negative, &n); err != nil {
 					return err
 				}
 				if a == evaluator {
 					st.EvaluatorCredit[d] = [2]reputation.Milli{reputation.Milli(score), reputation.Milli(confidence)}
 				}
 				if isAuthor(a) {
-					st.Domains[service.AuthorDomain{Author: a, Domain: d}] = g
+					ad := service.AuthorDomain{Author: a, Domain: d}
+					st.Domains[ad] = g
+					if n.Valid {
+						st.DomainCounts[ad] = int(n.Int64)
+					}
 				}
 				return nil
 			},
 		},
 		{
-			query: `SELECT agent_low, agent_high, positions FROM reputation_pair_counters
-				WHERE agent_low = ? AND agent_high IN ` + in(len(authors)) + ` OR agent_high = ? AND agent_low IN ` + in(len(authors)),
-			args: append(append(append([]any{evaluator}, ints(authors)...), evaluator), ints(authors)...),
-			scan: func(r rows) error {
-				var lo, hi int64
-				var n int
-				if err := r.Scan(&lo, &hi, &n); err != nil {
-					return err
-				}
-				if lo == evaluator {
-					lo = hi
-				}
-				st.PositivePairs[lo] = n
-				return nil
-			},
-		},
-		{
-			query: `SELECT author_id, positions FROM reputation_negative_pair_counters WHERE evaluator_id = ? AND author_id IN ` + in(len(authors)),
-			args:  append([]any{evaluator}, ints(authors)...),
+			// Per author: the positive budget of the pair, the negative
+			// budget of the evaluator towards the author, and the
+			// evaluator's global count.
+			query: `SELECT a.id, pp.positions, np.positions, gc.positions FROM agents a
+				LEFT JOIN reputation_pair_counters pp
+					ON pp.agent_low = CASE WHEN a.id < ? THEN a.id ELSE ? END AND pp.agent_high = CASE WHEN a.id < ? THEN ? ELSE a.id END
+				LEFT JOIN reputation_negative_pair_counters np ON np.author_id = a.id AND np.evaluator_id = ?
+				LEFT JOIN agent_global_evaluator_counts gc ON gc.agent_id = a.id AND gc.evaluator_id = ?
+				WHERE a.id IN (` + authors + `)`,
+			args: cat(ev, ev, ev, ev, ev, ev, args),
 			scan: func(r rows) error {
 				var a int64
-				var n int
-				if err := r.Scan(&a, &n); err != nil {
+				var pp, np, gc sql.NullInt64
+				if err := r.Scan(&a, &pp, &np, &gc); err != nil {
 					return err
 				}
-				st.NegativePairs[a] = n
-				return nil
-			},
-		},
-		{
-			query: `SELECT agent_id, domain, positions FROM agent_domain_evaluator_counts
-				WHERE evaluator_id = ? AND agent_id IN ` + in(len(authors)) + ` AND domain IN ` + in(len(domains)),
-			args: append(append([]any{evaluator}, ints(authors)...), strs(domains)...),
-			scan: func(r rows) error {
-				var ad service.AuthorDomain
-				var n int
-				if err := r.Scan(&ad.Author, &ad.Domain, &n); err != nil {
-					return err
+				if pp.Valid {
+					st.PositivePairs[a] = int(pp.Int64)
 				}
-				st.DomainCounts[ad] = n
-				return nil
-			},
-		},
-		{
-			query: `SELECT agent_id, positions FROM agent_global_evaluator_counts WHERE evaluator_id = ? AND agent_id IN ` + in(len(authors)),
-			args:  append([]any{evaluator}, ints(authors)...),
-			scan: func(r rows) error {
-				var a int64
-				var n int
-				if err := r.Scan(&a, &n); err != nil {
-					return err
+				if np.Valid {
+					st.NegativePairs[a] = int(np.Int64)
 				}
-				st.GlobalCounts[a] = n
+				if gc.Valid {
+					st.GlobalCounts[a] = int(gc.Int64)
+				}
 				return nil
 			},
 		},

@@ -1,0 +1,11 @@
+-- The validation write path: the author-feedback guard runs only when a
+-- row could change whose memory or evaluator it is, or become eligible.
+-- A submission's updates of type, reason, weight and revision no longer
+-- repeat the eligibility lookup the service has already made; an insert,
+-- or any update of memory_id, evaluator_id or eligible, is still refused
+-- when the evaluator is the memory's author.
+
+-- +goose Up
+DROP TRIGGER feedback_not_author_owned ON feedback;
+CREATE TRIGGER feedback_not_author_owned BEFORE INSERT OR UPDATE OF memory_id, evaluator_id, eligible ON feedback
+    FOR EACH ROW EXECUTE FUNCTION passportkit_refuse_author_feedback();
