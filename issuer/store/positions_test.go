@@ -269,8 +269,8 @@ func TestEvaluatorWeightByDomainCredibilityFrozenAtFirstPosition(t *testing.T) {
 		f.validate(evaluator, before, reputation.UsedSuccessfully, "")
 
 		var weights []int64
-		if err := db.UnsafeSQL().Select(&weights, db.UnsafeSQL().Rebind(`SELECT base_weight FROM reputation_positions
-			WHERE author_id = ? ORDER BY memory_id`), author.Key); err != nil {
+		if err := db.UnsafeSQL().Select(&weights, db.UnsafeSQL().Rebind(`SELECT f.base_weight FROM feedback f
+			JOIN memories m ON m.id = f.memory_id WHERE m.author_id = ? ORDER BY f.memory_id`), author.Key); err != nil {
 			t.Fatal(err)
 		}
 		if want := []int64{500, 1000, 500}; len(weights) != 3 || weights[0] != want[0] || weights[1] != want[1] || weights[2] != want[2] {

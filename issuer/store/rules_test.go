@@ -107,7 +107,7 @@ func TestRebuildKeepsPairRanks(t *testing.T) {
 			}
 		}
 		after := snapshot(t, db)
-		for _, table := range []string{"reputation_pair_counters", "reputation_negative_pair_counters", "reputation_positions", "reputation_events", "feedback", "feedback_history"} {
+		for _, table := range []string{"reputation_pair_counters", "reputation_negative_pair_counters", "reputation_events", "feedback", "feedback_history"} {
 			if len(diffSnapshots(map[string][]string{table: before[table]}, map[string][]string{table: after[table]})) > 0 {
 				t.Errorf("rebuild changed %s", table)
 			}

@@ -256,10 +256,9 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 		{
 			query: `SELECT m.id, m.validation_summary_json, m.validation_base_confidence,
 				f.id, f.public_id, f.type, f.legacy_verdict, f.reason, f.revision, f.receipt_id,
-				rp.base_weight, rp.positive_factor, rp.negative_factor, rp.weight, rp.contribution
+				f.base_weight, f.positive_factor, f.negative_factor, f.weight, f.contribution
 				FROM memories m
 				LEFT JOIN feedback f ON f.memory_id = m.id AND f.evaluator_id = ?
-				LEFT JOIN reputation_positions rp ON rp.feedback_id = f.id
 				WHERE m.id IN (` + targets + `)`,
 			args: cat(ev, args),
 			scan: func(r rows) error {
@@ -393,24 +392,20 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 				nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, receipt, direct, now, p.Key)
 		case p.Key == 0:
 			add(`INSERT INTO feedback (public_id, memory_id, evaluator_id, type, legacy_verdict, reason,
-				revision, eligible, weight, receipt_id, direct, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				revision, eligible, weight, receipt_id, direct, base_weight, positive_factor, negative_factor,
+				contribution, policy, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				string(p.Ref.ID), p.Memory, ev, string(p.Ref.Type), nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, true,
-				int64(n.EffectiveWeight), receipt, direct, now, now)
-			add(`INSERT INTO reputation_positions (feedback_id, memory_id, evaluator_id, author_id, domain, type,
-				base_weight, positive_factor, negative_factor, weight, contribution, policy, updated_at)
-				VALUES (`+ref+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				refArg, p.Memory, ev, p.Author, p.Domain, string(n.Type), int64(n.BaseWeight),
+				int64(n.EffectiveWeight), receipt, direct, int64(n.BaseWeight),
 				savedFactor(n.PositiveRanked, n.PositiveFactor), savedFactor(n.NegativeRanked, n.NegativeFactor),
-				int64(n.EffectiveWeight), int64(n.Contribution), reputation.Policy, now)
+				int64(n.Contribution), reputation.Policy, now, now)
 		default:
 			add(`UPDATE feedback SET type = ?, legacy_verdict = ?, reason = ?, revision = ?, weight = ?,
-				receipt_id = ?, direct = (direct OR ?), updated_at = ? WHERE id = ?`,
-				string(n.Type), nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, int64(n.EffectiveWeight), receipt, direct, now, p.Key)
-			add(`UPDATE reputation_positions SET type = ?, positive_factor = ?, negative_factor = ?, weight = ?,
-				contribution = ?, policy = ?, updated_at = ? WHERE feedback_id = ?`,
-				string(n.Type), savedFactor(n.PositiveRanked, n.PositiveFactor), savedFactor(n.NegativeRanked, n.NegativeFactor),
-				int64(n.EffectiveWeight), int64(n.Contribution), reputation.Policy, now, p.Key)
+				receipt_id = ?, direct = (direct OR ?), positive_factor = ?, negative_factor = ?, contribution = ?,
+				policy = ?, updated_at = ? WHERE id = ?`,
+				string(n.Type), nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, int64(n.EffectiveWeight), receipt, direct,
+				savedFactor(n.PositiveRanked, n.PositiveFactor), savedFactor(n.NegativeRanked, n.NegativeFactor),
+				int64(n.Contribution), reputation.Policy, now, p.Key)
 		}
 		add(`INSERT INTO feedback_history (feedback_id, revision, change, type, legacy_verdict, reason,
 			eligible, weight, receipt_id, transport, created_at) VALUES (`+ref+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

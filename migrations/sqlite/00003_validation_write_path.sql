@@ -15,3 +15,16 @@ BEGIN
     SELECT RAISE(ABORT, 'feedback: an author cannot hold an eligible position on its own memory');
 END;
 -- +goose StatementEnd
+
+-- A position's reputation figures move into its feedback row, so that a
+-- change of position writes one row instead of two. weight (the effective
+-- weight) and type were already there.
+ALTER TABLE feedback ADD COLUMN base_weight BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE feedback ADD COLUMN positive_factor BIGINT;
+ALTER TABLE feedback ADD COLUMN negative_factor BIGINT;
+ALTER TABLE feedback ADD COLUMN contribution BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE feedback ADD COLUMN policy TEXT NOT NULL DEFAULT 'independent-validation-v2';
+UPDATE feedback SET base_weight = rp.base_weight, positive_factor = rp.positive_factor,
+    negative_factor = rp.negative_factor, contribution = rp.contribution, policy = rp.policy
+    FROM reputation_positions rp WHERE rp.feedback_id = feedback.id;
+DROP TABLE reputation_positions;
