@@ -4,11 +4,14 @@
 //
 // The package holds no I/O. Its sub-packages do the work:
 //
-//   - [github.com/remnant/passportkit/issuer/store] keeps everything in
-//     PostgreSQL or an embedded SQLite file and implements the use cases,
+//   - [github.com/remnant/passportkit/issuer/service] holds the use cases:
+//     scopes, eligibility, idempotency, audit and which change a validation
+//     makes, decided over a narrow store interface it declares;
+//   - [github.com/remnant/passportkit/issuer/store] implements that
+//     interface on PostgreSQL or an embedded SQLite file, data access only,
 //     each write in one transaction;
-//   - [github.com/remnant/passportkit/issuer/httpapi] serves them over HTTP
-//     with RFC 9457 problem details;
+//   - [github.com/remnant/passportkit/issuer/httpapi] serves the use cases
+//     over HTTP with RFC 9457 problem details;
 //   - [github.com/remnant/passportkit/issuer/mcpserver] serves the same
 //     operations as MCP tools.
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
+	"github.com/remnant/passportkit/issuer/service"
 )
 
 // serveCmd runs the HTTP API and the MCP endpoint until interrupted.
@@ -51,11 +52,12 @@ func (c *serveCmd) Run(e *env) error {
 		return err
 	}
 
-	handler := httpapi.New(db, e.log, httpapi.Config{
+	app := service.New(db, service.Options{})
+	handler := httpapi.New(app, e.log, httpapi.Config{
 		Keys:          ring,
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
-		MCP:           mcpserver.Handler(db, e.log, version()),
+		MCP:           mcpserver.Handler(app, e.log, version()),
 	})
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {

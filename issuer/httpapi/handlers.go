@@ -18,7 +18,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, p issuer.Princi
 	if err != nil {
 		return err
 	}
-	m, err := s.db.Publish(r.Context(), p, pub)
+	m, err := s.app.Publish(r.Context(), p, pub)
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request, p issuer.Princ
 	if err != nil {
 		return notFound(err)
 	}
-	m, err := s.db.Retrieve(r.Context(), p, id)
+	m, err := s.app.Retrieve(r.Context(), p, id)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (s *Server) validations(w http.ResponseWriter, r *http.Request, p issuer.Pr
 	if err != nil {
 		return notFound(err)
 	}
-	sum, err := s.db.Validations(r.Context(), p, id)
+	sum, err := s.app.Validations(r.Context(), p, id)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (s *Server) memoryFeedback(w http.ResponseWriter, r *http.Request, p issuer
 	if err != nil {
 		return err
 	}
-	res, replayed, err := s.db.SubmitFeedback(r.Context(), p, id, fb, issuer.TransportHTTP)
+	res, replayed, err := s.app.SubmitFeedback(r.Context(), p, id, fb, issuer.TransportHTTP)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (s *Server) receiptFeedback(w http.ResponseWriter, r *http.Request, p issue
 	if err != nil {
 		return err
 	}
-	res, replayed, err := s.db.SubmitReceiptFeedback(r.Context(), p, id, fb, issuer.TransportHTTP)
+	res, replayed, err := s.app.SubmitReceiptFeedback(r.Context(), p, id, fb, issuer.TransportHTTP)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (s *Server) consult(w http.ResponseWriter, r *http.Request, p issuer.Princi
 	if err != nil {
 		return err
 	}
-	rc, err := s.db.Consult(r.Context(), p, ids)
+	rc, err := s.app.Consult(r.Context(), p, ids)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (s *Server) moderate(w http.ResponseWriter, r *http.Request, p issuer.Princ
 	if err != nil {
 		return err
 	}
-	prev, err := s.db.ModerateMemory(r.Context(), string(p.AgentID), id, mod)
+	prev, err := s.app.ModerateMemory(r.Context(), p, id, mod)
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (s *Server) moderate(w http.ResponseWriter, r *http.Request, p issuer.Princ
 }
 
 func (s *Server) me(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
-	pr, err := s.db.Profile(r.Context(), p)
+	pr, err := s.app.Profile(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (s *Server) publicProfile(w http.ResponseWriter, r *http.Request, _ issuer.
 	if err != nil {
 		return notFound(err)
 	}
-	pr, err := s.db.PublicProfile(r.Context(), id)
+	pr, err := s.app.PublicProfile(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (s *Server) reputation(w http.ResponseWriter, r *http.Request, p issuer.Pri
 	if err != nil {
 		return err
 	}
-	rep, err := s.db.Reputation(r.Context(), p, id, q)
+	rep, err := s.app.Reputation(r.Context(), p, id, q)
 	if err != nil {
 		return err
 	}

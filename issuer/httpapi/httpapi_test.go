@@ -32,8 +32,8 @@ func newEnv(t *testing.T, db *store.DB, cfg httpapi.Config) *env {
 	if cfg.RatePerSecond == 0 {
 		cfg.RatePerSecond, cfg.Burst = 1000, 1000
 	}
-	cfg.MCP = mcpserver.Handler(db, log, "test")
-	srv := httptest.NewServer(httpapi.New(db, log, cfg))
+	cfg.MCP = mcpserver.Handler(storetest.Service(db), log, "test")
+	srv := httptest.NewServer(httpapi.New(storetest.Service(db), log, cfg))
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: db, srv: srv}
 }

@@ -25,6 +25,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -39,7 +40,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/ratelimit"
 	"github.com/remnant/passportkit/issuer"
-	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/reputation"
 )
 
 // Config configures a [Server]. The zero value is ready to use.
@@ -62,9 +63,25 @@ type Config struct {
 // MaxMCPMessage bounds one MCP request body.
 const MaxMCPMessage = 128 << 10
 
+// Issuer is what the API needs of the issuer: its use cases, as
+// issuer/service provides them.
+type Issuer interface {
+	Authenticate(ctx context.Context, key issuer.APIKey) (issuer.Principal, error)
+	Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error)
+	Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error)
+	Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error)
+	SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (issuer.FeedbackResult, bool, error)
+	SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid issuer.ReceiptID, f issuer.Feedback, via issuer.Transport) (issuer.ReceiptFeedbackResult, bool, error)
+	Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error)
+	ModerateMemory(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, m issuer.Moderation) (issuer.MemoryStatus, error)
+	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
+	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
+	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
+}
+
 // Server is the HTTP API.
 type Server struct {
-	db      *store.DB
+	app     Issuer
 	log     *slog.Logger
 	mux     *http.ServeMux
 	keys    *ratelimit.Limiter
@@ -73,8 +90,8 @@ type Server struct {
 
 var _ http.Handler = (*Server)(nil)
 
-// New returns the API over db. logger receives internal failures.
-func New(db *store.DB, logger *slog.Logger, cfg Config) *Server {
+// New returns the API over app. logger receives internal failures.
+func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	if cfg.RatePerSecond == 0 {
 		cfg.RatePerSecond = 10
 	}
@@ -88,7 +105,7 @@ func New(db *store.DB, logger *slog.Logger, cfg Config) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		db: db, log: logger, mux: http.NewServeMux(),
+		app: app, log: logger, mux: http.NewServeMux(),
 		keys:    ratelimit.New(ratelimit.Config{Rate: cfg.RatePerSecond, Burst: cfg.Burst, Now: cfg.Now}),
 		clients: ratelimit.New(ratelimit.Config{Rate: cfg.RatePerSecond, Burst: cfg.Burst, Now: cfg.Now}),
 	}
@@ -219,7 +236,7 @@ func (s *Server) authenticate(r *http.Request) (issuer.Principal, error) {
 	if err != nil {
 		return issuer.Principal{}, err
 	}
-	return s.db.Authenticate(r.Context(), key)
+	return s.app.Authenticate(r.Context(), key)
 }
 
 // clientAddr is the rate-limit key of an anonymous request: the peer's IP

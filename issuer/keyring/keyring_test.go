@@ -20,6 +20,7 @@ import (
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/keyring"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/passport"
@@ -133,7 +134,7 @@ func (fx *fixture) verify(t *testing.T, srv *httptest.Server, bundle []byte) *ve
 
 func TestServedTrustFileVerifiesAcrossRotationAndRetirement(t *testing.T) {
 	each(t, func(t *testing.T, fx *fixture) {
-		srv := httptest.NewServer(httpapi.New(fx.db, nil, httpapi.Config{Keys: fx.ring}))
+		srv := httptest.NewServer(httpapi.New(service.New(fx.db, service.Options{}), nil, httpapi.Config{Keys: fx.ring}))
 		defer srv.Close()
 
 		if res, _ := get(t, srv, "/.well-known/passport-trust.json", ""); res.StatusCode != http.StatusNotFound {

@@ -25,7 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/remnant/passportkit/issuer"
-	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/reputation"
 )
 
 // MaxMessage bounds one MCP request body.
@@ -34,17 +34,26 @@ const MaxMessage = 128 << 10
 // principalExtra is the TokenInfo.Extra key holding the principal.
 const principalExtra = "principal"
 
+// Issuer is what the tools need of the issuer: its use cases, as
+// issuer/service provides them.
+type Issuer interface {
+	SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (issuer.FeedbackResult, bool, error)
+	Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error)
+	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
+	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
+}
+
 type tools struct {
-	db  *store.DB
+	app Issuer
 	log *slog.Logger
 }
 
-// newServer returns the MCP server with the issuer's tools over db.
-func newServer(db *store.DB, logger *slog.Logger, version string) *mcp.Server {
+// newServer returns the MCP server with the issuer's tools over app.
+func newServer(app Issuer, logger *slog.Logger, version string) *mcp.Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	t := &tools{db: db, log: logger}
+	t := &tools{app: app, log: logger}
 	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Version: version}, &mcp.ServerOptions{Logger: logger})
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "feedback_memory",
@@ -70,8 +79,8 @@ func newServer(db *store.DB, logger *slog.Logger, version string) *mcp.Server {
 
 // Handler returns the streamable HTTP handler for the tools. It is
 // stateless: any replica can answer any request.
-func Handler(db *store.DB, logger *slog.Logger, version string) http.Handler {
-	server := newServer(db, logger, version)
+func Handler(app Issuer, logger *slog.Logger, version string) http.Handler {
+	server := newServer(app, logger, version)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
@@ -147,7 +156,7 @@ func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}
-	res, _, err := t.db.SubmitFeedback(ctx, p, id, fb, issuer.TransportMCP)
+	res, _, err := t.app.SubmitFeedback(ctx, p, id, fb, issuer.TransportMCP)
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}
@@ -169,7 +178,7 @@ func (t *tools) memoryValidations(ctx context.Context, req *mcp.CallToolRequest,
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}
-	sum, err := t.db.Validations(ctx, p, id)
+	sum, err := t.app.Validations(ctx, p, id)
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}
@@ -185,7 +194,7 @@ func (t *tools) agentProfile(ctx context.Context, req *mcp.CallToolRequest, _ Pr
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}
-	pr, err := t.db.Profile(ctx, p)
+	pr, err := t.app.Profile(ctx, p)
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}
@@ -214,7 +223,7 @@ func (t *tools) agentReputation(ctx context.Context, req *mcp.CallToolRequest, i
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}
-	rep, err := t.db.Reputation(ctx, p, id, q)
+	rep, err := t.app.Reputation(ctx, p, id, q)
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}

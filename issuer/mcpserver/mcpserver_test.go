@@ -40,7 +40,7 @@ type env struct {
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	log := storetest.Logger(t)
-	srv := httptest.NewServer(httpapi.New(db, log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, MCP: mcpserver.Handler(db, log, "test")}))
+	srv := httptest.NewServer(httpapi.New(storetest.Service(db), log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, MCP: mcpserver.Handler(storetest.Service(db), log, "test")}))
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: db, srv: srv}
 }
@@ -112,7 +112,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 		ctx := context.Background()
 		_, author := e.agent("author")
 		evalKey, evaluator := e.agent("evaluator")
-		mem, err := db.Publish(ctx, author, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
+		mem, err := storetest.Service(db).Publish(ctx, author, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 		if te := call(t, cs, "feedback_memory", map[string]any{"memoryId": mem.ID, "type": "corroborate"}, &fb); te == nil || te.Code != issuer.CodeConsumptionRequired {
 			t.Fatalf("unconsumed memory: %+v", te)
 		}
-		if _, err := db.Retrieve(ctx, evaluator, mem.ID); err != nil {
+		if _, err := storetest.Service(db).Retrieve(ctx, evaluator, mem.ID); err != nil {
 			t.Fatal(err)
 		}
 		if te := call(t, cs, "feedback_memory", map[string]any{"memoryId": mem.ID, "type": "corroborate", "reason": "reproduced"}, &fb); te != nil {
@@ -144,7 +144,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 			t.Fatalf("result %+v", fb)
 		}
 		// The same position over HTTP.
-		res, _, err := db.SubmitFeedback(ctx, evaluator, mem.ID, issuer.Feedback{Type: reputation.Contradict}, issuer.TransportHTTP)
+		res, _, err := storetest.Service(db).SubmitFeedback(ctx, evaluator, mem.ID, issuer.Feedback{Type: reputation.Contradict}, issuer.TransportHTTP)
 		if err != nil || res.Validation.ID != fb.Validation.ID || res.Validation.Revision != 2 {
 			t.Fatalf("HTTP after MCP: %+v, %v", res, err)
 		}

@@ -161,9 +161,6 @@ func (db *DB) PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.Publ
 // never shown, and references to memories that are not active are hidden.
 // The subject must be public and active, unless it is the caller.
 func (db *DB) Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error) {
-	if err := p.Require(issuer.ScopeSearch); err != nil {
-		return issuer.ReputationReport{}, err
-	}
 	a, err := db.loadAgent(ctx, db.x, id)
 	if err != nil {
 		return issuer.ReputationReport{}, err

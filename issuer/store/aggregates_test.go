@@ -17,7 +17,7 @@ func TestDomainComesFromNormalisedCategory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := db.Publish(f.ctx, author, pub)
+		m, err := svc(db).Publish(f.ctx, author, pub)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +29,7 @@ func TestDomainComesFromNormalisedCategory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := db.Reputation(f.ctx, evaluator, author.AgentID, q)
+		rep, err := svc(db).Reputation(f.ctx, evaluator, author.AgentID, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,11 +115,11 @@ func TestScoresClampOverRawSums(t *testing.T) {
 		var first issuer.Principal
 		for i := range 52 {
 			e := f.agent("user")
-			r, err := db.Consult(f.ctx, e, mems)
+			r, err := svc(db).Consult(f.ctx, e, mems)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := db.SubmitReceiptFeedback(f.ctx, e, r.ID, issuer.Feedback{Type: reputation.UsedSuccessfully}, issuer.TransportHTTP); err != nil {
+			if _, _, err := svc(db).SubmitReceiptFeedback(f.ctx, e, r.ID, issuer.Feedback{Type: reputation.UsedSuccessfully}, issuer.TransportHTTP); err != nil {
 				t.Fatal(err)
 			}
 			if i == 0 {

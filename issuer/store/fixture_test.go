@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/reputation"
 )
 
@@ -57,7 +59,7 @@ func (f *fixture) agentWith(in store.NewAgent) issuer.Principal {
 
 func (f *fixture) publish(author issuer.Principal, category string) issuer.MemoryID {
 	f.t.Helper()
-	m, err := f.db.Publish(f.ctx, author, issuer.Publication{
+	m, err := svc(f.db).Publish(f.ctx, author, issuer.Publication{
 		Category: category, Domain: reputation.NormalizeDomain(category), Title: "A finding",
 		Content: "Some knowledge.", AppliesTo: []string{}, Confidence: 500,
 	})
@@ -69,7 +71,7 @@ func (f *fixture) publish(author issuer.Principal, category string) issuer.Memor
 
 func (f *fixture) retrieve(p issuer.Principal, mem issuer.MemoryID) issuer.Memory {
 	f.t.Helper()
-	m, err := f.db.Retrieve(f.ctx, p, mem)
+	m, err := svc(f.db).Retrieve(f.ctx, p, mem)
 	if err != nil {
 		f.t.Fatalf("retrieve: %v", err)
 	}
@@ -79,7 +81,7 @@ func (f *fixture) retrieve(p issuer.Principal, mem issuer.MemoryID) issuer.Memor
 // validate submits a direct validation over HTTP and fails on error.
 func (f *fixture) validate(p issuer.Principal, mem issuer.MemoryID, t reputation.Type, reason string) issuer.FeedbackResult {
 	f.t.Helper()
-	res, _, err := f.db.SubmitFeedback(f.ctx, p, mem, issuer.Feedback{Type: t, Reason: reason}, issuer.TransportHTTP)
+	res, _, err := svc(f.db).SubmitFeedback(f.ctx, p, mem, issuer.Feedback{Type: t, Reason: reason}, issuer.TransportHTTP)
 	if err != nil {
 		f.t.Fatalf("validate %s as %s: %v", mem, t, err)
 	}
@@ -95,7 +97,7 @@ func (f *fixture) consumeAndValidate(p issuer.Principal, mem issuer.MemoryID, t 
 
 func (f *fixture) profile(p issuer.Principal) issuer.Profile {
 	f.t.Helper()
-	pr, err := f.db.Profile(f.ctx, p)
+	pr, err := svc(f.db).Profile(f.ctx, p)
 	if err != nil {
 		f.t.Fatalf("profile: %v", err)
 	}
@@ -233,3 +235,7 @@ func derived(t *testing.T, db *store.DB) map[string][]string {
 	out["memories"] = mems
 	return out
 }
+
+// svc returns the issuer service over db: the behavioural suite drives the
+// store through the use cases.
+func svc(db *store.DB) *service.Service { return storetest.Service(db) }

@@ -94,7 +94,7 @@ func TestConcurrentSubmissionsEqualRebuild(t *testing.T) {
 					if r%5 == 4 {
 						fb.IdempotencyKey = fmt.Sprintf("k-%d", r)
 					}
-					if _, _, err := db.SubmitFeedback(context.Background(), e, mems[rng.IntN(len(mems))], fb, issuer.TransportHTTP); err != nil {
+					if _, _, err := svc(db).SubmitFeedback(context.Background(), e, mems[rng.IntN(len(mems))], fb, issuer.TransportHTTP); err != nil {
 						errs <- err
 						return
 					}
@@ -106,7 +106,7 @@ func TestConcurrentSubmissionsEqualRebuild(t *testing.T) {
 			defer wg.Done()
 			for r := range rounds {
 				fb := issuer.Feedback{Type: reputation.Types[r%len(reputation.Types)]}
-				if _, _, err := db.SubmitFeedback(context.Background(), author, theirs[r%len(theirs)], fb, issuer.TransportMCP); err != nil {
+				if _, _, err := svc(db).SubmitFeedback(context.Background(), author, theirs[r%len(theirs)], fb, issuer.TransportMCP); err != nil {
 					errs <- err
 					return
 				}
@@ -155,7 +155,7 @@ func TestConcurrentIdempotentRequestsHaveOneEffect(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[i], replays[i], errs[i] = db.SubmitFeedback(context.Background(), evaluator, m, fb, issuer.TransportHTTP)
+				results[i], replays[i], errs[i] = svc(db).SubmitFeedback(context.Background(), evaluator, m, fb, issuer.TransportHTTP)
 			}()
 		}
 		wg.Wait()
@@ -284,7 +284,7 @@ func TestConcurrentReceiptValidations(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db)
 		a, b, evaluator := f.agent("a"), f.agent("b"), f.agent("evaluator")
-		r, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{f.publish(a, "sql"), f.publish(b, "go"), f.publish(a, "go")})
+		r, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{f.publish(a, "sql"), f.publish(b, "go"), f.publish(a, "go")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +295,7 @@ func TestConcurrentReceiptValidations(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				fb := issuer.Feedback{Type: reputation.Types[i%3], Reason: fmt.Sprint(i % 2)}
-				if _, _, err := db.SubmitReceiptFeedback(context.Background(), evaluator, r.ID, fb, issuer.TransportHTTP); err != nil {
+				if _, _, err := svc(db).SubmitReceiptFeedback(context.Background(), evaluator, r.ID, fb, issuer.TransportHTTP); err != nil {
 					errs <- err
 				}
 			}()

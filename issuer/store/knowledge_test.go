@@ -14,7 +14,7 @@ func TestKnowledgeStateAndConfidenceThroughValidations(t *testing.T) {
 		f := newFixture(t, db)
 		author := f.agent("author")
 		pub := issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 600}
-		mem, err := db.Publish(f.ctx, author, pub)
+		mem, err := svc(db).Publish(f.ctx, author, pub)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func TestKnowledgeStateAndConfidenceThroughValidations(t *testing.T) {
 				t.Fatalf("step %d: confidence %v, want %v", i+1, got.Confidence, s.conf)
 			}
 		}
-		sum, err := db.Validations(f.ctx, author, mem.ID)
+		sum, err := svc(db).Validations(f.ctx, author, mem.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestLineageGrantsNothing(t *testing.T) {
 			f.consumeAndValidate(f.agent("evaluator"), parent, reputation.Corroborate)
 		}
 		score := f.score(author)
-		child, err := db.Publish(f.ctx, author, issuer.Publication{
+		child, err := svc(db).Publish(f.ctx, author, issuer.Publication{
 			Category: "sql", Domain: "sql", Title: "v2", Content: "better", AppliesTo: []string{}, Confidence: 500,
 			Lineage: &issuer.Lineage{Relation: issuer.Supersedes, Parent: parent},
 		})
@@ -90,11 +90,11 @@ func TestReceiptFeedbackAppliesToEachActivatedMemory(t *testing.T) {
 		f := newFixture(t, db)
 		a, b, evaluator := f.agent("a"), f.agent("b"), f.agent("evaluator")
 		ma, mb := f.publish(a, "sql"), f.publish(b, "go")
-		r, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{ma, mb})
+		r, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{ma, mb})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, _, err := db.SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Corroborate, Verdict: reputation.VerdictConfirm, Reason: "good"}, issuer.TransportHTTP)
+		res, _, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Corroborate, Verdict: reputation.VerdictConfirm, Reason: "good"}, issuer.TransportHTTP)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,12 +121,12 @@ func TestReceiptWithOwnMemoryIsRefusedWhole(t *testing.T) {
 		f := newFixture(t, db)
 		other, evaluator := f.agent("other"), f.agent("evaluator")
 		theirs, own := f.publish(other, "sql"), f.publish(evaluator, "sql")
-		r, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{theirs, own})
+		r, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{theirs, own})
 		if err != nil {
 			t.Fatal(err)
 		}
 		before := snapshot(t, db)
-		_, _, err = db.SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
+		_, _, err = svc(db).SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeSelfFeedback)
 		if changed := diffSnapshots(before, snapshot(t, db)); len(changed) > 0 {
 			t.Fatalf("a refused receipt changed %v", changed)
@@ -139,14 +139,14 @@ func TestReceiptRepeatDoesNotOverwriteNewerDirectPosition(t *testing.T) {
 		f := newFixture(t, db)
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m1, m2 := f.publish(author, "sql"), f.publish(author, "sql")
-		r, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{m1, m2})
+		r, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{m1, m2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		fb := issuer.Feedback{Type: reputation.Corroborate, Reason: "consulted"}
 		submit := func(fb issuer.Feedback) issuer.ReceiptFeedbackResult {
 			t.Helper()
-			res, _, err := db.SubmitReceiptFeedback(f.ctx, evaluator, r.ID, fb, issuer.TransportHTTP)
+			res, _, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, r.ID, fb, issuer.TransportHTTP)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,14 +208,14 @@ func TestFeedbackGivenCountsDistinctMemoriesAndReceipts(t *testing.T) {
 		f.validate(evaluator, m1, reputation.Contradict, "")  // a revision
 		f.validate(evaluator, m1, reputation.Contradict, "x") // another
 		f.consumeAndValidate(evaluator, m2, reputation.Useful)
-		r, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{m2, m3})
+		r, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{m2, m3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := db.SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP); err != nil {
+		if _, _, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := db.SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportHTTP); err != nil {
+		if _, _, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportHTTP); err != nil {
 			t.Fatal(err)
 		}
 		// m1 and m2 directly, plus one receipt; m3's receipt-generated
@@ -235,7 +235,7 @@ func TestModerationChangesVisibilityOnly(t *testing.T) {
 		score := f.score(author)
 		events := len(f.events(author))
 		report := func() issuer.ReputationReport {
-			rep, err := db.Reputation(f.ctx, evaluator, author.AgentID, issuer.ReputationQuery{Limit: 20})
+			rep, err := svc(db).Reputation(f.ctx, evaluator, author.AgentID, issuer.ReputationQuery{Limit: 20})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +258,7 @@ func TestModerationChangesVisibilityOnly(t *testing.T) {
 			if got := report().Events[0].Memory; got != "" {
 				t.Fatalf("%s memory still referenced as %q", status, got)
 			}
-			_, err = db.Retrieve(f.ctx, evaluator, m)
+			_, err = svc(db).Retrieve(f.ctx, evaluator, m)
 			wantCode(t, err, issuer.CodeNotFound)
 		}
 		if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, m, issuer.Moderation{Status: issuer.MemoryActive}); err != nil {

@@ -138,9 +138,6 @@ func (m *memoryRow) memory() (issuer.Memory, error) {
 // confidence, which stays its baseline. Lineage is recorded as given and
 // grants nothing.
 func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error) {
-	if err := p.Require(issuer.ScopePublish); err != nil {
-		return issuer.Memory{}, err
-	}
 	id, err := issuer.NewMemoryID(db.rand)
 	if err != nil {
 		return issuer.Memory{}, err
@@ -193,9 +190,6 @@ func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Public
 // Retrieve returns a memory in full and records the retrieval in the
 // ledger: the consumption a later validation requires.
 func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error) {
-	if err := p.Require(issuer.ScopeSearch); err != nil {
-		return issuer.Memory{}, err
-	}
 	var out issuer.Memory
 	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
 		m, err := loadVisibleMemory(ctx, tx, id)
@@ -215,9 +209,6 @@ func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.Memory
 // Consult records a consultation: p activated the given memories together.
 // Each activation is recorded in the retrieval ledger under the new receipt.
 func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error) {
-	if err := p.Require(issuer.ScopeSearch); err != nil {
-		return issuer.Receipt{}, err
-	}
 	if len(ids) == 0 || len(ids) > issuer.MaxConsultedMemories {
 		return issuer.Receipt{}, issuer.Errorf(issuer.CodeInvalid, "a consultation activates between 1 and %d memories", issuer.MaxConsultedMemories)
 	}
@@ -257,9 +248,6 @@ func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.Memo
 // Validations returns a memory's validation summary. It reveals neither the
 // memory's text nor any evaluator's reasons.
 func (db *DB) Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error) {
-	if err := p.Require(issuer.ScopeSearch); err != nil {
-		return reputation.Summary{}, err
-	}
 	m, err := loadVisibleMemory(ctx, db.x, id)
 	if err != nil {
 		return reputation.Summary{}, err

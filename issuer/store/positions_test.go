@@ -15,18 +15,18 @@ func TestOnePositionPerEvaluatorAcrossTypesAndTransports(t *testing.T) {
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m := f.publish(author, "sql")
 		first := f.consumeAndValidate(evaluator, m, reputation.Corroborate)
-		second, _, err := db.SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.UsedSuccessfully}, issuer.TransportMCP)
+		second, _, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.UsedSuccessfully}, issuer.TransportMCP)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if second.Validation.ID != first.Validation.ID || second.Validation.Revision != 2 {
 			t.Fatalf("second transport: %+v, want the same position at revision 2", second.Validation)
 		}
-		receipt, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{m})
+		receipt, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{m})
 		if err != nil {
 			t.Fatal(err)
 		}
-		third, _, err := db.SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportHTTP)
+		third, _, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportHTTP)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,8 +98,13 @@ func TestReasonOnlyChangeHasNoReputationEffect(t *testing.T) {
 		if n := f.count(`SELECT COUNT(*) FROM feedback_history WHERE change = 'detail' AND reason = 'a better reason'`); n != 1 {
 			t.Fatalf("%d detail revisions, want 1", n)
 		}
-		if n := f.count(`SELECT COUNT(*) FROM audit_events WHERE action = 'validation.revised'`); n != 1 {
-			t.Fatalf("%d revision audit entries, want 1", n)
+		// The history is the record of a direct validation; the audit log
+		// does not repeat it.
+		if n := f.count(`SELECT COUNT(*) FROM feedback_history WHERE change = 'detail' AND transport = 'http'`); n != 1 {
+			t.Fatalf("%d detail revisions over http, want 1", n)
+		}
+		if n := f.count(`SELECT COUNT(*) FROM audit_events WHERE action LIKE 'validation.%'`); n != 0 {
+			t.Fatalf("%d audit entries for direct validations, want 0", n)
 		}
 		if after := f.retrieve(evaluator, m).EvidenceUpdatedAt; after == nil || !after.Equal(*evidence) {
 			t.Fatalf("evidence timestamp moved from %v to %v", evidence, after)
@@ -132,7 +137,7 @@ func TestIdempotencyKeyReplaysRecordedResponse(t *testing.T) {
 		m := f.publish(author, "sql")
 		f.retrieve(evaluator, m)
 		old := issuer.Feedback{Type: reputation.Corroborate, Reason: "reproduced", IdempotencyKey: "reproduction-001"}
-		first, replayed, err := db.SubmitFeedback(f.ctx, evaluator, m, old, issuer.TransportHTTP)
+		first, replayed, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, old, issuer.TransportHTTP)
 		if err != nil || replayed {
 			t.Fatalf("first submission: replayed %v, %v", replayed, err)
 		}
@@ -141,7 +146,7 @@ func TestIdempotencyKeyReplaysRecordedResponse(t *testing.T) {
 
 		// A delayed retry of the old request returns its recorded response
 		// and does not bring the old position back.
-		again, replayed, err := db.SubmitFeedback(f.ctx, evaluator, m, old, issuer.TransportMCP)
+		again, replayed, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, old, issuer.TransportMCP)
 		if err != nil || !replayed {
 			t.Fatalf("retry: replayed %v, %v", replayed, err)
 		}
@@ -162,7 +167,7 @@ func TestIdempotencyKeyConflict(t *testing.T) {
 		f := newFixture(t, db)
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m1, m2 := f.publish(author, "sql"), f.publish(author, "sql")
-		receipt, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{m1, m2})
+		receipt, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{m1, m2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +177,7 @@ func TestIdempotencyKeyConflict(t *testing.T) {
 		wantCode(t, f.submit(evaluator, m1, issuer.Feedback{Type: reputation.Useful, Reason: "x", IdempotencyKey: "k"}), issuer.CodeIdempotencyConflict)
 		wantCode(t, f.submit(evaluator, m2, issuer.Feedback{Type: reputation.Useful, IdempotencyKey: "k"}), issuer.CodeIdempotencyConflict)
 		// Memory and receipt feedback share one namespace per agent.
-		_, _, err = db.SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, issuer.Feedback{Type: reputation.Useful, IdempotencyKey: "k"}, issuer.TransportHTTP)
+		_, _, err = svc(db).SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, issuer.Feedback{Type: reputation.Useful, IdempotencyKey: "k"}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeIdempotencyConflict)
 		// Another agent's namespace is its own.
 		other := f.agent("other")
@@ -190,7 +195,7 @@ func TestLegacyVerdictsAreMappedAndKept(t *testing.T) {
 		m := f.publish(author, "sql")
 		f.retrieve(evaluator, m)
 		submit := func(v reputation.Verdict, note string) issuer.FeedbackResult {
-			res, _, err := db.SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: v.Type(), Verdict: v, Reason: note}, issuer.TransportHTTP)
+			res, _, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: v.Type(), Verdict: v, Reason: note}, issuer.TransportHTTP)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -264,8 +269,8 @@ func TestEvaluatorWeightByDomainCredibilityFrozenAtFirstPosition(t *testing.T) {
 		f.validate(evaluator, before, reputation.UsedSuccessfully, "")
 
 		var weights []int64
-		if err := db.UnsafeSQL().Select(&weights, db.UnsafeSQL().Rebind(`SELECT base_weight FROM reputation_positions
-			WHERE author_id = ? ORDER BY memory_id`), author.Key); err != nil {
+		if err := db.UnsafeSQL().Select(&weights, db.UnsafeSQL().Rebind(`SELECT f.base_weight FROM feedback f
+			JOIN memories m ON m.id = f.memory_id WHERE m.author_id = ? ORDER BY f.memory_id`), author.Key); err != nil {
 			t.Fatal(err)
 		}
 		if want := []int64{500, 1000, 500}; len(weights) != 3 || weights[0] != want[0] || weights[1] != want[1] || weights[2] != want[2] {

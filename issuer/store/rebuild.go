@@ -280,8 +280,8 @@ func (db *DB) restoreSummaries(ctx context.Context, tx *sqlx.Tx, author int64) (
 		Weight     int64  `db:"weight"`
 		BaseWeight int64  `db:"base_weight"`
 	}
-	if err := sel(ctx, tx, &votes, `SELECT f.memory_id, rp.type, rp.weight, rp.base_weight
-		FROM feedback f JOIN reputation_positions rp ON rp.feedback_id = f.id JOIN memories m ON m.id = f.memory_id
+	if err := sel(ctx, tx, &votes, `SELECT f.memory_id, f.type, f.weight, f.base_weight
+		FROM feedback f JOIN memories m ON m.id = f.memory_id
 		WHERE m.author_id = ? AND f.eligible AND f.evaluator_id <> m.author_id`, author); err != nil {
 		return 0, 0, fmt.Errorf("store: read positions: %w", err)
 	}

@@ -22,7 +22,7 @@ func TestOnlyAuthorsEarnReputation(t *testing.T) {
 		for range 3 {
 			mems = append(mems, f.publish(author, "sql"))
 		}
-		if _, err := db.Consult(f.ctx, evaluator, mems); err != nil {
+		if _, err := svc(db).Consult(f.ctx, evaluator, mems); err != nil {
 			t.Fatal(err)
 		}
 		if f.score(author) != 0 {
@@ -45,27 +45,27 @@ func TestReceiptIdempotencyKeyReplays(t *testing.T) {
 		f := newFixture(t, db)
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m := f.publish(author, "sql")
-		r, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{m})
+		r, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{m})
 		if err != nil {
 			t.Fatal(err)
 		}
 		old := issuer.Feedback{Type: reputation.Useful, Verdict: "", Reason: "consulted", IdempotencyKey: "receipt-001"}
-		first, replayed, err := db.SubmitReceiptFeedback(f.ctx, evaluator, r.ID, old, issuer.TransportHTTP)
+		first, replayed, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, r.ID, old, issuer.TransportHTTP)
 		if err != nil || replayed {
 			t.Fatalf("%v %v", replayed, err)
 		}
-		if _, _, err := db.SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.NotUseful}, issuer.TransportHTTP); err != nil {
+		if _, _, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.NotUseful}, issuer.TransportHTTP); err != nil {
 			t.Fatal(err)
 		}
 		before := snapshot(t, db)
-		again, replayed, err := db.SubmitReceiptFeedback(f.ctx, evaluator, r.ID, old, issuer.TransportMCP)
+		again, replayed, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, r.ID, old, issuer.TransportMCP)
 		if err != nil || !replayed || again.Receipt != first.Receipt || len(again.Validations) != 1 || again.Validations[0] != first.Validations[0] {
 			t.Fatalf("delayed retry: %+v replayed=%v %v", again, replayed, err)
 		}
 		if changed := diffSnapshots(before, snapshot(t, db)); len(changed) > 0 {
 			t.Fatalf("a replayed receipt retry changed %v", changed)
 		}
-		_, _, err = db.SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Corroborate, IdempotencyKey: "receipt-001"}, issuer.TransportHTTP)
+		_, _, err = svc(db).SubmitReceiptFeedback(f.ctx, evaluator, r.ID, issuer.Feedback{Type: reputation.Corroborate, IdempotencyKey: "receipt-001"}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeIdempotencyConflict)
 	})
 }
@@ -107,7 +107,7 @@ func TestRebuildKeepsPairRanks(t *testing.T) {
 			}
 		}
 		after := snapshot(t, db)
-		for _, table := range []string{"reputation_pair_counters", "reputation_negative_pair_counters", "reputation_positions", "reputation_events", "feedback", "feedback_history"} {
+		for _, table := range []string{"reputation_pair_counters", "reputation_negative_pair_counters", "reputation_events", "feedback", "feedback_history"} {
 			if len(diffSnapshots(map[string][]string{table: before[table]}, map[string][]string{table: after[table]})) > 0 {
 				t.Errorf("rebuild changed %s", table)
 			}

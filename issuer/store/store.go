@@ -1,24 +1,30 @@
 // Package store keeps the issuer's records in PostgreSQL or in an embedded
-// SQLite file, and implements the issuer's use cases on them: agents and
-// operators, memories and the retrieval ledger, consultations, validations
-// and the reputation journal with its aggregates.
+// SQLite file. It implements the store interface of issuer/service
+// ([github.com/remnant/passportkit/issuer/service.Store]) with data access
+// only: the rules (scopes, eligibility, idempotency, audit, which change a
+// validation makes) live in the service. Operator commands (agents,
+// operators, keys, moderation, rebuild) are plain data access too.
 //
 // Open selects the engine from the URL: postgres:// or postgresql:// for
 // PostgreSQL (through pgx), anything else is the path of a SQLite file
 // (through modernc.org/sqlite, pure Go). Both engines run the same SQL apart
 // from the schema files and row locks, and one behavioural test suite runs
-// against both.
+// against both, through the service.
 //
 // # Transactions
 //
-// Every write is one transaction. A validation first resolves and checks
-// everything it needs (caller, memory, consumption, ownership); a refusal
-// rolls back before anything is written. It then locks the author's
-// aggregate row, which serialises all changes to one author's reputation:
-// on PostgreSQL with SELECT … FOR UPDATE, on SQLite by taking the write lock
-// at BEGIN (BEGIN IMMEDIATE) with a busy timeout. Submissions read and write
-// only the rows of the position, its pair budgets and the affected author's
-// aggregates, never the journal, so their cost does not grow with history.
+// Every write is one transaction. A validation is two calls of its
+// executor: one read of everything it needs, which first locks the
+// global aggregate rows of the authors involved and of the evaluator (in key
+// order), and one write of the plan the service decided. The author's row
+// serialises all changes to one author's reputation; the evaluator's row
+// serialises the positive budget the two share. On PostgreSQL the locks are
+// SELECT … FOR UPDATE and each call is one pipelined pgx batch (BEGIN with
+// the reads, COMMIT with the writes); on SQLite the transaction takes the
+// write lock at BEGIN (BEGIN IMMEDIATE) and the statements run one by one.
+// Submissions read and write only the rows of the positions, their budgets
+// and the affected authors' aggregates, never the journal, so their cost
+// does not grow with history.
 package store
 
 import (
@@ -165,17 +171,23 @@ const maxAttempts = 5
 // inTx runs fn in a transaction and commits it, retrying transient
 // conflicts. fn must have no effect outside the transaction.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return db.retry(ctx, func() error { return db.tryTx(ctx, fn) })
+}
+
+// retry runs one attempt of a transaction, and runs it again after a
+// transient conflict, up to maxAttempts times.
+func (db *DB) retry(ctx context.Context, attempt func() error) error {
 	var err error
-	for attempt := 1; attempt <= maxAttempts; attempt++ {
-		err = db.tryTx(ctx, fn)
+	for n := 1; n <= maxAttempts; n++ {
+		err = attempt()
 		if err == nil || !transient(err) || ctx.Err() != nil {
 			return err
 		}
-		db.log.DebugContext(ctx, "store: retrying transaction", "attempt", attempt, "err", err)
+		db.log.DebugContext(ctx, "store: retrying transaction", "attempt", n, "err", err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
+		case <-time.After(time.Duration(n*n) * 5 * time.Millisecond):
 		}
 	}
 	return &issuer.Error{Code: issuer.CodeUnavailable, Message: "the store is busy; retry later", Err: err}
@@ -207,7 +219,9 @@ func (db *DB) tryTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 // transient reports whether err is a conflict that a retry may resolve.
 func transient(err error) bool {
 	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
-		return pe.Code == "40001" || pe.Code == "40P01" // serialization_failure, deadlock_detected
+		// serialization_failure, deadlock_detected, and an idempotency key
+		// that a concurrent request recorded first: the retry replays it.
+		return pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "23505" && pe.TableName == "validation_requests"
 	}
 	if se, ok := errors.AsType[*sqlite.Error](err); ok {
 		c := se.Code() & 0xff

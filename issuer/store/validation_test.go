@@ -56,10 +56,10 @@ func TestValidationRequiresConsumption(t *testing.T) {
 		f := newFixture(t, db)
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m := f.publish(author, "sql")
-		_, _, err := db.SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
+		_, _, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeConsumptionRequired)
 		// A consultation is consumption too.
-		if _, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{m}); err != nil {
+		if _, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{m}); err != nil {
 			t.Fatal(err)
 		}
 		f.validate(evaluator, m, reputation.Corroborate, "")
@@ -72,7 +72,7 @@ func TestSelfFeedbackRefused(t *testing.T) {
 		author := f.agent("author")
 		m := f.publish(author, "sql")
 		f.retrieve(author, m)
-		_, _, err := db.SubmitFeedback(f.ctx, author, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
+		_, _, err := svc(db).SubmitFeedback(f.ctx, author, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeSelfFeedback)
 	})
 }
@@ -93,7 +93,7 @@ func TestSameOwnerRefusedIncludingHistoricalBindings(t *testing.T) {
 		for _, p := range []issuer.Principal{sibling, stranger, unowned} {
 			f.retrieve(p, m)
 		}
-		_, _, err = db.SubmitFeedback(f.ctx, sibling, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
+		_, _, err = svc(db).SubmitFeedback(f.ctx, sibling, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeSameOwner)
 		f.validate(stranger, m, reputation.Corroborate, "")
 		f.validate(unowned, m, reputation.Corroborate, "")
@@ -106,14 +106,14 @@ func TestSameOwnerRefusedIncludingHistoricalBindings(t *testing.T) {
 		if n := f.count(`SELECT COUNT(*) FROM agent_owner_bindings WHERE agent_id = ?`, sibling.Key); n != 2 {
 			t.Fatalf("%d owner bindings, want the closed one and the new one", n)
 		}
-		_, _, err = db.SubmitFeedback(f.ctx, sibling, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
+		_, _, err = svc(db).SubmitFeedback(f.ctx, sibling, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeSameOwner)
 
 		// A binding made after the fact makes the pair siblings from now on.
 		if err := db.BindOwner(f.ctx, op1, unowned.AgentID); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = db.SubmitFeedback(f.ctx, unowned, m, issuer.Feedback{Type: reputation.Contradict}, issuer.TransportHTTP)
+		_, _, err = svc(db).SubmitFeedback(f.ctx, unowned, m, issuer.Feedback{Type: reputation.Contradict}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeSameOwner)
 	})
 }
@@ -131,7 +131,7 @@ func TestInactiveAgentsRefused(t *testing.T) {
 		if suspended.Status != issuer.AgentSuspended {
 			t.Fatalf("re-authenticated as %+v, want a suspended principal", suspended)
 		}
-		_, _, err := db.SubmitFeedback(f.ctx, suspended, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
+		_, _, err := svc(db).SubmitFeedback(f.ctx, suspended, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeAgentInactive)
 
 		// A suspended author's memories are hidden and cannot be validated.
@@ -142,7 +142,7 @@ func TestInactiveAgentsRefused(t *testing.T) {
 		if err := db.SetAgentStatus(f.ctx, author.AgentID, issuer.AgentSuspended); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = db.SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
+		_, _, err = svc(db).SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeNotFound)
 	})
 }
@@ -154,16 +154,16 @@ func TestScopesRequired(t *testing.T) {
 		m := f.publish(author, "sql")
 		reader := f.agent("reader", issuer.ScopeSearch)
 		writer := f.agent("writer", issuer.ScopeFeedback)
-		_, err := db.Publish(f.ctx, reader, issuer.Publication{Category: "x", Domain: "x", Title: "t", Content: "c"})
+		_, err := svc(db).Publish(f.ctx, reader, issuer.Publication{Category: "x", Domain: "x", Title: "t", Content: "c"})
 		wantCode(t, err, issuer.CodeInsufficientScope)
-		_, err = db.Retrieve(f.ctx, writer, m)
+		_, err = svc(db).Retrieve(f.ctx, writer, m)
 		wantCode(t, err, issuer.CodeInsufficientScope)
 		f.retrieve(reader, m)
-		_, _, err = db.SubmitFeedback(f.ctx, reader, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
+		_, _, err = svc(db).SubmitFeedback(f.ctx, reader, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 		wantCode(t, err, issuer.CodeInsufficientScope)
-		_, err = db.Validations(f.ctx, writer, m)
+		_, err = svc(db).Validations(f.ctx, writer, m)
 		wantCode(t, err, issuer.CodeInsufficientScope)
-		_, err = db.Reputation(f.ctx, writer, author.AgentID, issuer.ReputationQuery{Limit: 20})
+		_, err = svc(db).Reputation(f.ctx, writer, author.AgentID, issuer.ReputationQuery{Limit: 20})
 		wantCode(t, err, issuer.CodeInsufficientScope)
 	})
 }
@@ -185,12 +185,12 @@ func TestRefusalsLeaveNoTrace(t *testing.T) {
 			f.retrieve(p, m)
 		}
 		f.retrieve(evaluator, own)
-		receipt, err := db.Consult(f.ctx, evaluator, []issuer.MemoryID{m, own})
+		receipt, err := svc(db).Consult(f.ctx, evaluator, []issuer.MemoryID{m, own})
 		if err != nil {
 			t.Fatal(err)
 		}
 		// An earlier success, so that a reused key has something to clash with.
-		if _, _, err := db.SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.Useful, IdempotencyKey: "k1"}, issuer.TransportHTTP); err != nil {
+		if _, _, err := svc(db).SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.Useful, IdempotencyKey: "k1"}, issuer.TransportHTTP); err != nil {
 			t.Fatal(err)
 		}
 		suspended := f.agent("suspended")
@@ -217,11 +217,11 @@ func TestRefusalsLeaveNoTrace(t *testing.T) {
 				return f.submit(evaluator, m, issuer.Feedback{Type: reputation.Contradict, IdempotencyKey: "k1"})
 			}, issuer.CodeIdempotencyConflict},
 			{"receipt with own memory", func() error {
-				_, _, err := db.SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, fb, issuer.TransportHTTP)
+				_, _, err := svc(db).SubmitReceiptFeedback(f.ctx, evaluator, receipt.ID, fb, issuer.TransportHTTP)
 				return err
 			}, issuer.CodeSelfFeedback},
 			{"someone else's receipt", func() error {
-				_, _, err := db.SubmitReceiptFeedback(f.ctx, sibling, receipt.ID, fb, issuer.TransportHTTP)
+				_, _, err := svc(db).SubmitReceiptFeedback(f.ctx, sibling, receipt.ID, fb, issuer.TransportHTTP)
 				return err
 			}, issuer.CodeNotFound},
 		} {
@@ -237,6 +237,6 @@ func TestRefusalsLeaveNoTrace(t *testing.T) {
 
 // submit sends a direct validation over HTTP and returns only the error.
 func (f *fixture) submit(p issuer.Principal, mem issuer.MemoryID, fb issuer.Feedback) error {
-	_, _, err := f.db.SubmitFeedback(f.ctx, p, mem, fb, issuer.TransportHTTP)
+	_, _, err := svc(f.db).SubmitFeedback(f.ctx, p, mem, fb, issuer.TransportHTTP)
 	return err
 }

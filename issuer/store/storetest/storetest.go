@@ -18,8 +18,11 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 )
 
@@ -148,4 +151,44 @@ func adminPool(t testing.TB, url string) *sql.DB {
 		t.Fatalf("storetest: %v", adminErr)
 	}
 	return admin
+}
+
+// Service returns the issuer's use cases over db, as cmd/passport-issuer
+// wires them.
+func Service(db *store.DB) *service.Service { return service.New(db, service.Options{}) }
+
+// CommitFloor returns the rate of single-row write transactions (one audit
+// row each) that clients concurrent clients achieve on db, n transactions
+// in all: the cost of a durable commit on this machine, now, as a baseline
+// for benchmarks to report ratios against.
+func CommitFloor(b *testing.B, db *store.DB, clients, n int) float64 {
+	b.Helper()
+	x := db.UnsafeSQL()
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	start := time.Now()
+	for c := range clients {
+		wg.Go(func() {
+			for i := c; i < n; i += clients {
+				tx, err := x.Beginx()
+				if err == nil {
+					_, err = tx.Exec(tx.Rebind(`INSERT INTO audit_events (actor, action, subject, created_at) VALUES ('bench', 'floor', 'x', ?)`), time.Now().UTC())
+					if err == nil {
+						err = tx.Commit()
+					} else {
+						tx.Rollback()
+					}
+				}
+				if err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		b.Fatal(err)
+	}
+	return float64(n) / time.Since(start).Seconds()
 }

@@ -1,0 +1,261 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/reputation"
+)
+
+// Store is what the service needs of a database: the use cases that are
+// plain data access, and transactions over an [Executor] for the use cases
+// whose rules the service decides. issuer/store implements it for
+// PostgreSQL and SQLite.
+type Store interface {
+	// InTx runs fn in one transaction and commits it when fn returns nil.
+	// It may run fn again after a transient conflict, so fn must have no
+	// effect outside the transaction. ex is valid only during fn.
+	InTx(ctx context.Context, fn func(ctx context.Context, ex Executor) error) error
+
+	Authenticate(ctx context.Context, key issuer.APIKey) (issuer.Principal, error)
+	Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error)
+	Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error)
+	Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error)
+	Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error)
+	ModerateMemory(ctx context.Context, actor string, mem issuer.MemoryID, m issuer.Moderation) (issuer.MemoryStatus, error)
+	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
+	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
+	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
+}
+
+// Executor is a store's data access inside one transaction, shaped like
+// river's driver executor: one call reads, and locks, everything a
+// validation needs; the service decides, purely, what changes; one call
+// writes that plan. An adapter may send each call as one round trip.
+type Executor interface {
+	// LoadValidation reads what q's validation needs. It locks the global
+	// aggregate rows of every target's author and of the evaluator, in key
+	// order, before it reads any position, aggregate or counter, so that
+	// what it returns stays current until the transaction ends.
+	LoadValidation(ctx context.Context, q ValidationQuery) (*ValidationState, error)
+	// WriteValidation writes plan. It is the last call of its
+	// transaction; an adapter may commit with it.
+	WriteValidation(ctx context.Context, plan *ValidationPlan) error
+}
+
+// ValidationQuery names what a validation reads: the evaluator, one memory
+// (direct feedback) or one receipt (consultation feedback), and an
+// idempotency key if any.
+type ValidationQuery struct {
+	Evaluator      int64
+	Memory         issuer.MemoryID  // direct feedback
+	Receipt        issuer.ReceiptID // consultation feedback
+	IdempotencyKey string
+}
+
+// ValidationState is what a store read for a [ValidationQuery].
+type ValidationState struct {
+	// Prior is the record of the idempotency key, when it was used before.
+	Prior *IdempotencyRecord
+	// Receipt is the consultation, for consultation feedback; nil when it
+	// does not exist.
+	Receipt *ReceiptState
+	// Targets are the memory (direct) or the memories the consultation
+	// activated, in its order; empty when the memory does not exist.
+	Targets []Target
+	// Authors holds the locked global aggregates by author key.
+	Authors map[int64]reputation.Aggregate
+	// Domains holds the authors' domain aggregates that exist.
+	Domains map[AuthorDomain]reputation.Aggregate
+	// EvaluatorCredit holds the evaluator's domain score and confidence,
+	// by domain, where it has any.
+	EvaluatorCredit map[string][2]reputation.Milli
+	// PositivePairs holds the positive budget used by the pair of the
+	// evaluator and each author; NegativePairs the evaluator's negative
+	// budget towards each author. Missing means zero.
+	PositivePairs, NegativePairs map[int64]int
+	// DomainCounts and GlobalCounts are the evaluator's weighted current
+	// positions towards each author, per domain and overall.
+	DomainCounts map[AuthorDomain]int
+	GlobalCounts map[int64]int
+}
+
+// IdempotencyRecord is a recorded idempotency key.
+type IdempotencyRecord struct {
+	Fingerprint string
+	Response    []byte // nil when no response was recorded
+}
+
+// ReceiptState is a consultation and its own validation, if any.
+type ReceiptState struct {
+	Key   int64
+	Agent int64
+	// Consumed counts the activated memories the evaluator has a
+	// retrieval of under this receipt; SameOwner counts activated memories
+	// whose author shares an operator with the evaluator.
+	Consumed, SameOwner int
+	// Feedback is the consultation's validation so far, or nil.
+	Feedback *ConsultationFeedback
+}
+
+// ConsultationFeedback is a consultation-level validation.
+type ConsultationFeedback struct {
+	Key      int64
+	Type     reputation.Type
+	Verdict  reputation.Verdict
+	Reason   string
+	Revision int
+}
+
+// Target is a memory a validation applies to, with the evaluator's current
+// position on it.
+type Target struct {
+	Key          int64
+	PublicID     issuer.MemoryID
+	Author       int64
+	AuthorStatus issuer.AgentStatus
+	Domain       string
+	Status       issuer.MemoryStatus
+	// Consumed and SameOwner are read for direct feedback only.
+	Consumed, SameOwner bool
+	// Summary and BaseConfidence are the memory's knowledge summary.
+	Summary        reputation.Summary
+	BaseConfidence reputation.Milli
+	// Current is the evaluator's current position, or nil.
+	Current *CurrentPosition
+}
+
+// CurrentPosition is an evaluator's current position on a memory.
+type CurrentPosition struct {
+	Key      int64
+	Ref      issuer.ValidationRef
+	Verdict  reputation.Verdict
+	Reason   string
+	Receipt  int64 // the owning consultation, 0 for none
+	Position reputation.Position
+}
+
+// AuthorDomain names an author's aggregate in one domain.
+type AuthorDomain struct {
+	Author int64
+	Domain string
+}
+
+// ValidationPlan is everything a validation writes, decided by the
+// service. Figures are final values, not increments: the rows were locked
+// when they were read.
+type ValidationPlan struct {
+	Evaluator int64
+	Now       time.Time
+	// Idempotency claims a key and records the response, or is nil.
+	Idempotency *IdempotencyWrite
+	// Consultation writes the consultation's own validation, or is nil.
+	Consultation *ConsultationWrite
+	Positions    []PositionWrite
+	Summaries    []SummaryWrite
+	Domains      []DomainWrite
+	Authors      []AuthorWrite
+	// PositivePairs and NegativePairs set budgets by author key.
+	PositivePairs, NegativePairs []CountWrite
+	// DomainCounts and GlobalCounts set evaluator counts; 0 deletes.
+	DomainCounts []DomainCountWrite
+	GlobalCounts []CountWrite
+	Audit        *AuditWrite
+}
+
+// IdempotencyWrite records a key with its response. A concurrent request
+// that recorded the same key first makes the write fail as a transient
+// conflict, and the retry replays the recorded response.
+type IdempotencyWrite struct {
+	Key, Fingerprint string
+	Response         []byte
+}
+
+// ConsultationWrite writes a consultation-level validation: an insert when
+// Key is 0, an update otherwise.
+type ConsultationWrite struct {
+	Key, Receipt int64
+	Type         reputation.Type
+	Verdict      reputation.Verdict
+	Reason       string
+	Revision     int
+}
+
+// The kinds of change a submission makes to a position, as
+// feedback_history records them.
+const (
+	ChangeDetail   = "detail"   // reason, legacy verdict or owning consultation; no reputation effect
+	ChangePosition = "position" // a first position or a change of type
+)
+
+// PositionWrite is one change to one position, with its history row and,
+// for a change of position, its journal entries.
+type PositionWrite struct {
+	// Key is the existing position's key, or 0 for a new position named
+	// by Ref.ID.
+	Key      int64
+	Ref      issuer.ValidationRef
+	Memory   int64
+	Author   int64
+	Domain   string
+	Change   string
+	Verdict  reputation.Verdict
+	Reason   string
+	Receipt  int64 // the owning consultation, 0 for direct feedback
+	Via      issuer.Transport
+	Weight   reputation.Milli // the effective weight recorded in history
+	Position *reputation.Position
+	// Events are the journal entries, compensation first.
+	Events []JournalEntry
+}
+
+// JournalEntry is one reputation journal entry of a position change.
+type JournalEntry struct {
+	Phase      reputation.Phase
+	Type       reputation.Type
+	Points     reputation.Milli
+	BaseWeight reputation.Milli
+	PairFactor reputation.Milli
+	Weight     reputation.Milli
+	Delta      reputation.Milli
+}
+
+// SummaryWrite sets a memory's knowledge summary; Evidence also sets its
+// evidence time.
+type SummaryWrite struct {
+	Memory     int64
+	Summary    reputation.Summary
+	Confidence reputation.Milli
+	Evidence   bool
+}
+
+// DomainWrite sets an author's domain aggregate.
+type DomainWrite struct {
+	AuthorDomain
+	Aggregate reputation.Aggregate
+}
+
+// AuthorWrite sets an author's global aggregate.
+type AuthorWrite struct {
+	Author    int64
+	Aggregate reputation.Aggregate
+}
+
+// CountWrite sets a count kept per author.
+type CountWrite struct {
+	Author int64
+	N      int
+}
+
+// DomainCountWrite sets a count kept per author and domain.
+type DomainCountWrite struct {
+	AuthorDomain
+	N int
+}
+
+// AuditWrite is an audit event.
+type AuditWrite struct {
+	Actor, Action, Subject string
+	Detail                 map[string]any
+}

@@ -1,0 +1,127 @@
+// Package service holds the issuer's use cases: who may do what (scopes,
+// eligibility, the self, same-owner and consumption rules), idempotency,
+// what is audited, and which change a validation makes to a position and
+// to the author's reputation. It decides; a [Store] reads and writes.
+//
+// The transports (issuer/httpapi, issuer/mcpserver) call a [Service]
+// through small interfaces they declare; issuer/store implements [Store]
+// for PostgreSQL and SQLite; cmd/passport-issuer wires them together. The
+// pure policy (weights, budgets, aggregates, knowledge states) lives in
+// package reputation.
+//
+// # Validations
+//
+// A validation runs in one transaction of three steps:
+// [Executor.LoadValidation] reads and locks everything the submission needs,
+// the service decides without I/O what changes, and
+// [Executor.WriteValidation] writes that plan. A submission never reads
+// the journal, so its cost does not grow with history.
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"io"
+	"time"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/reputation"
+)
+
+// Options configure a [Service]. The zero value is ready to use.
+type Options struct {
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// Rand is the source of validation identifiers; crypto/rand when nil.
+	Rand io.Reader
+}
+
+// Service is the issuer's use cases over a [Store].
+type Service struct {
+	store Store
+	now   func() time.Time
+	rand  io.Reader
+}
+
+// New returns the service over st.
+func New(st Store, opts Options) *Service {
+	s := &Service{store: st, now: opts.Now, rand: opts.Rand}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.rand == nil {
+		s.rand = rand.Reader
+	}
+	return s
+}
+
+// timestamp returns the current time in UTC at the microsecond precision
+// both engines keep.
+func (s *Service) timestamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// Authenticate resolves an API key to its principal.
+func (s *Service) Authenticate(ctx context.Context, key issuer.APIKey) (issuer.Principal, error) {
+	return s.store.Authenticate(ctx, key)
+}
+
+// Publish records a new memory by p (publish scope).
+func (s *Service) Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error) {
+	if err := p.Require(issuer.ScopePublish); err != nil {
+		return issuer.Memory{}, err
+	}
+	return s.store.Publish(ctx, p, pub)
+}
+
+// Retrieve returns a visible memory and records p's retrieval of it
+// (search scope).
+func (s *Service) Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error) {
+	if err := p.Require(issuer.ScopeSearch); err != nil {
+		return issuer.Memory{}, err
+	}
+	return s.store.Retrieve(ctx, p, id)
+}
+
+// Consult records p's consultation of several memories and returns its
+// receipt (search scope).
+func (s *Service) Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error) {
+	if err := p.Require(issuer.ScopeSearch); err != nil {
+		return issuer.Receipt{}, err
+	}
+	return s.store.Consult(ctx, p, ids)
+}
+
+// Validations returns a visible memory's knowledge summary (search scope).
+func (s *Service) Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error) {
+	if err := p.Require(issuer.ScopeSearch); err != nil {
+		return reputation.Summary{}, err
+	}
+	return s.store.Validations(ctx, p, id)
+}
+
+// ModerateMemory changes a memory's visibility on behalf of p (admin
+// scope) and returns its previous status.
+func (s *Service) ModerateMemory(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, m issuer.Moderation) (issuer.MemoryStatus, error) {
+	if err := p.Require(issuer.ScopeAdmin); err != nil {
+		return "", err
+	}
+	return s.store.ModerateMemory(ctx, string(p.AgentID), mem, m)
+}
+
+// Profile returns p's own profile.
+func (s *Service) Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error) {
+	return s.store.Profile(ctx, p)
+}
+
+// PublicProfile returns an agent's public profile; private, unlisted and
+// suspended agents are not found.
+func (s *Service) PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error) {
+	return s.store.PublicProfile(ctx, id)
+}
+
+// Reputation explains an agent's reputation to p (search scope).
+func (s *Service) Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error) {
+	if err := p.Require(issuer.ScopeSearch); err != nil {
+		return issuer.ReputationReport{}, err
+	}
+	return s.store.Reputation(ctx, p, id, q)
+}

@@ -1,0 +1,197 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/remnant/passportkit/issuer"
+)
+
+// SubmitFeedback records p's validation of a memory: a first position, a
+// change of type (compensating the previous contribution), a revision of the
+// reason alone (no reputation effect), or nothing at all for an exact repeat.
+// replayed reports a response recorded earlier under the same idempotency
+// key.
+//
+// The caller must be active, hold the feedback scope, have retrieved the
+// memory, not be its author and share no known operator with its author.
+// Every refusal happens before anything is written.
+func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (res issuer.FeedbackResult, replayed bool, err error) {
+	if err := p.Require(issuer.ScopeFeedback); err != nil {
+		return res, false, err
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
+		res, replayed = issuer.FeedbackResult{}, false
+		st, err := ex.LoadValidation(ctx, ValidationQuery{Evaluator: p.Key, Memory: mem, IdempotencyKey: f.IdempotencyKey})
+		if err != nil {
+			return err
+		}
+		target := "memory:" + string(mem)
+		if done, err := replay(st, f, target, &res); done || err != nil {
+			replayed = done
+			return err
+		}
+		if len(st.Targets) != 1 || !st.Targets[0].visible() {
+			return issuer.Errorf(issuer.CodeNotFound, "memory %s not found", mem)
+		}
+		m := &st.Targets[0]
+		switch {
+		case m.Author == p.Key:
+			return issuer.Errorf(issuer.CodeSelfFeedback, "an agent cannot validate its own memory")
+		case !m.Consumed:
+			return issuer.Errorf(issuer.CodeConsumptionRequired, "retrieve memory %s before validating it", mem)
+		case m.SameOwner:
+			return issuer.Errorf(issuer.CodeSameOwner, "agents of the same operator cannot validate one another")
+		}
+		pl := s.newPlanner(st, p, f, via, 0)
+		out, err := pl.apply(m)
+		if err != nil {
+			return err
+		}
+		// No audit entry: feedback_history records every revision of a
+		// position, with its change, transport and time.
+		res = issuer.FeedbackResult{OK: true, Validation: out.ref, Confidence: out.summary}
+		if err := pl.finish(target, res); err != nil {
+			return err
+		}
+		return ex.WriteValidation(ctx, pl.plan)
+	})
+	return res, replayed, err
+}
+
+// SubmitReceiptFeedback records p's validation of a consultation, applying
+// it to each memory the consultation activated through the same position
+// rules as [Service.SubmitFeedback]. The receipt must be p's own; a receipt
+// that activated any of p's own memories, or a memory of a same-owner
+// agent, is refused as a whole.
+//
+// An unchanged repeat leaves every position as it is, including positions
+// p has since set directly, and records only an audit entry. A change of
+// reason alone revises the memories whose current position this receipt
+// still owns with the same type. A change of type applies to every
+// activated memory again.
+func (s *Service) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid issuer.ReceiptID, f issuer.Feedback, via issuer.Transport) (res issuer.ReceiptFeedbackResult, replayed bool, err error) {
+	if err := p.Require(issuer.ScopeFeedback); err != nil {
+		return res, false, err
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
+		res, replayed = issuer.ReceiptFeedbackResult{}, false
+		st, err := ex.LoadValidation(ctx, ValidationQuery{Evaluator: p.Key, Receipt: rid, IdempotencyKey: f.IdempotencyKey})
+		if err != nil {
+			return err
+		}
+		target := "receipt:" + string(rid)
+		if done, err := replay(st, f, target, &res); done || err != nil {
+			replayed = done
+			return err
+		}
+		rc := st.Receipt
+		if rc == nil || rc.Agent != p.Key {
+			return issuer.Errorf(issuer.CodeNotFound, "receipt %s not found", rid)
+		}
+		for _, m := range st.Targets {
+			if m.Author == p.Key {
+				return issuer.Errorf(issuer.CodeSelfFeedback, "receipt %s activated your own memory %s; it cannot be validated", rid, m.PublicID)
+			}
+		}
+		if rc.Consumed != len(st.Targets) {
+			return issuer.Errorf(issuer.CodeConsumptionRequired, "receipt %s has no consumption record for every memory", rid)
+		}
+		if rc.SameOwner > 0 {
+			return issuer.Errorf(issuer.CodeSameOwner, "receipt %s activated a memory of an agent with the same operator", rid)
+		}
+
+		cf := rc.Feedback
+		exists := cf != nil
+		sameType := exists && cf.Type == f.Type
+		unchanged := sameType && cf.Reason == f.Reason && cf.Verdict == f.Verdict
+
+		pl := s.newPlanner(st, p, f, via, rc.Key)
+		action := "consultation.validation_recorded"
+		write := &ConsultationWrite{Receipt: rc.Key, Type: f.Type, Verdict: f.Verdict, Reason: f.Reason, Revision: 1}
+		switch {
+		case unchanged:
+			action, write = "consultation.validation_repeated", nil
+		case sameType:
+			action = "consultation.validation_revised"
+			write.Key, write.Revision = cf.Key, cf.Revision+1
+		case exists:
+			write.Key, write.Revision = cf.Key, cf.Revision+1
+		}
+		revision := cf.revision(write)
+		pl.plan.Consultation = write
+
+		visible := 0
+		for i := range st.Targets {
+			m := &st.Targets[i]
+			if !m.visible() {
+				res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: m.PublicID, Reason: issuer.SkipUnavailable})
+				continue
+			}
+			visible++
+			var out outcome
+			switch cur := m.Current; {
+			case !unchanged && !sameType:
+				out, err = pl.apply(m)
+			case !unchanged && cur != nil && cur.Receipt == rc.Key && cur.Ref.Type == f.Type:
+				// A reason edit of a position this receipt still owns with
+				// the same type.
+				out, err = pl.apply(m)
+			case cur != nil:
+				out = outcome{ref: cur.Ref, summary: m.Summary}
+			}
+			if err != nil {
+				return err
+			}
+			if out.ref.ID == "" {
+				res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: m.PublicID, Reason: issuer.SkipNoPosition})
+				continue
+			}
+			res.Validations = append(res.Validations, issuer.ReceiptValidation{MemoryID: m.PublicID, Validation: out.ref, Confidence: out.summary})
+		}
+		pl.plan.Audit = &AuditWrite{Actor: string(p.AgentID), Action: action, Subject: string(rid), Detail: map[string]any{
+			"type": f.Type, "revision": revision, "memories": visible, "transport": via,
+		}}
+		res.OK = true
+		res.Receipt = issuer.ReceiptRef{ID: rid, Type: f.Type, Revision: revision}
+		if res.Validations == nil {
+			res.Validations = []issuer.ReceiptValidation{}
+		}
+		if err := pl.finish(target, res); err != nil {
+			return err
+		}
+		return ex.WriteValidation(ctx, pl.plan)
+	})
+	return res, replayed, err
+}
+
+// revision is the consultation validation's revision after write (nil for
+// an unchanged repeat).
+func (cf *ConsultationFeedback) revision(write *ConsultationWrite) int {
+	if write == nil {
+		return cf.Revision
+	}
+	return write.Revision
+}
+
+// replay handles an idempotency key seen before: the recorded response
+// when the input matches, idempotency_conflict when it does not.
+func replay(st *ValidationState, f issuer.Feedback, target string, res any) (bool, error) {
+	if f.IdempotencyKey == "" || st.Prior == nil {
+		return false, nil
+	}
+	if st.Prior.Fingerprint != f.Fingerprint(target) || st.Prior.Response == nil {
+		return false, issuer.Errorf(issuer.CodeIdempotencyConflict, "the idempotency key was used before with different input")
+	}
+	if err := json.Unmarshal(st.Prior.Response, res); err != nil {
+		return false, fmt.Errorf("service: recorded response: %w", err)
+	}
+	return true, nil
+}
+
+// visible reports whether the memory may be retrieved, consulted or
+// validated: it is active and so is its author.
+func (t *Target) visible() bool {
+	return t.Status == issuer.MemoryActive && t.AuthorStatus == issuer.AgentActive
+}
