@@ -197,6 +197,9 @@ func (db *DB) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid
 		default:
 			_, err = exec(ctx, tx, `INSERT INTO consultation_feedback (receipt_id, agent_id, type, legacy_verdict, reason, revision, created_at, updated_at)
 				VALUES (?, ?, ?, ?, ?, 1, ?, ?)`, receipt.Key, p.Key, f.Type, nullString(string(f.Verdict)), f.Reason, now, now)
+			if err == nil {
+				err = countFeedback(ctx, tx, p.Key)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("store: write consultation feedback: %w", err)
@@ -348,6 +351,7 @@ type currentRow struct {
 	Reason         sql.NullString `db:"reason"`
 	Revision       sql.NullInt64  `db:"revision"`
 	Receipt        sql.NullInt64  `db:"receipt_id"`
+	Direct         sql.NullBool   `db:"direct"`
 	BaseWeight     sql.NullInt64  `db:"base_weight"`
 	PositiveFactor sql.NullInt64  `db:"positive_factor"`
 	NegativeFactor sql.NullInt64  `db:"negative_factor"`
@@ -390,7 +394,7 @@ func (c *currentRow) ref() issuer.ValidationRef {
 func (db *DB) readCurrent(ctx context.Context, tx *sqlx.Tx, memory, evaluator int64) (*currentRow, error) {
 	var c currentRow
 	err := get(ctx, tx, &c, `SELECT m.validation_summary_json, m.validation_base_confidence,
-		f.id, f.public_id, f.type, f.legacy_verdict, f.reason, f.revision, f.receipt_id,
+		f.id, f.public_id, f.type, f.legacy_verdict, f.reason, f.revision, f.receipt_id, f.direct,
 		rp.base_weight, rp.positive_factor, rp.negative_factor, rp.weight, rp.contribution,
 		d.raw AS domain_raw, d.sample_size AS domain_sample_size,
 		d.positive_events AS domain_positive_events, d.negative_events AS domain_negative_events
@@ -437,6 +441,12 @@ func (db *DB) applyPosition(ctx context.Context, tx *sqlx.Tx, in positionInput) 
 	}
 	direct := in.receipt == 0
 	receipt := sql.NullInt64{Int64: in.receipt, Valid: !direct}
+	if direct && !cur.Direct.Bool {
+		// Every path below writes direct = true.
+		if err := countFeedback(ctx, tx, in.evaluator.Key); err != nil {
+			return positionOutcome{}, err
+		}
+	}
 
 	if cur.exists() && cur.Type.String == string(f.Type) {
 		sameSource := cur.Receipt == receipt
