@@ -156,9 +156,11 @@ func (db *DB) PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.Publ
 }
 
 // Reputation explains an agent's reputation: its aggregates, the policy,
-// and a page of its journal, newest first. Reasons and internal IDs are
-// never shown, and references to memories that are not active are hidden.
-// The subject must be public and active, unless it is the caller.
+// and a page of its journal, newest first, after q.After (keyset paging on
+// the journal's key). Reasons and internal IDs are never shown, references
+// to memories that are not active are hidden, and a validator is named only
+// when it is public and active or is the caller. The subject must be public
+// and active, unless it is the caller.
 func (db *DB) Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error) {
 	if err := p.Require(issuer.ScopeSearch); err != nil {
 		return issuer.ReputationReport{}, err
