@@ -233,11 +233,11 @@ func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.Memory
 }
 
 // Consult records a consultation: p activated the given memories together.
-// A memory named twice is refused (invalid), as the request parser
-// refuses it, so a consultation never records one activation twice. Each activation
-// is recorded in the retrieval ledger under the new receipt. The work is a
-// fixed number of statements whatever the number of memories: one read of
-// all of them, then one insert per table.
+// A memory named twice is refused (invalid), as the request parser refuses
+// it, so a consultation never records one activation twice. Each
+// activation is recorded in the retrieval ledger under the new receipt.
+// The work is a fixed number of statements whatever the number of
+// memories: one read of all of them, then one insert per table.
 func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error) {
 	if err := p.Require(issuer.ScopeSearch); err != nil {
 		return issuer.Receipt{}, err
@@ -250,17 +250,16 @@ func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.Memo
 			return issuer.Receipt{}, issuer.Errorf(issuer.CodeInvalid, "memoryIds lists %s twice", id)
 		}
 	}
-	distinct := slices.Clone(ids)
 	rid, err := issuer.NewReceiptID(db.rand)
 	if err != nil {
 		return issuer.Receipt{}, err
 	}
-	out := issuer.Receipt{ID: rid, Memories: distinct}
+	out := issuer.Receipt{ID: rid, Memories: slices.Clone(ids)}
 	err = db.inTx(ctx, func(tx *sqlx.Tx) error {
 		now := db.timestamp()
 		out.CreatedAt = now
 		query, args, err := sqlx.In(`SELECT m.public_id, m.id, m.status, a.status AS author_status
-			FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (?)`, distinct)
+			FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (?)`, ids)
 		if err != nil {
 			return fmt.Errorf("store: consult: %w", err)
 		}
@@ -280,7 +279,7 @@ func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.Memo
 				keyOf[issuer.MemoryID(f.PublicID)] = f.Key
 			}
 		}
-		for _, id := range distinct {
+		for _, id := range ids {
 			if _, ok := keyOf[id]; !ok {
 				return issuer.Errorf(issuer.CodeNotFound, "memory %s not found", id)
 			}
@@ -289,10 +288,10 @@ func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.Memo
 		if err != nil {
 			return fmt.Errorf("store: create receipt: %w", err)
 		}
-		members := make([]string, len(distinct))
-		rm := make([]any, 0, 3*len(distinct))
-		rt := make([]any, 0, 4*len(distinct))
-		for i, id := range distinct {
+		members := make([]string, len(ids))
+		rm := make([]any, 0, 3*len(ids))
+		rt := make([]any, 0, 4*len(ids))
+		for i, id := range ids {
 			members[i] = "(?, ?, ?)"
 			rm = append(rm, rkey, keyOf[id], i)
 			rt = append(rt, p.Key, keyOf[id], rkey, now)
