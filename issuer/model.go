@@ -44,10 +44,11 @@ type Lineage struct {
 	Parent   MemoryID        `json:"memoryId"`
 }
 
-// Memory is a published memory as its full retrieval returns it.
+// Memory is a published memory as its full retrieval returns it. Author is
+// empty unless the author is public and active, or is the viewer.
 type Memory struct {
 	ID        MemoryID     `json:"id"`
-	Author    AgentID      `json:"author"`
+	Author    AgentID      `json:"author,omitempty"`
 	Category  string       `json:"category"`
 	Domain    string       `json:"domain"`
 	Title     string       `json:"title"`
@@ -174,7 +175,8 @@ type Profile struct {
 }
 
 // ReputationEvent is one journal entry as the public explanation shows it.
-// Memory is empty when the memory is no longer visible.
+// Memory is empty when the memory is no longer visible; Validator is empty
+// unless the validator is public and active, or is the viewer.
 type ReputationEvent struct {
 	Type      reputation.Type  `json:"type,omitempty"`
 	Phase     reputation.Phase `json:"phase"`
@@ -200,6 +202,7 @@ type ReputationReport struct {
 	Domain          string                `json:"domain,omitempty"`
 	Events          []ReputationEvent     `json:"events"`
 	Limit           int                   `json:"limit"`
-	Offset          int                   `json:"offset"`
 	HasMore         bool                  `json:"hasMore"`
+	// NextCursor, when HasMore, is the cursor of the next (older) page.
+	NextCursor string `json:"nextCursor,omitempty"`
 }

@@ -27,7 +27,6 @@ const (
 	MaxLabel               = 100       // characters of one appliesTo label
 	MaxConsultedMemories   = 20        // memories in one consultation
 	MaxReputationLimit     = 50        // events on one page of a reputation report
-	MaxReputationOffset    = 1000      // deepest offset into a reputation report
 	DefaultReputationLimit = 20
 	DefaultConfidence      = reputation.Milli(500)
 )
@@ -291,12 +290,14 @@ type ReputationQuery struct {
 	// Domain is a normalised domain, or "" for all domains.
 	Domain string
 	Limit  int
-	Offset int
+	// After is where the page starts: the events older than this cursor,
+	// or the newest events when it is the zero Cursor.
+	After Cursor
 }
 
 // NewReputationQuery checks a report's filters; nil means absent. limit is
-// 1 to 50 (20 when absent) and offset 0 to 1000.
-func NewReputationQuery(domain *string, limit, offset *int) (ReputationQuery, error) {
+// 1 to 50 (20 when absent); cursor is a nextCursor of an earlier page.
+func NewReputationQuery(domain *string, limit *int, cursor *string) (ReputationQuery, error) {
 	q := ReputationQuery{Limit: DefaultReputationLimit}
 	if domain != nil {
 		d, err := cleanText("domain", *domain, 0, MaxCategory, false)
@@ -311,21 +312,22 @@ func NewReputationQuery(domain *string, limit, offset *int) (ReputationQuery, er
 		}
 		q.Limit = *limit
 	}
-	if offset != nil {
-		if *offset < 0 || *offset > MaxReputationOffset {
-			return q, Errorf(CodeInvalid, "offset must be between 0 and %d", MaxReputationOffset)
+	if cursor != nil {
+		c, err := ParseCursor(*cursor)
+		if err != nil {
+			return q, err
 		}
-		q.Offset = *offset
+		q.After = c
 	}
 	return q, nil
 }
 
-// ParseReputationQuery reads domain, limit and offset from a URL query.
+// ParseReputationQuery reads domain, limit and cursor from a URL query.
 // Other parameters are refused, as is a parameter given twice.
 func ParseReputationQuery(v url.Values) (ReputationQuery, error) {
 	var (
-		domain        *string
-		limit, offset *int
+		domain, cursor *string
+		limit          *int
 	)
 	for name, vals := range v {
 		if len(vals) != 1 {
@@ -335,21 +337,19 @@ func ParseReputationQuery(v url.Values) (ReputationQuery, error) {
 		switch name {
 		case "domain":
 			domain = &val
-		case "limit", "offset":
+		case "cursor":
+			cursor = &val
+		case "limit":
 			n, err := parseSmallUint(val)
 			if err != nil {
 				return ReputationQuery{}, Errorf(CodeInvalid, "%s must be a non-negative integer", name)
 			}
-			if name == "limit" {
-				limit = &n
-			} else {
-				offset = &n
-			}
+			limit = &n
 		default:
 			return ReputationQuery{}, Errorf(CodeInvalid, "unknown query parameter %q", truncate(name, 40))
 		}
 	}
-	return NewReputationQuery(domain, limit, offset)
+	return NewReputationQuery(domain, limit, cursor)
 }
 
 // parseSmallUint reads 1 to 9 decimal digits.

@@ -127,15 +127,18 @@ func TestParseConsultation(t *testing.T) {
 }
 
 func TestParseReputationQuery(t *testing.T) {
-	q, err := issuer.ParseReputationQuery(url.Values{"domain": {"Power BI"}, "limit": {"50"}, "offset": {"1000"}})
-	if err != nil || q.Domain != "power bi" || q.Limit != 50 || q.Offset != 1000 {
+	c := issuer.CursorAfter(1000).String()
+	q, err := issuer.ParseReputationQuery(url.Values{"domain": {"Power BI"}, "limit": {"50"}, "cursor": {c}})
+	if err != nil || q.Domain != "power bi" || q.Limit != 50 || q.After.ID() != 1000 {
 		t.Fatalf("%+v %v", q, err)
 	}
-	if q, _ := issuer.ParseReputationQuery(url.Values{}); q.Limit != 20 || q.Offset != 0 {
+	if q, _ := issuer.ParseReputationQuery(url.Values{}); q.Limit != 20 || !q.After.IsZero() {
 		t.Fatalf("defaults %+v", q)
 	}
 	for _, bad := range []url.Values{
-		{"limit": {"51"}}, {"limit": {"0"}}, {"offset": {"1001"}}, {"limit": {"-1"}}, {"limit": {"1e2"}},
+		{"limit": {"51"}}, {"limit": {"0"}}, {"offset": {"20"}}, {"limit": {"-1"}},
+		{"cursor": {""}}, {"cursor": {"AAAAAAAAAAA"}}, {"cursor": {"gAAAAAAAAAA"}}, {"cursor": {c + "A"}}, {"cursor": {c + "="}},
+		{"cursor": {"AAAAAAAAA+o"}}, {"cursor": {"AAAAAAAAAAB"}}, {"limit": {"1e2"}},
 		{"limit": {"1", "2"}}, {"sort": {"asc"}},
 	} {
 		if _, err := issuer.ParseReputationQuery(bad); issuer.ErrorCode(err) != issuer.CodeInvalid {
@@ -281,7 +284,7 @@ func FuzzParseModeration(f *testing.F) {
 }
 
 func FuzzParseReputationQuery(f *testing.F) {
-	f.Add("domain=power+bi&limit=20&offset=0")
+	f.Add("domain=power+bi&limit=20&cursor=AAAAAAAAA-g")
 	f.Add("limit=999999999999")
 	f.Fuzz(func(t *testing.T, raw string) {
 		v, err := url.ParseQuery(raw)
@@ -293,8 +296,11 @@ func FuzzParseReputationQuery(f *testing.F) {
 			checkCallerError(t, err)
 			return
 		}
-		if q.Limit < 1 || q.Limit > issuer.MaxReputationLimit || q.Offset < 0 || q.Offset > issuer.MaxReputationOffset {
+		if q.Limit < 1 || q.Limit > issuer.MaxReputationLimit || q.After.ID() < 0 {
 			t.Fatalf("accepted %+v", q)
+		}
+		if c := v.Get("cursor"); c != "" && q.After.String() != c {
+			t.Fatalf("cursor %q does not re-encode: %q", c, q.After.String())
 		}
 	})
 }

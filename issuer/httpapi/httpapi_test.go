@@ -176,12 +176,18 @@ func TestValidationFlowOverHTTP(t *testing.T) {
 			t.Fatalf("me %v", me)
 		}
 		var rep issuer.ReputationReport
-		must(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?domain=power%20bi%20%2F%20performance&limit=2&offset=0", ""), 200).json(t, &rep)
+		must(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?domain=power%20bi%20%2F%20performance&limit=2", ""), 200).json(t, &rep)
 		if rep.PolicyVersion != "independent-validation-v2" || len(rep.Events) != 2 || !rep.HasMore || rep.Events[0].Phase != "apply" {
 			t.Fatalf("report %+v", rep)
 		}
 		wantProblem(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?limit=51", ""), 400, issuer.CodeInvalid)
-		wantProblem(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?offset=1001", ""), 400, issuer.CodeInvalid)
+		var next issuer.ReputationReport
+		must(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?domain=power%20bi%20%2F%20performance&limit=2&cursor="+rep.NextCursor, ""), 200).json(t, &next)
+		if len(next.Events) == 0 || next.Events[0] == rep.Events[1] {
+			t.Fatalf("second page %+v", next)
+		}
+		wantProblem(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?offset=2", ""), 400, issuer.CodeInvalid)
+		wantProblem(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?cursor=AAAAAAAAAAA", ""), 400, issuer.CodeInvalid)
 	})
 }
 

@@ -72,7 +72,7 @@ func newServer(app Issuer, logger *slog.Logger, version string) *mcp.Server {
 	}, t.agentProfile)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "get_agent_reputation",
-		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50, offset at most 1000.",
+		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page.",
 	}, t.agentReputation)
 	return s
 }
@@ -206,7 +206,7 @@ type ReputationInput struct {
 	PublicID string  `json:"publicId" jsonschema:"the agent (agt_…)"`
 	Domain   *string `json:"domain,omitempty" jsonschema:"only this domain, normalised like memory categories"`
 	Limit    *int    `json:"limit,omitempty" jsonschema:"events per page, 1 to 50 (default 20)"`
-	Offset   *int    `json:"offset,omitempty" jsonschema:"events to skip, at most 1000"`
+	Cursor   *string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page"`
 }
 
 func (t *tools) agentReputation(ctx context.Context, req *mcp.CallToolRequest, in ReputationInput) (*mcp.CallToolResult, any, error) {
@@ -219,7 +219,7 @@ func (t *tools) agentReputation(ctx context.Context, req *mcp.CallToolRequest, i
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}
-	q, err := issuer.NewReputationQuery(in.Domain, in.Limit, in.Offset)
+	q, err := issuer.NewReputationQuery(in.Domain, in.Limit, in.Cursor)
 	if err != nil {
 		return t.fail(ctx, tool, err)
 	}

@@ -128,11 +128,14 @@ type Target struct {
 
 // CurrentPosition is an evaluator's current position on a memory.
 type CurrentPosition struct {
-	Key      int64
-	Ref      issuer.ValidationRef
-	Verdict  reputation.Verdict
-	Reason   string
-	Receipt  int64 // the owning consultation, 0 for none
+	Key     int64
+	Ref     issuer.ValidationRef
+	Verdict reputation.Verdict
+	Reason  string
+	Receipt int64 // the owning consultation, 0 for none
+	// Direct reports that the evaluator has ever set this position by
+	// direct feedback, which is what the feedback-given count counts.
+	Direct   bool
 	Position reputation.Position
 }
 
@@ -161,7 +164,11 @@ type ValidationPlan struct {
 	// DomainCounts and GlobalCounts set evaluator counts; 0 deletes.
 	DomainCounts []DomainCountWrite
 	GlobalCounts []CountWrite
-	Audit        *AuditWrite
+	// FeedbackGiven is what the evaluator's feedback-given count grows by:
+	// memories validated directly for the first time, plus a first
+	// validation of a consultation.
+	FeedbackGiven int
+	Audit         *AuditWrite
 }
 
 // IdempotencyWrite records a key with its response. A concurrent request

@@ -70,6 +70,7 @@ func (pl *planner) apply(m *Target) (outcome, error) {
 		// effect, sample or evidence timestamp.
 		ref := cur.Ref
 		ref.Revision++
+		pl.countDirect(cur)
 		pl.plan.Positions = append(pl.plan.Positions, PositionWrite{
 			Key: cur.Key, Ref: ref, Memory: m.Key, Author: m.Author, Domain: m.Domain, Change: ChangeDetail,
 			Verdict: f.Verdict, Reason: f.Reason, Receipt: pl.receipt, Via: pl.via, Weight: cur.Position.EffectiveWeight,
@@ -112,6 +113,7 @@ func (pl *planner) apply(m *Target) (outcome, error) {
 		events = append(events, entry(reputation.PhaseCompensation, prev, ch.Compensation))
 	}
 	events = append(events, entry(reputation.PhaseApply, &next, ch.Apply))
+	pl.countDirect(cur)
 	pl.plan.Positions = append(pl.plan.Positions, PositionWrite{
 		Key: key, Ref: ref, Memory: m.Key, Author: m.Author, Domain: m.Domain, Change: ChangePosition,
 		Verdict: f.Verdict, Reason: f.Reason, Receipt: pl.receipt, Via: pl.via, Weight: next.EffectiveWeight,
@@ -139,11 +141,20 @@ func (pl *planner) apply(m *Target) (outcome, error) {
 	return outcome{ref: ref, summary: sum, change: ChangePosition}, nil
 }
 
+// countDirect counts a direct write to a position that no direct feedback
+// had set before as feedback given.
+func (pl *planner) countDirect(cur *CurrentPosition) {
+	if pl.receipt == 0 && (cur == nil || !cur.Direct) {
+		pl.plan.FeedbackGiven++
+	}
+}
+
 // setCurrent keeps m's current position in step with the plan.
 func (pl *planner) setCurrent(m *Target, key int64, ref issuer.ValidationRef, next *reputation.Position) {
-	c := &CurrentPosition{Key: key, Ref: ref, Verdict: pl.f.Verdict, Reason: pl.f.Reason, Receipt: pl.receipt}
+	c := &CurrentPosition{Key: key, Ref: ref, Verdict: pl.f.Verdict, Reason: pl.f.Reason, Receipt: pl.receipt, Direct: pl.receipt == 0}
 	if m.Current != nil {
 		c.Position = m.Current.Position
+		c.Direct = c.Direct || m.Current.Direct
 	}
 	if next != nil {
 		c.Position = *next

@@ -121,6 +121,9 @@ func (s *Service) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal,
 		}
 		revision := cf.revision(write)
 		pl.plan.Consultation = write
+		if write != nil && write.Key == 0 {
+			pl.plan.FeedbackGiven++
+		}
 
 		visible := 0
 		for i := range st.Targets {

@@ -205,8 +205,18 @@ func (db *DB) ModerateMemory(ctx context.Context, actor string, mem issuer.Memor
 		if prev == m.Status {
 			return nil
 		}
-		if _, err := exec(ctx, tx, `UPDATE memories SET status = ?, updated_at = ? WHERE public_id = ?`, m.Status, now, mem); err != nil {
+		var author int64
+		if err := get(ctx, tx, &author, `UPDATE memories SET status = ?, updated_at = ? WHERE public_id = ? RETURNING author_id`, m.Status, now, mem); err != nil {
 			return fmt.Errorf("store: moderate: %w", err)
+		}
+		if prev == issuer.MemoryActive || m.Status == issuer.MemoryActive {
+			n := 1
+			if prev == issuer.MemoryActive {
+				n = -1
+			}
+			if err := addActivity(ctx, tx, author, countPublished, n); err != nil {
+				return err
+			}
 		}
 		return audit(ctx, tx, now, actor, "memory.moderated", string(mem), map[string]string{"from": string(prev), "to": string(m.Status), "reason": m.Reason})
 	})

@@ -88,25 +88,24 @@ func (db *DB) loadDomains(ctx context.Context, key int64, domain string) ([]issu
 	return out, nil
 }
 
+// loadStats reads the agent's activity counters: one row, whatever the
+// size of its history.
 func (db *DB) loadStats(ctx context.Context, key int64) (issuer.AgentStats, error) {
-	var s struct {
-		Published     int `db:"published"`
+	var s []struct {
+		Published     int `db:"memories_published"`
 		Retrievals    int `db:"retrievals"`
 		Consultations int `db:"consultations"`
-		Direct        int `db:"direct"`
-		Receipts      int `db:"receipts"`
+		Feedback      int `db:"feedback_given"`
 	}
-	err := get(ctx, db.x, &s, `SELECT
-		(SELECT COUNT(*) FROM memories WHERE author_id = ? AND status = 'active') AS published,
-		(SELECT COUNT(*) FROM retrievals WHERE agent_id = ? AND receipt_id IS NULL) AS retrievals,
-		(SELECT COUNT(*) FROM receipts WHERE agent_id = ?) AS consultations,
-		(SELECT COUNT(*) FROM feedback WHERE evaluator_id = ? AND direct) AS direct,
-		(SELECT COUNT(*) FROM consultation_feedback WHERE agent_id = ?) AS receipts`,
-		key, key, key, key, key)
-	if err != nil {
+	if err := sel(ctx, db.x, &s, `SELECT memories_published, retrievals, consultations, feedback_given
+		FROM agent_activity_counters WHERE agent_id = ?`, key); err != nil {
 		return issuer.AgentStats{}, fmt.Errorf("store: read stats: %w", err)
 	}
-	return issuer.AgentStats{MemoriesPublished: s.Published, Retrievals: s.Retrievals, Consultations: s.Consultations, FeedbackGiven: s.Direct + s.Receipts}, nil
+	if len(s) == 0 {
+		return issuer.AgentStats{}, nil
+	}
+	return issuer.AgentStats{MemoriesPublished: s[0].Published, Retrievals: s[0].Retrievals,
+		Consultations: s[0].Consultations, FeedbackGiven: s[0].Feedback}, nil
 }
 
 func (db *DB) profile(ctx context.Context, a *agentRow) (issuer.PublicProfile, error) {
@@ -157,9 +156,11 @@ func (db *DB) PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.Publ
 }
 
 // Reputation explains an agent's reputation: its aggregates, the policy,
-// and a page of its journal, newest first. Reasons and internal IDs are
-// never shown, and references to memories that are not active are hidden.
-// The subject must be public and active, unless it is the caller.
+// and a page of its journal, newest first, after q.After (keyset paging on
+// the journal's key). Reasons and internal IDs are never shown, references
+// to memories that are not active are hidden, and a validator is named only
+// when it is public and active or is the caller. The subject must be public
+// and active, unless it is the caller.
 func (db *DB) Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error) {
 	a, err := db.loadAgent(ctx, db.x, id)
 	if err != nil {
@@ -175,17 +176,21 @@ func (db *DB) Reputation(ctx context.Context, p issuer.Principal, id issuer.Agen
 	out := issuer.ReputationReport{
 		PublicID: id, PolicyVersion: reputation.Policy, TrustLevel: reputation.TrustLevel(g.Trust),
 		ReputationScore: reputation.Milli(g.Score), Confidence: reputation.Milli(g.Confidence), SampleSize: g.SampleSize,
-		Domain: q.Domain, Limit: q.Limit, Offset: q.Offset, Events: []issuer.ReputationEvent{},
+		Domain: q.Domain, Limit: q.Limit, Events: []issuer.ReputationEvent{},
 	}
 	if out.Domains, err = db.loadDomains(ctx, a.Key, q.Domain); err != nil {
 		return out, err
 	}
 	var rows []struct {
+		Key       int64          `db:"id"`
 		Phase     string         `db:"phase"`
 		Type      sql.NullString `db:"type"`
 		Delta     int64          `db:"delta"`
 		Weight    int64          `db:"weight"`
 		Validator sql.NullString `db:"validator"`
+		VKey      sql.NullInt64  `db:"validator_key"`
+		VStatus   sql.NullString `db:"validator_status"`
+		VVis      sql.NullString `db:"validator_visibility"`
 		Memory    sql.NullString `db:"memory"`
 		Domain    string         `db:"domain"`
 		Policy    string         `db:"policy"`
@@ -198,19 +203,32 @@ func (db *DB) Reputation(ctx context.Context, p issuer.Principal, id issuer.Agen
 		where.WriteString(` AND e.domain = ?`)
 		args = append(args, q.Domain)
 	}
-	args = append(args, q.Limit+1, q.Offset)
-	if err := sel(ctx, db.x, &rows, `SELECT e.phase, e.type, e.delta, e.weight, v.public_id AS validator,
+	if !q.After.IsZero() {
+		where.WriteString(` AND e.id < ?`)
+		args = append(args, q.After.ID())
+	}
+	args = append(args, q.Limit+1)
+	// Keyset paging on the journal's key: a deep page costs what the first
+	// does, through reputation_events_author(_domain).
+	if err := sel(ctx, db.x, &rows, `SELECT e.id, e.phase, e.type, e.delta, e.weight, v.public_id AS validator,
+		v.id AS validator_key, v.status AS validator_status, v.visibility AS validator_visibility,
 		CASE WHEN m.status = 'active' THEN m.public_id END AS memory, e.domain, e.policy, e.created_at
 		FROM reputation_events e
 		LEFT JOIN agents v ON v.id = e.evaluator_id
 		LEFT JOIN memories m ON m.id = e.memory_id
-		WHERE `+where.String()+` ORDER BY e.id DESC LIMIT ? OFFSET ?`, args...); err != nil {
+		WHERE `+where.String()+` ORDER BY e.id DESC LIMIT ?`, args...); err != nil {
 		return out, fmt.Errorf("store: read reputation events: %w", err)
 	}
 	if len(rows) > q.Limit {
 		out.HasMore, rows = true, rows[:q.Limit]
+		out.NextCursor = issuer.CursorAfter(rows[len(rows)-1].Key).String()
 	}
 	for _, r := range rows {
+		// A validator is named only if it is public and active, or is
+		// the viewer: see the README, "What each viewer may see".
+		if r.VKey.Int64 != p.Key && (r.VStatus.String != string(issuer.AgentActive) || r.VVis.String != string(issuer.VisibilityPublic)) {
+			r.Validator = sql.NullString{}
+		}
 		out.Events = append(out.Events, issuer.ReputationEvent{
 			Type: reputation.Type(r.Type.String), Phase: reputation.Phase(r.Phase), Delta: reputation.Milli(r.Delta),
 			Weight: reputation.Milli(r.Weight), Validator: issuer.AgentID(r.Validator.String), Memory: issuer.MemoryID(r.Memory.String),

@@ -182,3 +182,104 @@ func BenchmarkSubmissionThroughput(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReputationPageDepth reads the first page of a report on an
+// author with 100,000 journal entries and a page near its oldest end,
+// alternating the two, and reports the ratio. Keyset paging makes it about
+// 1: a deep page costs what the first does.
+func BenchmarkReputationPageDepth(b *testing.B) {
+	for _, engine := range storetest.Engines(b) {
+		b.Run(string(engine), func(b *testing.B) {
+			ctx := context.Background()
+			w := newBenchWorld(b, engine, 1, 1, 1)
+			author := w.authors[0]
+			w.seedJournal(b, author, 100_000)
+			var oldest []int64
+			if err := w.db.UnsafeSQL().Select(&oldest, w.db.UnsafeSQL().Rebind(`SELECT id FROM reputation_events WHERE author_id = ? ORDER BY id LIMIT 100`), author.Key); err != nil {
+				b.Fatal(err)
+			}
+			deep := issuer.ReputationQuery{Limit: 20, After: issuer.CursorAfter(oldest[len(oldest)-1])}
+			first := issuer.ReputationQuery{Limit: 20}
+			read := func(q issuer.ReputationQuery) time.Duration {
+				t0 := time.Now()
+				rep, err := w.db.Reputation(ctx, author, author.AgentID, q)
+				if err != nil || len(rep.Events) != 20 {
+					b.Fatalf("%d events, %v", len(rep.Events), err)
+				}
+				return time.Since(t0)
+			}
+			var tFirst, tDeep time.Duration
+			n := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				tFirst += read(first)
+				tDeep += read(deep)
+				n++
+			}
+			b.ReportMetric(float64(tFirst.Nanoseconds())/float64(n), "ns/first-page")
+			b.ReportMetric(float64(tDeep.Nanoseconds())/float64(n), "ns/deep-page")
+			b.ReportMetric(float64(tDeep)/float64(tFirst), "ratio")
+		})
+	}
+}
+
+// BenchmarkReceiptEligibility measures the consultation eligibility count
+// for an agent with 100 retrievals and for one with 100,000, alternating,
+// and reports the ratio: about 1 with the receipt index.
+func BenchmarkReceiptEligibility(b *testing.B) {
+	for _, engine := range storetest.Engines(b) {
+		b.Run(string(engine), func(b *testing.B) {
+			ctx := context.Background()
+			w := newBenchWorld(b, engine, 1, 10, 2)
+			x := w.db.UnsafeSQL()
+			receipt := func(p issuer.Principal) int64 {
+				r, err := w.db.Consult(ctx, p, w.memories[:5])
+				if err != nil {
+					b.Fatal(err)
+				}
+				var key int64
+				if err := x.Get(&key, x.Rebind(`SELECT id FROM receipts WHERE public_id = ?`), r.ID); err != nil {
+					b.Fatal(err)
+				}
+				return key
+			}
+			small, large := w.evaluators[0], w.evaluators[1]
+			seed := `INSERT INTO retrievals (agent_id, memory_id, created_at) SELECT ?, m.id, m.created_at FROM memories m`
+			for range 9 {
+				if _, err := x.Exec(x.Rebind(seed), small.Key); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for range 9_999 {
+				if _, err := x.Exec(x.Rebind(seed), large.Key); err != nil {
+					b.Fatal(err)
+				}
+			}
+			rs, rl := receipt(small), receipt(large)
+			if _, err := x.Exec(`ANALYZE`); err != nil {
+				b.Fatal(err)
+			}
+			query := x.Rebind(`SELECT COUNT(DISTINCT memory_id) FROM retrievals WHERE agent_id = ? AND receipt_id = ?`)
+			count := func(p issuer.Principal, r int64) time.Duration {
+				t0 := time.Now()
+				var n int
+				if err := x.GetContext(ctx, &n, query, p.Key, r); err != nil || n != 5 {
+					b.Fatalf("%d, %v", n, err)
+				}
+				return time.Since(t0)
+			}
+			var tSmall, tLarge time.Duration
+			n := 0
+			b.ResetTimer()
+			for b.Loop() {
+				tSmall += count(small, rs)
+				tLarge += count(large, rl)
+				n++
+			}
+			b.ReportMetric(float64(tSmall.Nanoseconds())/float64(n), "ns/check@100")
+			b.ReportMetric(float64(tLarge.Nanoseconds())/float64(n), "ns/check@100k")
+			b.ReportMetric(float64(tLarge)/float64(tSmall), "ratio")
+		})
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -22,6 +24,7 @@ type memoryRow struct {
 	AuthorKey      int64          `db:"author_id"`
 	Author         string         `db:"author_public_id"`
 	AuthorStatus   string         `db:"author_status"`
+	AuthorVis      string         `db:"author_visibility"`
 	Category       string         `db:"category"`
 	Domain         string         `db:"domain"`
 	Title          string         `db:"title"`
@@ -40,7 +43,7 @@ type memoryRow struct {
 // memoryColumns and memoryFrom read a memoryRow.
 const (
 	memoryColumns = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.status AS author_status,
-	m.category, m.domain, m.title, m.content, m.applies_to, m.status, m.confidence, m.validation_summary_json,
+	a.visibility AS author_visibility, m.category, m.domain, m.title, m.content, m.applies_to, m.status, m.confidence, m.validation_summary_json,
 	m.evidence_at, m.created_at, m.lineage_relation, p.public_id AS parent_public_id, m.version_root_id`
 	memoryFrom = `FROM memories m JOIN agents a ON a.id = m.author_id LEFT JOIN memories p ON p.id = m.lineage_parent_id`
 )
@@ -102,11 +105,19 @@ func encodeSummary(s reputation.Summary) string {
 	return string(b)
 }
 
-// memory converts a row to the full retrieval form.
-func (m *memoryRow) memory() (issuer.Memory, error) {
+// authorShownTo reports whether the memory's author may be named to the
+// agent viewer: only a public, active author is named to others; an author
+// always sees itself. See the README, "What each viewer may see".
+func (m *memoryRow) authorShownTo(viewer int64) bool {
+	return viewer == m.AuthorKey ||
+		(m.AuthorStatus == string(issuer.AgentActive) && m.AuthorVis == string(issuer.VisibilityPublic))
+}
+
+// memory converts a row to the full retrieval form as viewer sees it: the
+// author is omitted unless authorShownTo(viewer).
+func (m *memoryRow) memory(viewer int64) (issuer.Memory, error) {
 	out := issuer.Memory{
 		ID:         issuer.MemoryID(m.PublicID),
-		Author:     issuer.AgentID(m.Author),
 		Category:   m.Category,
 		Domain:     m.Domain,
 		Title:      m.Title,
@@ -123,6 +134,9 @@ func (m *memoryRow) memory() (issuer.Memory, error) {
 		return out, err
 	}
 	out.ValidationSummary, out.ConfidenceState = sum, sum.State
+	if m.authorShownTo(viewer) {
+		out.Author = issuer.AgentID(m.Author)
+	}
 	if m.EvidenceAt.Valid {
 		t := m.EvidenceAt.Time.UTC()
 		out.EvidenceUpdatedAt = &t
@@ -177,11 +191,14 @@ func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Public
 		if err := audit(ctx, tx, now, string(p.AgentID), "memory.published", string(id), map[string]string{"domain": pub.Domain}); err != nil {
 			return err
 		}
+		if err := addActivity(ctx, tx, p.Key, countPublished, 1); err != nil {
+			return err
+		}
 		m, err := loadVisibleMemory(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		out, err = m.memory()
+		out, err = m.memory(p.Key)
 		return err
 	})
 	return out, err
@@ -200,47 +217,86 @@ func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.Memory
 			p.Key, m.Key, db.timestamp()); err != nil {
 			return fmt.Errorf("store: record retrieval: %w", err)
 		}
-		out, err = m.memory()
+		if err := addActivity(ctx, tx, p.Key, countRetrievals, 1); err != nil {
+			return err
+		}
+		out, err = m.memory(p.Key)
 		return err
 	})
 	return out, err
 }
 
 // Consult records a consultation: p activated the given memories together.
-// Each activation is recorded in the retrieval ledger under the new receipt.
+// A memory named twice is refused (invalid), as the request parser refuses
+// it, so a consultation never records one activation twice. Each
+// activation is recorded in the retrieval ledger under the new receipt.
+// The work is a fixed number of statements whatever the number of
+// memories: one read of all of them, then one insert per table.
 func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error) {
 	if len(ids) == 0 || len(ids) > issuer.MaxConsultedMemories {
 		return issuer.Receipt{}, issuer.Errorf(issuer.CodeInvalid, "a consultation activates between 1 and %d memories", issuer.MaxConsultedMemories)
+	}
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			return issuer.Receipt{}, issuer.Errorf(issuer.CodeInvalid, "memoryIds lists %s twice", id)
+		}
 	}
 	rid, err := issuer.NewReceiptID(db.rand)
 	if err != nil {
 		return issuer.Receipt{}, err
 	}
-	out := issuer.Receipt{ID: rid, Memories: ids}
+	out := issuer.Receipt{ID: rid, Memories: slices.Clone(ids)}
 	err = db.inTx(ctx, func(tx *sqlx.Tx) error {
 		now := db.timestamp()
 		out.CreatedAt = now
-		keys := make([]int64, len(ids))
-		for i, id := range ids {
-			m, err := loadVisibleMemory(ctx, tx, id)
-			if err != nil {
-				return err
+		query, args, err := sqlx.In(`SELECT m.public_id, m.id, m.status, a.status AS author_status
+			FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (?)`, ids)
+		if err != nil {
+			return fmt.Errorf("store: consult: %w", err)
+		}
+		var found []struct {
+			PublicID     string `db:"public_id"`
+			Key          int64  `db:"id"`
+			Status       string `db:"status"`
+			AuthorStatus string `db:"author_status"`
+		}
+		if err := sel(ctx, tx, &found, query, args...); err != nil {
+			return fmt.Errorf("store: read consulted memories: %w", err)
+		}
+		keyOf := make(map[issuer.MemoryID]int64, len(found))
+		for _, f := range found {
+			row := memoryRow{Status: f.Status, AuthorStatus: f.AuthorStatus}
+			if row.visible() {
+				keyOf[issuer.MemoryID(f.PublicID)] = f.Key
 			}
-			keys[i] = m.Key
+		}
+		for _, id := range ids {
+			if _, ok := keyOf[id]; !ok {
+				return issuer.Errorf(issuer.CodeNotFound, "memory %s not found", id)
+			}
 		}
 		rkey, err := insertID(ctx, tx, `INSERT INTO receipts (public_id, agent_id, created_at) VALUES (?, ?, ?)`, rid, p.Key, now)
 		if err != nil {
 			return fmt.Errorf("store: create receipt: %w", err)
 		}
-		for i, k := range keys {
-			if _, err := exec(ctx, tx, `INSERT INTO receipt_memories (receipt_id, memory_id, position) VALUES (?, ?, ?)`, rkey, k, i); err != nil {
-				return fmt.Errorf("store: receipt memory: %w", err)
-			}
-			if _, err := exec(ctx, tx, `INSERT INTO retrievals (agent_id, memory_id, receipt_id, created_at) VALUES (?, ?, ?, ?)`, p.Key, k, rkey, now); err != nil {
-				return fmt.Errorf("store: record consultation: %w", err)
-			}
+		members := make([]string, len(ids))
+		rm := make([]any, 0, 3*len(ids))
+		rt := make([]any, 0, 4*len(ids))
+		for i, id := range ids {
+			members[i] = "(?, ?, ?)"
+			rm = append(rm, rkey, keyOf[id], i)
+			rt = append(rt, p.Key, keyOf[id], rkey, now)
 		}
-		return nil
+		if _, err := exec(ctx, tx, `INSERT INTO receipt_memories (receipt_id, memory_id, position) VALUES `+strings.Join(members, ", "), rm...); err != nil {
+			return fmt.Errorf("store: receipt memories: %w", err)
+		}
+		for i := range members {
+			members[i] = "(?, ?, ?, ?)"
+		}
+		if _, err := exec(ctx, tx, `INSERT INTO retrievals (agent_id, memory_id, receipt_id, created_at) VALUES `+strings.Join(members, ", "), rt...); err != nil {
+			return fmt.Errorf("store: record consultation: %w", err)
+		}
+		return addActivity(ctx, tx, p.Key, countConsultations, 1)
 	})
 	return out, err
 }

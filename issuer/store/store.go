@@ -31,6 +31,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -72,6 +73,9 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxOpenConns bounds the connection pool; 10 when zero.
 	MaxOpenConns int
+	// WrapConnector, when set, wraps the engine's driver connector; tests
+	// use it to count the statements a use case sends.
+	WrapConnector func(driver.Connector) driver.Connector
 }
 
 // DB is an open store.
@@ -111,7 +115,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	switch {
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		db.engine = Postgres
-		db.x, err = sqlx.Open("pgx", dsn)
+		db.x, err = openWrapped("pgx", dsn, opts.WrapConnector)
 	default:
 		db.engine = SQLite
 		bindSQLite.Do(func() { sqlx.BindDriver("sqlite", sqlx.QUESTION) })
@@ -126,7 +130,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 			"_foreign_keys": {"1"},
 			"_txlock":       {"immediate"},
 		}
-		db.x, err = sqlx.Open("sqlite", path+"?"+q.Encode())
+		db.x, err = openWrapped("sqlite", path+"?"+q.Encode(), opts.WrapConnector)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open: %w", err)
@@ -139,6 +143,35 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	return db, nil
 }
+
+// openWrapped opens a pool on the named driver, through wrap when given.
+func openWrapped(name, dsn string, wrap func(driver.Connector) driver.Connector) (*sqlx.DB, error) {
+	if wrap == nil {
+		return sqlx.Open(name, dsn)
+	}
+	probe, err := sql.Open(name, dsn)
+	if err != nil {
+		return nil, err
+	}
+	drv := probe.Driver()
+	probe.Close()
+	var c driver.Connector = dsnConnector{drv, dsn}
+	if dc, ok := drv.(driver.DriverContext); ok {
+		if c, err = dc.OpenConnector(dsn); err != nil {
+			return nil, err
+		}
+	}
+	return sqlx.NewDb(sql.OpenDB(wrap(c)), name), nil
+}
+
+// dsnConnector is the connector of a driver without its own.
+type dsnConnector struct {
+	drv driver.Driver
+	dsn string
+}
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c dsnConnector) Driver() driver.Driver                        { return c.drv }
 
 // Engine reports which engine db uses.
 func (db *DB) Engine() Engine { return db.engine }

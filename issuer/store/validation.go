@@ -255,7 +255,7 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 		},
 		{
 			query: `SELECT m.id, m.validation_summary_json, m.validation_base_confidence,
-				f.id, f.public_id, f.type, f.legacy_verdict, f.reason, f.revision, f.receipt_id,
+				f.id, f.public_id, f.type, f.legacy_verdict, f.reason, f.revision, f.receipt_id, f.direct,
 				f.base_weight, f.positive_factor, f.negative_factor, f.weight, f.contribution
 				FROM memories m
 				LEFT JOIN feedback f ON f.memory_id = m.id AND f.evaluator_id = ?
@@ -267,7 +267,8 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 				var base int64
 				var key, revision, receipt, bw, pf, nf, w, contrib sql.NullInt64
 				var pub, typ, verdict, reason sql.NullString
-				if err := r.Scan(&m, &summary, &base, &key, &pub, &typ, &verdict, &reason, &revision, &receipt,
+				var direct sql.NullBool
+				if err := r.Scan(&m, &summary, &base, &key, &pub, &typ, &verdict, &reason, &revision, &receipt, &direct,
 					&bw, &pf, &nf, &w, &contrib); err != nil {
 					return err
 				}
@@ -285,6 +286,7 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 						Key:     key.Int64,
 						Ref:     issuer.ValidationRef{ID: issuer.ValidationID(pub.String), Type: reputation.Type(typ.String), Revision: int(revision.Int64)},
 						Verdict: reputation.Verdict(verdict.String), Reason: reason.String, Receipt: receipt.Int64,
+						Direct: direct.Bool,
 						Position: reputation.Position{
 							Type: reputation.Type(typ.String), BaseWeight: reputation.Milli(bw.Int64),
 							PositiveRanked: pf.Valid, PositiveFactor: reputation.Milli(pf.Int64),
@@ -467,6 +469,11 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 		}
 		add(`INSERT INTO agent_global_evaluator_counts (agent_id, evaluator_id, positions) VALUES (?, ?, ?)
 			ON CONFLICT (agent_id, evaluator_id) DO UPDATE SET positions = excluded.positions`, c.Author, ev, c.N)
+	}
+	if plan.FeedbackGiven > 0 {
+		add(`INSERT INTO agent_activity_counters (agent_id, `+string(countFeedbackGiven)+`) VALUES (?, ?)
+			ON CONFLICT (agent_id) DO UPDATE SET `+string(countFeedbackGiven)+` = agent_activity_counters.`+string(countFeedbackGiven)+` + excluded.`+string(countFeedbackGiven),
+			ev, plan.FeedbackGiven)
 	}
 	if a := plan.Audit; a != nil {
 		detail, err := encodeDetail(a.Detail)
