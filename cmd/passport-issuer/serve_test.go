@@ -53,7 +53,9 @@ func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
 	defer cancel()
 	var logs syncBuffer
 	exit := make(chan int, 1)
-	go func() { exit <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--body-timeout", "300ms", "--max-header-bytes", "4096"}, io.Discard, &logs) }()
+	go func() {
+		exit <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--body-timeout", "300ms", "--max-header-bytes", "4096"}, io.Discard, &logs)
+	}()
 
 	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
 	var base string
