@@ -147,14 +147,20 @@ func bind(j cjson.Value, dst reflect.Value, path string) error {
 func bindObject(j cjson.Value, dst reflect.Value, path string) error {
 	fields := map[string]reflect.Value{}
 	collectFields(dst, fields)
+	// Duplicates are looked for across the whole object first, so that a
+	// member repeated in another case is reported as such even when that
+	// case is also unknown.
 	folded := make(map[string]string, j.Len())
-	for k, v := range j.Members() {
+	for k := range j.Members() {
 		name, _ := k.Text()
 		key := foldName(name)
 		if prev, dup := folded[key]; dup {
 			return Errorf(CodeJSONDuplicateKey, "%q and %q name the same member", truncate(prev, 40), truncate(name, 40))
 		}
 		folded[key] = name
+	}
+	for k, v := range j.Members() {
+		name, _ := k.Text()
 		f, ok := fields[name]
 		if !ok {
 			return Errorf(CodeJSONUnknownMember, "unknown member %q", truncate(memberPath(path, name), 80))
