@@ -30,7 +30,7 @@ func rawCall(t *testing.T, e *env, key issuer.APIKey, tool, args string) (isErro
 	b, _ := io.ReadAll(res.Body)
 	var msg struct {
 		Result *struct {
-			IsError           bool            `json:"isError"`
+			IsError           bool `json:"isError"`
 			Content           []struct{ Text string }
 			StructuredContent json.RawMessage `json:"structuredContent"`
 		} `json:"result"`
