@@ -3,6 +3,7 @@ package issuer_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"reflect"
 	"testing"
 	"unicode/utf8"
@@ -68,4 +69,34 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip %+v != %+v", round, got)
 		}
 	})
+}
+
+// TestDecodeVectors runs the decoding vectors SPEC.md §13.1 points to.
+func TestDecodeVectors(t *testing.T) {
+	b, err := os.ReadFile("testdata/decode/vectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Cases []struct {
+			Name string      `json:"name"`
+			Body string      `json:"body"`
+			Code issuer.Code `json:"code"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Cases) < 10 {
+		t.Fatalf("%d vectors", len(file.Cases))
+	}
+	for _, c := range file.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			var r issuer.FeedbackRequest
+			err := issuer.Decode([]byte(c.Body), issuer.MaxFeedbackBody, &r)
+			if got := issuer.ErrorCode(err); got != c.Code {
+				t.Fatalf("%s: code %q (%v), want %q", c.Body, got, err, c.Code)
+			}
+		})
+	}
 }
