@@ -18,7 +18,11 @@
 //
 // Authenticated routes take an API key as a bearer token. Each key has a
 // request budget; anonymous requests share a budget per client address.
-// Request bodies are bounded before they are parsed.
+// Request bodies must be application/json, may be gzip-encoded, are bounded
+// after decompression, must arrive within [Config.BodyTimeout], and are
+// decoded by [issuer.Decode]. Every answer is JSON with
+// X-Content-Type-Options: nosniff; every error is problem details from the
+// shared vocabulary (internal/problem).
 package httpapi
 
 import (

@@ -10,6 +10,10 @@
 //   - get_agent_profile: the calling agent's own profile;
 //   - get_agent_reputation: an agent's reputation explanation, paginated.
 //
+// Each tool decodes its raw arguments with [issuer.Decode], the decoder of
+// the HTTP API, and fails with a tool result (isError) holding the problem
+// details of the shared vocabulary.
+//
 // [Handler] expects the HTTP layer in front of it to have authenticated the
 // bearer key and put the principal in the request context
 // ([issuer.NewContext]); the HTTP API does so and bounds each message.
