@@ -86,9 +86,10 @@ func (c *serveCmd) Run(e *env) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: c.ReadHeaderTimeout,
-		// The handlers read bodies under BodyTimeout and answer 408; this
-		// backstop covers a body no handler reads.
-		ReadTimeout:    c.ReadHeaderTimeout + c.BodyTimeout,
+		// Handlers read bodies under BodyTimeout and answer 408; this
+		// backstop covers a body no handler reads. Its expiry cancels a
+		// running request, so it is never shorter than WriteTimeout.
+		ReadTimeout:    max(c.ReadHeaderTimeout+c.BodyTimeout, c.WriteTimeout),
 		WriteTimeout:   c.WriteTimeout,
 		IdleTimeout:    c.IdleTimeout,
 		MaxHeaderBytes: c.MaxHeaderBytes,

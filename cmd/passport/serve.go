@@ -58,9 +58,10 @@ func (c *serveCmd) Run(e *env) error {
 		Handler: verifier.NewHandler(v, verifier.HandlerConfig{
 			MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, BodyTimeout: c.BodyTimeout, Logger: logger}),
 		ReadHeaderTimeout: c.ReadHeaderTimeout,
-		// The handler reads the body under BodyTimeout and answers 408;
-		// this backstop covers a body no handler reads.
-		ReadTimeout:    c.ReadHeaderTimeout + c.BodyTimeout,
+		// Handlers read bodies under BodyTimeout and answer 408; this
+		// backstop covers a body no handler reads. Its expiry cancels a
+		// running request, so it is never shorter than WriteTimeout.
+		ReadTimeout:    max(c.ReadHeaderTimeout+c.BodyTimeout, c.WriteTimeout),
 		WriteTimeout:   c.WriteTimeout,
 		IdleTimeout:    c.IdleTimeout,
 		MaxHeaderBytes: c.MaxHeaderBytes,

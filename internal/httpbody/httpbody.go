@@ -66,7 +66,6 @@ func Read(w http.ResponseWriter, r *http.Request, opt Options) ([]byte, error) {
 		// test recorders); the server's own ReadTimeout still applies.
 		_ = rc.SetReadDeadline(time.Now().Add(opt.Timeout))
 	}
-	var src io.Reader = http.MaxBytesReader(w, r.Body, opt.Limit+1)
 	gz := false
 	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
 	case "", "identity":
@@ -75,6 +74,14 @@ func Read(w http.ResponseWriter, r *http.Request, opt Options) ([]byte, error) {
 	default:
 		return nil, &Error{Code: problem.UnsupportedMedia, Detail: "the content encoding must be gzip or none"}
 	}
+	wire := opt.Limit + 1
+	if gz {
+		// gzip can expand incompressible bytes a little (a header, a
+		// trailer and a few bytes per block): allow for that on the wire,
+		// and bound the decoded bytes by Limit below.
+		wire = opt.Limit + opt.Limit/16 + 1024
+	}
+	var src io.Reader = http.MaxBytesReader(w, r.Body, wire)
 	if gz {
 		zr, err := gzip.NewReader(src)
 		if err != nil {
@@ -93,6 +100,11 @@ func Read(w http.ResponseWriter, r *http.Request, opt Options) ([]byte, error) {
 			what = "the body is not valid gzip"
 		}
 		return nil, readError(rc, err, opt, what)
+	}
+	if opt.Timeout > 0 {
+		// The body is read: lift the deadline, or its expiry would cancel
+		// the request's context while the handler still works.
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return body, nil
 }
