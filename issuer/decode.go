@@ -1,121 +1,217 @@
 package issuer
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
+	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/remnant/passportkit/internal/cjson"
 )
 
 // maxJSONDepth bounds the nesting of any request body.
 const maxJSONDepth = 8
 
-// decodeStrict decodes one JSON object from body into v. It refuses input
-// over limit bytes, invalid UTF-8, duplicate member names, nesting deeper
-// than maxJSONDepth, unknown fields and trailing data, each with a message
-// for the caller.
-func decodeStrict(body []byte, limit int, v any) error {
+// Decode decodes one JSON object from body into v, a pointer to a request
+// struct, the one way every HTTP route and MCP tool reads its input.
+//
+// The body is parsed strictly with [cjson] first: over limit bytes, not
+// JSON, invalid UTF-8, a lone surrogate escape, an integer beyond ±(2^53−1),
+// nesting deeper than 8, a member named twice or data after the object are
+// refused. The object is then bound to v by exact member name, the name in
+// each field's json tag: a member that differs from every name (case
+// included), or that repeats another up to case, is refused, as is a value
+// of the wrong JSON type. null stands for an absent member where the field
+// is a pointer and is refused elsewhere. Every refusal is an [*Error] with a
+// json_... code (body_too_large for the bound) and a message that names the
+// member as the caller wrote it, never a Go type.
+func Decode(body []byte, limit int, v any) error {
 	if len(body) > limit {
 		return Errorf(CodeTooLarge, "the request body exceeds %d bytes", limit)
 	}
-	if !utf8.Valid(body) {
-		return Errorf(CodeInvalid, "the request body is not valid UTF-8")
+	if len(body) == 0 {
+		return Errorf(CodeJSONMalformed, "the request body is empty")
 	}
-	if err := checkShape(body); err != nil {
-		return err
+	doc, err := cjson.Parse(body, cjson.Options{MaxDepth: maxJSONDepth})
+	if err != nil {
+		return parseError(err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return Errorf(CodeInvalid, "the request body is not valid: %s", describeJSONError(err))
+	root := doc.Root()
+	if root.Kind() != cjson.Object {
+		return Errorf(CodeJSONWrongType, "the request body must be a JSON object")
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return &Error{Code: CodeInternal, Message: "an internal error occurred", Err: errors.New("issuer.Decode: v must point to a struct")}
+	}
+	return bind(root, rv.Elem(), "")
+}
+
+// parseError maps a refusal of the strict parser to its reason code.
+func parseError(err error) error {
+	var ce *cjson.Error
+	if !errors.As(err, &ce) {
+		return Errorf(CodeJSONMalformed, "the request body is not valid JSON")
+	}
+	switch ce.Code {
+	case cjson.ErrUTF8:
+		return Errorf(CodeJSONInvalidUTF8, "the request body is not valid UTF-8 (at byte %d)", ce.Offset)
+	case cjson.ErrSurrogate:
+		return Errorf(CodeJSONLoneSurrogate, "the request body holds a lone surrogate escape (at byte %d)", ce.Offset)
+	case cjson.ErrDuplicateKey:
+		return Errorf(CodeJSONDuplicateKey, "the request body names a member twice (at byte %d)", ce.Offset)
+	case cjson.ErrIntegerRange:
+		return Errorf(CodeJSONNumberRange, "a number is beyond the range JSON readers hold exactly (at byte %d)", ce.Offset)
+	case cjson.ErrDepth:
+		return Errorf(CodeJSONTooDeep, "the request body nests deeper than %d levels", maxJSONDepth)
+	case cjson.ErrTrailing:
+		return Errorf(CodeJSONTrailingData, "the request body has data after its JSON object (at byte %d)", ce.Offset)
+	}
+	return Errorf(CodeJSONMalformed, "the request body is not valid JSON (at byte %d)", ce.Offset)
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// bind stores the JSON value j into the Go value dst; path names j for
+// messages, as the caller wrote it.
+func bind(j cjson.Value, dst reflect.Value, path string) error {
+	if dst.Kind() == reflect.Pointer {
+		if j.Kind() == cjson.Null {
+			dst.SetZero()
+			return nil
+		}
+		p := reflect.New(dst.Type().Elem())
+		if err := bind(j, p.Elem(), path); err != nil {
+			return err
+		}
+		dst.Set(p)
+		return nil
+	}
+	if dst.CanAddr() && dst.Addr().Type().Implements(unmarshalerType) {
+		if j.Kind() != cjson.Number {
+			return wrongType(path, "a number")
+		}
+		if err := dst.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(j.Raw()); err != nil {
+			return Errorf(CodeInvalid, "%s is not valid: %s", describe(path), err.Error())
+		}
+		return nil
+	}
+	switch dst.Kind() {
+	case reflect.String:
+		s, ok := j.Text()
+		if !ok {
+			return wrongType(path, "a string")
+		}
+		dst.SetString(s)
+	case reflect.Bool:
+		b, ok := j.Bool()
+		if !ok {
+			return wrongType(path, "true or false")
+		}
+		dst.SetBool(b)
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		n, ok := j.Int()
+		if !ok || dst.OverflowInt(n) {
+			return wrongType(path, "an integer")
+		}
+		dst.SetInt(n)
+	case reflect.Slice:
+		if j.Kind() != cjson.Array {
+			return wrongType(path, "an array")
+		}
+		out := reflect.MakeSlice(dst.Type(), 0, j.Len())
+		i := 0
+		for e := range j.Elements() {
+			ev := reflect.New(dst.Type().Elem()).Elem()
+			if err := bind(e, ev, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+			out = reflect.Append(out, ev)
+			i++
+		}
+		dst.Set(out)
+	case reflect.Struct:
+		if j.Kind() != cjson.Object {
+			return wrongType(path, "an object")
+		}
+		return bindObject(j, dst, path)
+	default:
+		return &Error{Code: CodeInternal, Message: "an internal error occurred", Err: errors.New("issuer.Decode: unsupported field kind " + dst.Kind().String())}
 	}
 	return nil
 }
 
-// checkShape walks the tokens of body: one object, no duplicate names at any
-// level, bounded depth, nothing after the value.
-func checkShape(body []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	type frame struct {
-		object bool
-		names  map[string]bool
-		key    bool // the next token of an object is a name
+// bindObject binds each member of j to the field of dst whose json tag
+// names it exactly.
+func bindObject(j cjson.Value, dst reflect.Value, path string) error {
+	fields := map[string]reflect.Value{}
+	collectFields(dst, fields)
+	// Duplicates are looked for across the whole object first, so that a
+	// member repeated in another case is reported as such even when that
+	// case is also unknown.
+	folded := make(map[string]string, j.Len())
+	for k := range j.Members() {
+		name, _ := k.Text()
+		key := foldName(name)
+		if prev, dup := folded[key]; dup {
+			return Errorf(CodeJSONDuplicateKey, "%q and %q name the same member", truncate(prev, 40), truncate(name, 40))
+		}
+		folded[key] = name
 	}
-	var stack []*frame
-	first := true
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			if first {
-				return Errorf(CodeInvalid, "the request body is empty")
-			}
-			return nil
+	for k, v := range j.Members() {
+		name, _ := k.Text()
+		f, ok := fields[name]
+		if !ok {
+			return Errorf(CodeJSONUnknownMember, "unknown member %q", truncate(memberPath(path, name), 80))
 		}
-		if err != nil {
-			return Errorf(CodeInvalid, "the request body is not valid JSON: %s", describeJSONError(err))
+		if err := bind(v, f, memberPath(path, name)); err != nil {
+			return err
 		}
-		if first {
-			if d, ok := tok.(json.Delim); !ok || d != '{' {
-				return Errorf(CodeInvalid, "the request body must be a JSON object")
-			}
-		} else if len(stack) == 0 {
-			return Errorf(CodeInvalid, "the request body has data after its JSON object")
-		}
-		first = false
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && top.object && top.key {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			name := tok.(string)
-			if top.names[name] {
-				return Errorf(CodeInvalid, "the member %q appears twice", truncate(name, 40))
-			}
-			top.names[name] = true
-			top.key = false
+	}
+	return nil
+}
+
+// collectFields maps the exact JSON name of each field of v, embedded
+// structs flattened, to the field.
+func collectFields(v reflect.Value, into map[string]reflect.Value) {
+	t := v.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
 			continue
 		}
-		if top != nil && top.object {
-			top.key = true
+		name, _, _ := strings.Cut(tag, ",")
+		if sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct {
+			collectFields(v.Field(i), into)
+			continue
 		}
-		switch d, _ := tok.(json.Delim); d {
-		case '{', '[':
-			if len(stack) == maxJSONDepth {
-				return Errorf(CodeInvalid, "the request body nests deeper than %d levels", maxJSONDepth)
-			}
-			stack = append(stack, &frame{object: d == '{', names: map[string]bool{}, key: d == '{'})
-		case '}', ']':
-			stack = stack[:len(stack)-1]
+		if !sf.IsExported() || name == "" {
+			continue
 		}
+		into[name] = v.Field(i)
 	}
 }
 
-// describeJSONError turns a decoding error into a short phrase without Go
-// type names.
-func describeJSONError(err error) string {
-	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		if te.Field != "" {
-			return "the member " + te.Field + " has the wrong type"
-		}
-		return "a value has the wrong type"
+// foldName is the form under which two member names count as the same
+// name differing only in case.
+func foldName(s string) string { return strings.ToLower(strings.ToUpper(s)) }
+
+func memberPath(path, name string) string {
+	if path == "" {
+		return name
 	}
-	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return "syntax error at byte " + strconv.FormatInt(se.Offset, 10)
+	return path + "." + name
+}
+
+func describe(path string) string {
+	if path == "" {
+		return "the value"
 	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return "unknown member " + name
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "unexpected end of input"
-	}
-	return strings.TrimPrefix(msg, "json: ")
+	return truncate(path, 80)
+}
+
+func wrongType(path, want string) error {
+	return Errorf(CodeJSONWrongType, "%s must be %s", describe(path), want)
 }

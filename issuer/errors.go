@@ -3,30 +3,43 @@ package issuer
 import (
 	"errors"
 	"fmt"
+
+	"github.com/remnant/passportkit/internal/problem"
 )
 
 // Code is a stable reason code for a refused or failed operation. HTTP
-// responses, MCP tool errors and the CLI all report the same codes.
-type Code string
+// responses, MCP tool errors and the CLI all report the same codes, from the
+// one vocabulary both services share.
+type Code = problem.Code
 
 // The error codes. Each refusal says why with one of these.
 const (
-	CodeInvalid             Code = "invalid_request"      // malformed or out-of-bounds input
-	CodeUnauthorized        Code = "unauthorized"         // no valid API key
-	CodeInsufficientScope   Code = "insufficient_scope"   // the key lacks the scope the operation needs
-	CodeAgentInactive       Code = "agent_inactive"       // the calling agent is not active
-	CodeSelfFeedback        Code = "self_feedback"        // an agent validating its own memory
-	CodeSameOwner           Code = "same_owner"           // evaluator and author share a known operator
-	CodeConsumptionRequired Code = "consumption_required" // the evaluator never retrieved the memory
-	CodeNotFound            Code = "not_found"            // no such resource, or not visible to the caller
-	CodeMethodNotAllowed    Code = "method_not_allowed"   // the resource exists, the method does not
-	CodeIdempotencyConflict Code = "idempotency_conflict" // an idempotency key reused with different input
-	CodeConflict            Code = "conflict"             // the request conflicts with the current state
-	CodeTooLarge            Code = "body_too_large"       // the request body exceeds its bound
-	CodeUnsupportedMedia    Code = "unsupported_media_type"
-	CodeRateLimited         Code = "rate_limited" // too many requests for this key
-	CodeUnavailable         Code = "unavailable"  // the store is busy or shutting down; retry later
-	CodeInternal            Code = "internal"     // a fault on the server; details are logged, not returned
+	CodeInvalid             = problem.Invalid             // malformed or out-of-bounds input
+	CodeJSONMalformed       = problem.JSONMalformed       // the body is not JSON
+	CodeJSONInvalidUTF8     = problem.JSONInvalidUTF8     // the body is not valid UTF-8
+	CodeJSONLoneSurrogate   = problem.JSONLoneSurrogate   // a \u escape holds a lone surrogate
+	CodeJSONDuplicateKey    = problem.JSONDuplicateKey    // a member named twice, exactly or up to case
+	CodeJSONUnknownMember   = problem.JSONUnknownMember   // a member the request does not define
+	CodeJSONWrongType       = problem.JSONWrongType       // a member of the wrong JSON type or range
+	CodeJSONNumberRange     = problem.JSONNumberRange     // an integer beyond ±(2^53−1)
+	CodeJSONTooDeep         = problem.JSONTooDeep         // nesting deeper than 8 levels
+	CodeJSONTrailingData    = problem.JSONTrailingData    // data after the JSON object
+	CodeUnauthorized        = problem.Unauthorized        // no valid API key
+	CodeInsufficientScope   = problem.InsufficientScope   // the key lacks the scope the operation needs
+	CodeAgentInactive       = problem.AgentInactive       // the calling agent is not active
+	CodeSelfFeedback        = problem.SelfFeedback        // an agent validating its own memory
+	CodeSameOwner           = problem.SameOwner           // evaluator and author share a known operator
+	CodeConsumptionRequired = problem.ConsumptionRequired // the evaluator never retrieved the memory
+	CodeNotFound            = problem.NotFound            // no such resource, or not visible to the caller
+	CodeMethodNotAllowed    = problem.MethodNotAllowed    // the resource exists, the method does not
+	CodeRequestTimeout      = problem.RequestTimeout      // the request body did not arrive in time
+	CodeIdempotencyConflict = problem.IdempotencyConflict // an idempotency key reused with different input
+	CodeConflict            = problem.Conflict            // the request conflicts with the current state
+	CodeTooLarge            = problem.TooLarge            // the request body exceeds its bound
+	CodeUnsupportedMedia    = problem.UnsupportedMedia    // not application/json, or an unknown content encoding
+	CodeRateLimited         = problem.RateLimited         // too many requests for this key
+	CodeUnavailable         = problem.Unavailable         // the store is busy or shutting down; retry later
+	CodeInternal            = problem.Internal            // a fault on the server; details are logged, not returned
 )
 
 // Error is the issuer's error type: a code, and a message safe to show to the

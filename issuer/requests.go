@@ -5,9 +5,6 @@ import (
 	"encoding/hex"
 	"net/url"
 	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/remnant/passportkit/reputation"
 )
@@ -90,11 +87,11 @@ func (r FeedbackRequest) Normalize() (Feedback, error) {
 		return f, Errorf(CodeInvalid, "a validation needs a type (or a legacy verdict)")
 	}
 	var err error
-	if f.Reason, err = cleanText("reason", f.Reason, 0, MaxReason, true); err != nil {
+	if f.Reason, err = cleanText("reason", f.Reason, 0, MaxReason, proseText); err != nil {
 		return f, err
 	}
 	if r.IdempotencyKey != nil {
-		if f.IdempotencyKey, err = cleanText("idempotencyKey", *r.IdempotencyKey, 1, MaxIdempotencyKey, false); err != nil {
+		if f.IdempotencyKey, err = cleanText("idempotencyKey", *r.IdempotencyKey, 1, MaxIdempotencyKey, lineText); err != nil {
 			return f, err
 		}
 	}
@@ -117,7 +114,7 @@ func (f Feedback) Fingerprint(target string) string {
 // ParseFeedback decodes and checks the body of a memory validation.
 func ParseFeedback(body []byte) (Feedback, error) {
 	var r FeedbackRequest
-	if err := decodeStrict(body, MaxFeedbackBody, &r); err != nil {
+	if err := Decode(body, MaxFeedbackBody, &r); err != nil {
 		return Feedback{}, err
 	}
 	return r.Normalize()
@@ -131,7 +128,7 @@ func ParseReceiptFeedback(body []byte, receipt ReceiptID) (Feedback, error) {
 		FeedbackRequest
 		ReceiptID *string `json:"receiptId,omitempty"`
 	}
-	if err := decodeStrict(body, MaxFeedbackBody, &r); err != nil {
+	if err := Decode(body, MaxFeedbackBody, &r); err != nil {
 		return Feedback{}, err
 	}
 	if r.ReceiptID != nil && *r.ReceiptID != string(receipt) {
@@ -169,24 +166,24 @@ type Publication struct {
 // ParsePublication decodes and checks the body of a new memory.
 func ParsePublication(body []byte) (Publication, error) {
 	var r PublishRequest
-	if err := decodeStrict(body, MaxPublishBody, &r); err != nil {
+	if err := Decode(body, MaxPublishBody, &r); err != nil {
 		return Publication{}, err
 	}
 	var (
 		p   Publication
 		err error
 	)
-	if p.Category, err = cleanText("category", r.Category, 1, MaxCategory, true); err != nil {
+	if p.Category, err = cleanText("category", r.Category, 1, MaxCategory, blockText); err != nil {
 		return p, err
 	}
 	p.Domain = reputation.NormalizeDomain(p.Category)
 	if p.Domain == "" {
 		return p, Errorf(CodeInvalid, "category has no domain after normalisation")
 	}
-	if p.Title, err = cleanText("title", r.Title, 1, MaxTitle, false); err != nil {
+	if p.Title, err = cleanText("title", r.Title, 1, MaxTitle, lineText); err != nil {
 		return p, err
 	}
-	if p.Content, err = cleanText("content", r.Content, 1, MaxContent, true); err != nil {
+	if p.Content, err = cleanText("content", r.Content, 1, MaxContent, proseText); err != nil {
 		return p, err
 	}
 	if len(r.AppliesTo) > MaxAppliesTo {
@@ -195,7 +192,7 @@ func ParsePublication(body []byte) (Publication, error) {
 	p.AppliesTo = []string{}
 	seen := map[string]bool{}
 	for _, l := range r.AppliesTo {
-		l, err := cleanText("appliesTo label", l, 1, MaxLabel, false)
+		l, err := cleanText("appliesTo label", l, 1, MaxLabel, lineText)
 		if err != nil {
 			return p, err
 		}
@@ -232,7 +229,7 @@ func ParseConsultation(body []byte) ([]MemoryID, error) {
 	var r struct {
 		MemoryIDs []string `json:"memoryIds"`
 	}
-	if err := decodeStrict(body, MaxConsultationBody, &r); err != nil {
+	if err := Decode(body, MaxConsultationBody, &r); err != nil {
 		return nil, err
 	}
 	if len(r.MemoryIDs) == 0 || len(r.MemoryIDs) > MaxConsultedMemories {
@@ -266,7 +263,7 @@ func ParseModeration(body []byte) (Moderation, error) {
 		Status string `json:"status"`
 		Reason string `json:"reason,omitempty"`
 	}
-	if err := decodeStrict(body, MaxModerationBody, &r); err != nil {
+	if err := Decode(body, MaxModerationBody, &r); err != nil {
 		return Moderation{}, err
 	}
 	return NewModeration(r.Status, r.Reason)
@@ -278,7 +275,7 @@ func NewModeration(status, reason string) (Moderation, error) {
 	if err != nil {
 		return Moderation{}, err
 	}
-	reason, err = cleanText("reason", reason, 0, MaxReason, true)
+	reason, err = cleanText("reason", reason, 0, MaxReason, proseText)
 	if err != nil {
 		return Moderation{}, err
 	}
@@ -300,7 +297,7 @@ type ReputationQuery struct {
 func NewReputationQuery(domain *string, limit *int, cursor *string) (ReputationQuery, error) {
 	q := ReputationQuery{Limit: DefaultReputationLimit}
 	if domain != nil {
-		d, err := cleanText("domain", *domain, 0, MaxCategory, false)
+		d, err := cleanText("domain", *domain, 0, MaxCategory, lineText)
 		if err != nil {
 			return q, err
 		}
@@ -365,28 +362,4 @@ func parseSmallUint(s string) (int, error) {
 		n = n*10 + int(c-'0')
 	}
 	return n, nil
-}
-
-// cleanText trims s and checks it: valid UTF-8, between lo and hi
-// characters, and no control characters except, where multiline allows,
-// tab, line feed and carriage return.
-func cleanText(field, s string, lo, hi int, multiline bool) (string, error) {
-	if !utf8.ValidString(s) {
-		return "", Errorf(CodeInvalid, "%s is not valid UTF-8", field)
-	}
-	s = strings.TrimSpace(s)
-	n := 0
-	for _, r := range s {
-		n++
-		if unicode.IsControl(r) && !(multiline && (r == '\t' || r == '\n' || r == '\r')) {
-			return "", Errorf(CodeInvalid, "%s contains a control character", field)
-		}
-	}
-	if n == 0 && lo > 0 {
-		return "", Errorf(CodeInvalid, "%s is required", field)
-	}
-	if n < lo || n > hi {
-		return "", Errorf(CodeInvalid, "%s must be %d to %d characters, not %d", field, lo, hi, n)
-	}
-	return s, nil
 }

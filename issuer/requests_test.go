@@ -30,19 +30,25 @@ func TestParseFeedback(t *testing.T) {
 		{"neither", `{"reason":"x"}`, issuer.Feedback{}, issuer.CodeInvalid},
 		{"unknown type", `{"type":"agree"}`, issuer.Feedback{}, issuer.CodeInvalid},
 		{"unknown verdict", `{"verdict":"agree"}`, issuer.Feedback{}, issuer.CodeInvalid},
-		{"client-chosen weight", `{"type":"useful","weight":1}`, issuer.Feedback{}, issuer.CodeInvalid},
-		{"client-chosen author", `{"type":"useful","author":"agt_x"}`, issuer.Feedback{}, issuer.CodeInvalid},
+		{"client-chosen weight", `{"type":"useful","weight":1}`, issuer.Feedback{}, issuer.CodeJSONUnknownMember},
+		{"client-chosen author", `{"type":"useful","author":"agt_x"}`, issuer.Feedback{}, issuer.CodeJSONUnknownMember},
 		{"empty key", `{"type":"useful","idempotencyKey":"  "}`, issuer.Feedback{}, issuer.CodeInvalid},
 		{"key too long", `{"type":"useful","idempotencyKey":"` + strings.Repeat("k", 201) + `"}`, issuer.Feedback{}, issuer.CodeInvalid},
-		{"duplicate member", `{"type":"useful","type":"contradict"}`, issuer.Feedback{}, issuer.CodeInvalid},
-		{"trailing data", `{"type":"useful"} {}`, issuer.Feedback{}, issuer.CodeInvalid},
-		{"array", `[{"type":"useful"}]`, issuer.Feedback{}, issuer.CodeInvalid},
-		{"null", `null`, issuer.Feedback{}, issuer.CodeInvalid},
-		{"empty", ``, issuer.Feedback{}, issuer.CodeInvalid},
+		{"duplicate member", `{"type":"useful","type":"contradict"}`, issuer.Feedback{}, issuer.CodeJSONDuplicateKey},
+		{"trailing data", `{"type":"useful"} {}`, issuer.Feedback{}, issuer.CodeJSONTrailingData},
+		{"array", `[{"type":"useful"}]`, issuer.Feedback{}, issuer.CodeJSONWrongType},
+		{"null", `null`, issuer.Feedback{}, issuer.CodeJSONWrongType},
+		{"empty", ``, issuer.Feedback{}, issuer.CodeJSONMalformed},
 		{"control character", `{"type":"useful","reason":"a\u0000b"}`, issuer.Feedback{}, issuer.CodeInvalid},
-		{"invalid UTF-8", "{\"type\":\"useful\",\"reason\":\"\xff\"}", issuer.Feedback{}, issuer.CodeInvalid},
-		{"wrong type", `{"type":7}`, issuer.Feedback{}, issuer.CodeInvalid},
-		{"too deep", `{"type":"useful","x":[[[[[[[[[1]]]]]]]]]}`, issuer.Feedback{}, issuer.CodeInvalid},
+		{"invalid UTF-8", "{\"type\":\"useful\",\"reason\":\"\xff\"}", issuer.Feedback{}, issuer.CodeJSONInvalidUTF8},
+		{"wrong type", `{"type":7}`, issuer.Feedback{}, issuer.CodeJSONWrongType},
+		{"too deep", `{"type":"useful","x":[[[[[[[[[1]]]]]]]]]}`, issuer.Feedback{}, issuer.CodeJSONTooDeep},
+		{"case-variant duplicate", `{"type":"useful","TYPE":"used_unsuccessfully"}`, issuer.Feedback{}, issuer.CodeJSONDuplicateKey},
+		{"case variant", `{"tYpE":"corroborate"}`, issuer.Feedback{}, issuer.CodeJSONUnknownMember},
+		{"duplicate behind an escape", `{"type":"useful","\u0074ype":"contradict"}`, issuer.Feedback{}, issuer.CodeJSONDuplicateKey},
+		{"lone surrogate", `{"type":"useful","reason":"\ud800"}`, issuer.Feedback{}, issuer.CodeJSONLoneSurrogate},
+		{"huge integer", `{"type":"useful","x":123456789012345678901}`, issuer.Feedback{}, issuer.CodeJSONNumberRange},
+		{"null member", `{"type":null}`, issuer.Feedback{}, issuer.CodeInvalid},
 		{"too large", `{"type":"useful","reason":"` + strings.Repeat("a", issuer.MaxFeedbackBody) + `"}`, issuer.Feedback{}, issuer.CodeTooLarge},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -308,7 +314,9 @@ func FuzzParseReputationQuery(f *testing.F) {
 func checkCallerError(t *testing.T, err error) {
 	t.Helper()
 	switch code := issuer.ErrorCode(err); code {
-	case issuer.CodeInvalid, issuer.CodeTooLarge:
+	case issuer.CodeInvalid, issuer.CodeTooLarge, issuer.CodeJSONMalformed, issuer.CodeJSONInvalidUTF8,
+		issuer.CodeJSONLoneSurrogate, issuer.CodeJSONDuplicateKey, issuer.CodeJSONUnknownMember,
+		issuer.CodeJSONWrongType, issuer.CodeJSONNumberRange, issuer.CodeJSONTooDeep, issuer.CodeJSONTrailingData:
 	default:
 		t.Fatalf("refusal %v has code %s", err, code)
 	}

@@ -82,16 +82,86 @@ func PublicDescription(description string) string {
 // CleanAgentName checks a new agent's name: 1 to 80 characters, no control
 // characters.
 func CleanAgentName(name string) (string, error) {
-	return cleanText("name", name, 1, MaxAgentName, false)
+	return cleanText("name", name, 1, MaxAgentName, lineText)
 }
 
 // CleanAgentDescription checks a new agent's description: at most 500
 // characters.
 func CleanAgentDescription(description string) (string, error) {
-	return cleanText("description", description, 0, MaxAgentDescription, true)
+	return cleanText("description", description, 0, MaxAgentDescription, blockText)
 }
 
 // CleanOperatorName checks a new operator's name: 1 to 80 characters.
 func CleanOperatorName(name string) (string, error) {
-	return cleanText("name", name, 1, MaxAgentName, false)
+	return cleanText("name", name, 1, MaxAgentName, lineText)
+}
+
+// textKind says which characters a field of text shown to people admits.
+//
+// Format characters (Unicode category Cf: zero-width spaces and joiners,
+// bidirectional embeddings, overrides, isolates and marks, the byte-order
+// mark, the soft hyphen) are invisible: they can make a name, title or
+// label look like another, or reorder what a reader sees (Trojan Source).
+// New text carrying them is refused, never silently repaired, so that what
+// is stored is what its author sent; text stored before this rule is
+// neutralised where it is shown ([PublicName], [PublicDescription]).
+type textKind uint8
+
+const (
+	// lineText is a name, title, category, label, domain or key: one line,
+	// no control and no format characters.
+	lineText textKind = iota
+	// blockText is a description: tab, line feed and carriage return
+	// allowed, no other control and no format characters.
+	blockText
+	// proseText is a memory's content or a reason: tab, line feed and
+	// carriage return allowed; of the format characters only the
+	// bidirectional controls are refused, since zero-width joiners and
+	// non-joiners are needed to write Persian, the Indic scripts and emoji
+	// sequences in running text.
+	proseText
+)
+
+// cleanText trims s and checks it: valid UTF-8, between lo and hi
+// characters, and only the characters its kind admits.
+func cleanText(field, s string, lo, hi int, kind textKind) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", Errorf(CodeInvalid, "%s is not valid UTF-8", field)
+	}
+	s = strings.TrimSpace(s)
+	n := 0
+	for _, r := range s {
+		n++
+		if unicode.IsControl(r) && !(kind != lineText && (r == '\t' || r == '\n' || r == '\r')) {
+			return "", Errorf(CodeInvalid, "%s contains a control character (U+%04X)", field, r)
+		}
+		if isBidiControl(r) {
+			return "", Errorf(CodeInvalid, "%s contains a bidirectional control character (U+%04X)", field, r)
+		}
+		if kind != proseText && unicode.Is(unicode.Cf, r) {
+			return "", Errorf(CodeInvalid, "%s contains an invisible format character (U+%04X)", field, r)
+		}
+	}
+	if n == 0 && lo > 0 {
+		return "", Errorf(CodeInvalid, "%s is required", field)
+	}
+	if n < lo || n > hi {
+		return "", Errorf(CodeInvalid, "%s must be %d to %d characters, not %d", field, lo, hi, n)
+	}
+	return s, nil
+}
+
+// isBidiControl reports whether r is one of the Unicode bidirectional
+// formatting characters (UAX #9): marks, embeddings, overrides and
+// isolates.
+func isBidiControl(r rune) bool {
+	switch {
+	case r == 0x061C, r == 0x200E, r == 0x200F:
+		return true
+	case r >= 0x202A && r <= 0x202E:
+		return true
+	case r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
 }

@@ -1,19 +1,18 @@
 package verifier
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/remnant/passportkit/internal/httpbody"
+	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/internal/ratelimit"
 	"github.com/remnant/passportkit/passport"
 )
@@ -32,6 +31,9 @@ type HandlerConfig struct {
 	// MaxClients bounds the rate limiter's memory of client addresses
 	// (default 10,000); the least recently seen are forgotten first.
 	MaxClients int
+	// BodyTimeout bounds how long a bundle may take to arrive once the
+	// request headers are read (default 10s); a slower one is answered 408.
+	BodyTimeout time.Duration
 	// Logger receives internal errors; the default discards them.
 	Logger *slog.Logger
 }
@@ -49,6 +51,9 @@ func (c *HandlerConfig) defaults() {
 	if c.MaxClients <= 0 {
 		c.MaxClients = 10000
 	}
+	if c.BodyTimeout <= 0 {
+		c.BodyTimeout = 10 * time.Second
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -60,10 +65,14 @@ func (c *HandlerConfig) defaults() {
 //	GET  /healthz
 //
 // A verification answers 200 with the Result whatever the verdict; errors
-// are RFC 9457 problem details: 400 for a bad query, 413 for a body over
-// 512 KiB (before or after decompression), 415 for an unknown content
-// encoding, 429 when the client exceeds its rate, 503 when every slot stays
-// busy, and 404 and 405 for other paths and methods.
+// are RFC 9457 problem details with the reason codes the issuer uses
+// (internal/problem): 400 invalid_request for a bad query or a body that is
+// not gzip as it claims, 408 request_timeout for a body slower than
+// BodyTimeout, 413 body_too_large for a body over 512 KiB (before or after
+// decompression), 415 unsupported_media_type for an unknown content
+// encoding, 429 rate_limited when the client exceeds its rate, 503
+// unavailable when every slot stays busy, and 404 not_found and 405
+// method_not_allowed for other paths and methods.
 func NewHandler(v *Verifier, cfg HandlerConfig) http.Handler {
 	return newHandler(v, cfg).routes()
 }
@@ -81,7 +90,7 @@ func (h *handler) routes() http.Handler {
 	mux.HandleFunc("GET /healthz", h.health)
 	mux.HandleFunc("/healthz", methodNotAllowed("GET, HEAD"))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		problem(w, http.StatusNotFound, "not-found", "Not found", "no such endpoint")
+		writeProblem(w, r, problem.NotFound, "no such endpoint")
 	})
 	return mux
 }
@@ -95,20 +104,21 @@ type handler struct {
 
 func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Write([]byte(`{"status":"ok"}` + "\n"))
 }
 
 func methodNotAllowed(allow string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
-		problem(w, http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed", "this endpoint accepts "+allow)
+		writeProblem(w, r, problem.MethodNotAllowed, "this endpoint accepts "+allow)
 	}
 }
 
 func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 	if ok, wait := h.limits.Allow(clientAddr(r)); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		problem(w, http.StatusTooManyRequests, "rate-limited", "Too many requests", "slow down and retry")
+		writeProblem(w, r, problem.RateLimited, "slow down and retry")
 		return
 	}
 	var policy Policy
@@ -116,16 +126,17 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 	if s := q.Get("at"); s != "" {
 		t, err := time.Parse(time.RFC3339, s)
 		if err != nil {
-			problem(w, http.StatusBadRequest, "bad-request", "Bad request", "at must be an RFC 3339 time")
+			writeProblem(w, r, problem.Invalid, "at must be an RFC 3339 time")
 			return
 		}
 		policy.At = t
 	}
 	policy.Subject = q.Get("subject")
 
-	body, status, detail := readBundle(r)
-	if status != 0 {
-		problem(w, status, problemType(status), http.StatusText(status), detail)
+	body, err := httpbody.Read(w, r, httpbody.Options{Limit: passport.MaxBundleSize, Timeout: h.cfg.BodyTimeout})
+	if err != nil {
+		be, _ := errors.AsType[*httpbody.Error](err)
+		writeProblem(w, r, be.Code, be.Detail)
 		return
 	}
 
@@ -136,16 +147,17 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 		defer func() { <-h.slots }()
 	case <-ctx.Done():
 		w.Header().Set("Retry-After", "1")
-		problem(w, http.StatusServiceUnavailable, "overloaded", "Service unavailable", "every verification slot is busy")
+		writeProblem(w, r, problem.Unavailable, "every verification slot is busy")
 		return
 	}
 	res, err := h.v.Verify(r.Context(), body, policy)
 	if err != nil {
 		h.cfg.Logger.Warn("verify", "err", err)
-		problem(w, http.StatusServiceUnavailable, "canceled", "Service unavailable", "the request was canceled")
+		writeProblem(w, r, problem.Unavailable, "the request was canceled")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Cache-Control", "no-store")
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -154,56 +166,9 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// readBundle reads at most MaxBundleSize bytes of the request body, after
-// decompression when it is gzip-encoded. It returns an HTTP status and
-// detail when the body is refused.
-func readBundle(r *http.Request) ([]byte, int, string) {
-	limit := int64(passport.MaxBundleSize)
-	var src io.Reader = http.MaxBytesReader(nil, r.Body, limit+1)
-	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
-	case "", "identity":
-	case "gzip":
-		zr, err := gzip.NewReader(src)
-		if err != nil {
-			return nil, http.StatusBadRequest, "the body is not gzip"
-		}
-		defer zr.Close()
-		src = zr
-	default:
-		return nil, http.StatusUnsupportedMediaType, "content encoding must be gzip or none"
-	}
-	body, err := io.ReadAll(io.LimitReader(src, limit+1))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge) || int64(len(body)) > limit:
-		return nil, http.StatusRequestEntityTooLarge, "a bundle is at most 512 KiB, also after decompression"
-	case err != nil:
-		return nil, http.StatusBadRequest, "the body could not be read"
-	}
-	return body, 0, ""
-}
-
-func problemType(status int) string {
-	switch status {
-	case http.StatusRequestEntityTooLarge:
-		return "too-large"
-	case http.StatusUnsupportedMediaType:
-		return "unsupported-encoding"
-	}
-	return "bad-request"
-}
-
-// problem writes an RFC 9457 problem details response.
-func problem(w http.ResponseWriter, status int, typ, title, detail string) {
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{
-		"type":   "urn:passportkit:problem:" + typ,
-		"title":  title,
-		"status": status,
-		"detail": detail,
-	})
+// writeProblem answers with the problem details of code.
+func writeProblem(w http.ResponseWriter, r *http.Request, code problem.Code, detail string) {
+	problem.Write(w, problem.New(code, detail, r.URL.Path))
 }
 
 func clientAddr(r *http.Request) string {

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
 	"github.com/remnant/passportkit/issuer/service"
@@ -17,15 +19,41 @@ import (
 type serveCmd struct {
 	Addr  string  `env:"PASSPORT_ADDR" default:"127.0.0.1:8787" help:"Address to listen on."`
 	Env   string  `name:"env" env:"PASSPORT_ENV" enum:"development,production" default:"development" help:"development applies pending migrations at start-up; production only verifies the schema and refuses to start on a mismatch."`
-	Rate  float64 `env:"PASSPORT_RATE" default:"10" help:"Sustained requests per second per API key."`
+	Rate  float64 `env:"PASSPORT_RATE" default:"10" help:"Sustained requests per second per API key (and per client address for anonymous requests)."`
 	Burst int     `env:"PASSPORT_BURST" default:"40" help:"Requests a key may make at once."`
 
 	keyFlags `embed:""`
+
+	ReadHeaderTimeout time.Duration `env:"PASSPORT_READ_HEADER_TIMEOUT" default:"10s" help:"Time to read a request's line and headers."`
+	BodyTimeout       time.Duration `env:"PASSPORT_BODY_TIMEOUT" default:"10s" help:"Time for a request body to arrive once its headers are read; a slower one is answered 408."`
+	WriteTimeout      time.Duration `env:"PASSPORT_WRITE_TIMEOUT" default:"60s" help:"Time to handle a request and write its response, from the end of its headers."`
+	IdleTimeout       time.Duration `env:"PASSPORT_IDLE_TIMEOUT" default:"2m" help:"Time a kept-alive connection may wait for its next request."`
+	MaxHeaderBytes    int           `env:"PASSPORT_MAX_HEADER_BYTES" default:"16384" help:"Bytes of request line and headers; more is answered 431."`
+}
+
+// Help is the long help of serve: the fixed request bounds, which the
+// README's "Limits and timeouts" repeats.
+func (c *serveCmd) Help() string {
+	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation and %d for an MCP message; more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
+		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, httpapi.MaxMCPMessage, shutdownGrace)
 }
 
 // shutdownGrace bounds how long in-flight requests may finish after a stop
 // signal.
 const shutdownGrace = 15 * time.Second
+
+// Validate refuses timeouts and header bounds that would disable a limit.
+func (c *serveCmd) Validate() error {
+	for _, d := range []time.Duration{c.ReadHeaderTimeout, c.BodyTimeout, c.WriteTimeout, c.IdleTimeout} {
+		if d <= 0 {
+			return errors.New("timeouts must be positive")
+		}
+	}
+	if c.MaxHeaderBytes < 1024 {
+		return errors.New("--max-header-bytes must be at least 1024")
+	}
+	return nil
+}
 
 func (c *serveCmd) Run(e *env) error {
 	db, err := e.connect()
@@ -57,6 +85,7 @@ func (c *serveCmd) Run(e *env) error {
 		Keys:          ring,
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
+		BodyTimeout:   c.BodyTimeout,
 		MCP:           mcpserver.Handler(app, e.log, version()),
 	})
 	ln, err := net.Listen("tcp", c.Addr)
@@ -65,12 +94,17 @@ func (c *serveCmd) Run(e *env) error {
 	}
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(e.ctx) },
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		// Handlers read bodies under BodyTimeout and answer 408; this
+		// backstop covers a body no handler reads. Its expiry cancels a
+		// running request, so it is never shorter than WriteTimeout.
+		ReadTimeout:    max(c.ReadHeaderTimeout+c.BodyTimeout, c.WriteTimeout),
+		WriteTimeout:   c.WriteTimeout,
+		IdleTimeout:    c.IdleTimeout,
+		MaxHeaderBytes: c.MaxHeaderBytes,
+		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(e.ctx) },
 	}
+	ln = problem.Listener(ln, c.MaxHeaderBytes)
 	e.log.Info("serving", "url", "http://"+ln.Addr().String(), "engine", db.Engine(), "env", c.Env)
 
 	done := make(chan error, 1)

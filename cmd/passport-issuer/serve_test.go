@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/remnant/passportkit/internal/clitest"
 )
 
 // syncBuffer is a buffer that the server's logger and the test can share.
@@ -53,7 +55,7 @@ func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
 	var logs syncBuffer
 	exit := make(chan int, 1)
 	go func() {
-		exit <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--keys", filepath.Join(tmp, "keys")}, io.Discard, &logs)
+		exit <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--body-timeout", "300ms", "--max-header-bytes", "4096", "--keys", filepath.Join(tmp, "keys")}, io.Discard, &logs)
 	}()
 
 	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
@@ -106,6 +108,17 @@ func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
 		t.Fatalf("rebuild: %s", out)
 	}
 
+	// The refusals made before or while reading a request are problem
+	// details too: oversized headers, an unparseable request, a stalled body.
+	addr := strings.TrimPrefix(base, "http://")
+	res, body := clitest.Exchange(t, addr, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 12<<10)+"\r\n\r\n")
+	clitest.WantProblem(t, res, body, 431, "header_too_large")
+	res, body = clitest.Exchange(t, addr, "GET /healthz HTTP/1.1\r\n\r\n")
+	clitest.WantProblem(t, res, body, 400, "invalid_request")
+	res, body = clitest.Exchange(t, addr, "POST /api/memories/"+mem+"/feedback HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+reviewer.APIKey+
+		"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"type\":")
+	clitest.WantProblem(t, res, body, 408, "request_timeout")
+
 	cancel()
 	select {
 	case code := <-exit:
@@ -118,4 +131,16 @@ func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
 	if !strings.Contains(logs.String(), "shutting down") {
 		t.Fatalf("no shutdown in logs: %s", logs.String())
 	}
+}
+
+// TestServeHelpMatchesREADME checks that --help and the README state the
+// same limits and timeouts.
+func TestServeHelpMatchesREADME(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), []string{"serve", "--help"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	section := clitest.READMESection(t, "../../README.md", "### Limits and timeouts")
+	clitest.CheckHelpMatchesREADME(t, out.String(), section, []string{
+		"--rate", "--burst", "--read-header-timeout", "--body-timeout", "--write-timeout", "--idle-timeout", "--max-header-bytes"})
 }

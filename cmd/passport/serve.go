@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/internal/cli"
+	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
 
@@ -19,6 +21,31 @@ type serveCmd struct {
 	Skew          time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
 	MaxConcurrent int           `help:"Verifications run at once." default:"8"`
 	Rate          float64       `help:"Requests per second per client address (bursts of twice that)." default:"20"`
+
+	ReadHeaderTimeout time.Duration `help:"Time to read a request's line and headers." default:"5s"`
+	BodyTimeout       time.Duration `help:"Time for a bundle to arrive once the headers are read; a slower one is answered 408." default:"10s"`
+	WriteTimeout      time.Duration `help:"Time to verify and write the response, from the end of the headers." default:"15s"`
+	IdleTimeout       time.Duration `help:"Time a kept-alive connection may wait for its next request." default:"60s"`
+	MaxHeaderBytes    int           `help:"Bytes of request line and headers; more is answered 431." default:"16384"`
+}
+
+// Help is the long help of serve: the fixed bounds, which the README's
+// "Limits" repeats.
+func (c *serveCmd) Help() string {
+	return fmt.Sprintf(`A bundle is at most %d bytes (512 KiB), also after gzip decompression; more is answered 413. A request waits at most 2s for a verification slot, then gets 503. Every error is an RFC 9457 problem detail.`, passport.MaxBundleSize)
+}
+
+// Validate refuses timeouts and header bounds that would disable a limit.
+func (c *serveCmd) Validate() error {
+	for _, d := range []time.Duration{c.ReadHeaderTimeout, c.BodyTimeout, c.WriteTimeout, c.IdleTimeout} {
+		if d <= 0 {
+			return errors.New("timeouts must be positive")
+		}
+	}
+	if c.MaxHeaderBytes < 1024 {
+		return errors.New("--max-header-bytes must be at least 1024")
+	}
+	return nil
 }
 
 func (c *serveCmd) Run(e *env) error {
@@ -28,18 +55,23 @@ func (c *serveCmd) Run(e *env) error {
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
 	srv := &http.Server{
-		Handler:           verifier.NewHandler(v, verifier.HandlerConfig{MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, Logger: logger}),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      15 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		Handler: verifier.NewHandler(v, verifier.HandlerConfig{
+			MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, BodyTimeout: c.BodyTimeout, Logger: logger}),
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		// Handlers read bodies under BodyTimeout and answer 408; this
+		// backstop covers a body no handler reads. Its expiry cancels a
+		// running request, so it is never shorter than WriteTimeout.
+		ReadTimeout:    max(c.ReadHeaderTimeout+c.BodyTimeout, c.WriteTimeout),
+		WriteTimeout:   c.WriteTimeout,
+		IdleTimeout:    c.IdleTimeout,
+		MaxHeaderBytes: c.MaxHeaderBytes,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return cli.Usage(err)
 	}
+	ln = problem.Listener(ln, c.MaxHeaderBytes)
 	fmt.Fprintf(e.stderr, "passport: verifying on http://%s (POST /v1/verify)\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -10,7 +10,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, p issuer.Princi
 	if err := p.Require(issuer.ScopePublish); err != nil {
 		return err
 	}
-	body, err := readBody(r, issuer.MaxPublishBody)
+	body, err := s.readBody(w, r, issuer.MaxPublishBody)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (s *Server) memoryFeedback(w http.ResponseWriter, r *http.Request, p issuer
 	if err != nil {
 		return notFound(err)
 	}
-	body, err := readBody(r, issuer.MaxFeedbackBody)
+	body, err := s.readBody(w, r, issuer.MaxFeedbackBody)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Server) receiptFeedback(w http.ResponseWriter, r *http.Request, p issue
 	if err != nil {
 		return notFound(err)
 	}
-	body, err := readBody(r, issuer.MaxFeedbackBody)
+	body, err := s.readBody(w, r, issuer.MaxFeedbackBody)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *Server) consult(w http.ResponseWriter, r *http.Request, p issuer.Princi
 	if err := p.Require(issuer.ScopeSearch); err != nil {
 		return err
 	}
-	body, err := readBody(r, issuer.MaxConsultationBody)
+	body, err := s.readBody(w, r, issuer.MaxConsultationBody)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (s *Server) moderate(w http.ResponseWriter, r *http.Request, p issuer.Princ
 	if err != nil {
 		return notFound(err)
 	}
-	body, err := readBody(r, issuer.MaxModerationBody)
+	body, err := s.readBody(w, r, issuer.MaxModerationBody)
 	if err != nil {
 		return err
 	}

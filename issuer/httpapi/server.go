@@ -20,7 +20,11 @@
 //
 // Authenticated routes take an API key as a bearer token. Each key has a
 // request budget; anonymous requests share a budget per client address.
-// Request bodies are bounded before they are parsed.
+// Request bodies must be application/json, may be gzip-encoded, are bounded
+// after decompression, must arrive within [Config.BodyTimeout], and are
+// decoded by [issuer.Decode]. Every answer is JSON with
+// X-Content-Type-Options: nosniff; every error is problem details from the
+// shared vocabulary (internal/problem).
 package httpapi
 
 import (
@@ -31,13 +35,13 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"mime"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/ratelimit"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/reputation"
@@ -56,9 +60,15 @@ type Config struct {
 	// Keys, when set, serves the issuer's public key documents under
 	// /.well-known/ (no authentication; cacheable).
 	Keys KeyPublisher
+	// BodyTimeout bounds how long a request body may take to arrive once
+	// its headers are read; 10s when zero. A slower body is answered 408.
+	BodyTimeout time.Duration
 	// Now is the clock of the rate limits; time.Now when nil.
 	Now func() time.Time
 }
+
+// DefaultBodyTimeout is [Config.BodyTimeout] when zero.
+const DefaultBodyTimeout = 10 * time.Second
 
 // MaxMCPMessage bounds one MCP request body.
 const MaxMCPMessage = 128 << 10
@@ -83,6 +93,7 @@ type Issuer interface {
 type Server struct {
 	app     Issuer
 	log     *slog.Logger
+	bodyTTL time.Duration
 	mux     *http.ServeMux
 	keys    *ratelimit.Limiter
 	clients *ratelimit.Limiter
@@ -101,11 +112,14 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		app: app, log: logger, mux: http.NewServeMux(),
+		app: app, log: logger, mux: http.NewServeMux(), bodyTTL: cfg.BodyTimeout,
 		keys:    ratelimit.New(ratelimit.Config{Rate: cfg.RatePerSecond, Burst: cfg.Burst, Now: cfg.Now}),
 		clients: ratelimit.New(ratelimit.Config{Rate: cfg.RatePerSecond, Burst: cfg.Burst, Now: cfg.Now}),
 	}
@@ -128,7 +142,7 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	}
 	if cfg.MCP != nil {
 		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
-			if err := bufferBody(r, MaxMCPMessage); err != nil {
+			if err := s.bufferBody(w, r, MaxMCPMessage); err != nil {
 				return err
 			}
 			cfg.MCP.ServeHTTP(w, r)
@@ -250,39 +264,24 @@ func clientAddr(r *http.Request) string {
 }
 
 // readBody checks that the request carries JSON and returns at most limit
-// bytes of it.
-func readBody(r *http.Request, limit int) ([]byte, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			return nil, issuer.Errorf(issuer.CodeUnsupportedMedia, "send the request body as application/json")
-		}
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, int64(limit)))
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, issuer.Errorf(issuer.CodeTooLarge, "the request body exceeds %d bytes", limit)
-		}
-		return nil, issuer.Errorf(issuer.CodeInvalid, "the request body could not be read")
-	}
-	return body, nil
+// bytes of it (after gzip decompression), read within the body timeout.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, limit int) ([]byte, error) {
+	return httpbody.Read(w, r, httpbody.Options{Limit: int64(limit), Timeout: s.bodyTTL, JSON: true})
 }
 
-// bufferBody reads r's body within limit and replaces it with the buffered
-// bytes, so that a handler downstream never reads more.
-func bufferBody(r *http.Request, limit int) error {
+// bufferBody reads r's body within limit and the body timeout and replaces
+// it with the buffered bytes, so that a handler downstream never reads more.
+func (s *Server) bufferBody(w http.ResponseWriter, r *http.Request, limit int) error {
 	if r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodDelete {
 		return nil
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, int64(limit)))
+	body, err := httpbody.Read(w, r, httpbody.Options{Limit: int64(limit), Timeout: s.bodyTTL})
 	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return issuer.Errorf(issuer.CodeTooLarge, "an MCP message may not exceed %d bytes", limit)
-		}
-		return issuer.Errorf(issuer.CodeInvalid, "the request body could not be read")
+		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
+	r.Header.Del("Content-Encoding")
 	return nil
 }
 

@@ -10,6 +10,10 @@
 //   - get_agent_profile: the calling agent's own profile;
 //   - get_agent_reputation: an agent's reputation explanation, paginated.
 //
+// Each tool decodes its raw arguments with [issuer.Decode], the decoder of
+// the HTTP API, and fails with a tool result (isError) holding the problem
+// details of the shared vocabulary.
+//
 // [Handler] expects the HTTP layer in front of it to have authenticated the
 // bearer key and put the principal in the request context
 // ([issuer.NewContext]); the HTTP API does so and bounds each message.
@@ -21,9 +25,11 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/reputation"
 )
@@ -55,22 +61,22 @@ func newServer(app Issuer, logger *slog.Logger, version string) *mcp.Server {
 	}
 	t := &tools{app: app, log: logger}
 	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Version: version}, &mcp.ServerOptions{Logger: logger})
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, t, &mcp.Tool{
 		Name: "feedback_memory",
 		Description: "Record your validation of a memory you have retrieved: one of corroborate, contradict, useful, " +
 			"not_useful, used_successfully, used_unsuccessfully, with an optional reason; or the legacy verdict " +
 			"(confirm, contradict, outdated, irrelevant) with a note. One current position per memory: a new type " +
 			"replaces your previous one. Returns the position and the memory's validation summary.",
 	}, t.feedbackMemory)
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, t, &mcp.Tool{
 		Name:        "get_memory_validations",
 		Description: "The validation summary of a memory: its knowledge state and the counts and weights of current positions. It describes recorded evidence, not truth.",
 	}, t.memoryValidations)
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, t, &mcp.Tool{
 		Name:        "get_agent_profile",
 		Description: "Your own agent profile: trust level, reputation score, domain reputations, activity and scopes.",
 	}, t.agentProfile)
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, t, &mcp.Tool{
 		Name:        "get_agent_reputation",
 		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page.",
 	}, t.agentReputation)
@@ -111,22 +117,50 @@ func principal(req *mcp.CallToolRequest) (issuer.Principal, error) {
 	return issuer.Principal{}, issuer.Errorf(issuer.CodeUnauthorized, "an API key is required as a bearer token")
 }
 
-// toolError is the body of a failed tool call: the stable code and a
-// message for the caller.
-type toolError struct {
-	Code   issuer.Code `json:"code"`
-	Detail string      `json:"detail"`
+// addTool registers a tool whose raw arguments are decoded by
+// [issuer.Decode], the decoder of the HTTP API: exact member names, no
+// duplicates (also up to case), no unknown members, strict UTF-8 and
+// numbers. Its input schema is inferred from In and its result is the
+// handler's value as structured content and as JSON text.
+func addTool[In any](s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (any, error)) {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic("mcpserver: input schema of " + tool.Name + ": " + err.Error())
+	}
+	tool.InputSchema = schema
+	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in In
+		args := []byte(req.Params.Arguments)
+		if len(args) == 0 {
+			args = []byte("{}")
+		}
+		if err := issuer.Decode(args, MaxMessage, &in); err != nil {
+			return t.fail(ctx, tool.Name, err), nil
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return t.fail(ctx, tool.Name, err), nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return t.fail(ctx, tool.Name, err), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
+	})
 }
 
-// fail turns err into a tool result with isError set. Internal faults are
-// logged and described generically.
-func (t *tools) fail(ctx context.Context, tool string, err error) (*mcp.CallToolResult, any, error) {
+// fail turns err into a tool result with isError set: the problem details
+// of the shared vocabulary (type, title, status, reason code and a message
+// for the caller), as structured content and as JSON text. Internal faults
+// are logged and described generically.
+func (t *tools) fail(ctx context.Context, tool string, err error) *mcp.CallToolResult {
 	code := issuer.ErrorCode(err)
 	if code == issuer.CodeInternal || code == issuer.CodeUnavailable {
 		t.log.ErrorContext(ctx, "mcp tool failed", "tool", tool, "err", err)
 	}
-	b, _ := json.Marshal(toolError{Code: code, Detail: issuer.ErrorMessage(err)})
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+	d := problem.New(code, issuer.ErrorMessage(err), "")
+	b, _ := json.Marshal(d)
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
 }
 
 // FeedbackInput is the input of feedback_memory.
@@ -139,28 +173,27 @@ type FeedbackInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
 }
 
-func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (*mcp.CallToolResult, any, error) {
-	const tool = "feedback_memory"
+func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (any, error) {
 	p, err := principal(req)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	if err := p.Require(issuer.ScopeFeedback); err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	id, err := issuer.ParseMemoryID(in.MemoryID)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	fb, err := issuer.FeedbackRequest{Type: in.Type, Reason: in.Reason, Verdict: in.Verdict, Note: in.Note, IdempotencyKey: in.IdempotencyKey}.Normalize()
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	res, _, err := t.app.SubmitFeedback(ctx, p, id, fb, issuer.TransportMCP)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
-	return nil, res, nil
+	return res, nil
 }
 
 // MemoryInput names a memory.
@@ -168,37 +201,35 @@ type MemoryInput struct {
 	MemoryID string `json:"memoryId" jsonschema:"the memory (mem_…)"`
 }
 
-func (t *tools) memoryValidations(ctx context.Context, req *mcp.CallToolRequest, in MemoryInput) (*mcp.CallToolResult, any, error) {
-	const tool = "get_memory_validations"
+func (t *tools) memoryValidations(ctx context.Context, req *mcp.CallToolRequest, in MemoryInput) (any, error) {
 	p, err := principal(req)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	id, err := issuer.ParseMemoryID(in.MemoryID)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	sum, err := t.app.Validations(ctx, p, id)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
-	return nil, sum, nil
+	return sum, nil
 }
 
 // ProfileInput is the empty input of get_agent_profile.
 type ProfileInput struct{}
 
-func (t *tools) agentProfile(ctx context.Context, req *mcp.CallToolRequest, _ ProfileInput) (*mcp.CallToolResult, any, error) {
-	const tool = "get_agent_profile"
+func (t *tools) agentProfile(ctx context.Context, req *mcp.CallToolRequest, _ ProfileInput) (any, error) {
 	p, err := principal(req)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	pr, err := t.app.Profile(ctx, p)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
-	return nil, pr, nil
+	return pr, nil
 }
 
 // ReputationInput is the input of get_agent_reputation.
@@ -209,23 +240,22 @@ type ReputationInput struct {
 	Cursor   *string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page"`
 }
 
-func (t *tools) agentReputation(ctx context.Context, req *mcp.CallToolRequest, in ReputationInput) (*mcp.CallToolResult, any, error) {
-	const tool = "get_agent_reputation"
+func (t *tools) agentReputation(ctx context.Context, req *mcp.CallToolRequest, in ReputationInput) (any, error) {
 	p, err := principal(req)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	id, err := issuer.ParseAgentID(in.PublicID)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	q, err := issuer.NewReputationQuery(in.Domain, in.Limit, in.Cursor)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
 	rep, err := t.app.Reputation(ctx, p, id, q)
 	if err != nil {
-		return t.fail(ctx, tool, err)
+		return nil, err
 	}
-	return nil, rep, nil
+	return rep, nil
 }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/remnant/passportkit/internal/clitest"
+	"github.com/remnant/passportkit/vectors"
+)
+
+// lockedBuffer is a buffer the server and the test share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestServeAnswersEveryRefusalWithProblemDetails runs passport serve on
+// loopback and checks the refusals net/http and the body reader make:
+// oversized headers (431), an unparseable request (400) and a body that
+// stalls (408), each as problem details, before the connection closes.
+func TestServeAnswersEveryRefusalWithProblemDetails(t *testing.T) {
+	trustJSON, _, err := vectors.Load(vectors.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust := filepath.Join(t.TempDir(), "trust.json")
+	if err := os.WriteFile(trust, trustJSON, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr lockedBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"serve", "--trust", trust, "--addr", "127.0.0.1:0",
+			"--body-timeout", "200ms", "--max-header-bytes", "2048"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	}()
+	defer func() {
+		cancel()
+		if code := <-exit; code != 0 {
+			t.Errorf("serve exited %d: %s", code, stderr.String())
+		}
+	}()
+	addrRE := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`)
+	var addr string
+	for deadline := time.Now().Add(30 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("serve did not start: %s", stderr.String())
+		}
+	}
+
+	res, body := clitest.Exchange(t, addr, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 8<<10)+"\r\n\r\n")
+	clitest.WantProblem(t, res, body, 431, "header_too_large")
+
+	res, body = clitest.Exchange(t, addr, "GET /healthz HTTP/1.1\r\n\r\n") // no Host
+	clitest.WantProblem(t, res, body, 400, "invalid_request")
+
+	res, body = clitest.Exchange(t, addr, "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"jws\":")
+	clitest.WantProblem(t, res, body, 408, "request_timeout")
+	if !res.Close {
+		t.Error("a 408 keeps the connection open")
+	}
+
+	res, body = clitest.Exchange(t, addr, "DELETE /v1/verify HTTP/1.1\r\nHost: x\r\n\r\n")
+	clitest.WantProblem(t, res, body, 405, "method_not_allowed")
+}
+
+// TestServeHelpMatchesREADME checks that --help and the README state the
+// same limits and timeouts.
+func TestServeHelpMatchesREADME(t *testing.T) {
+	code, out, errs := runCLI(t, "serve", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	section := clitest.READMESection(t, "../../README.md", "#### Limits and timeouts of `passport serve`")
+	clitest.CheckHelpMatchesREADME(t, out, section, []string{
+		"--rate", "--max-concurrent", "--read-header-timeout", "--body-timeout", "--write-timeout", "--idle-timeout", "--max-header-bytes"})
+}

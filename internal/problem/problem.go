@@ -1,0 +1,142 @@
+// Package problem is the one vocabulary of refusals shared by the issuer
+// service and the verification service, and the one way both write them as
+// RFC 9457 problem details.
+//
+// Each refusal has a stable reason [Code]. The HTTP status, the title and
+// the problem type URI are derived from the code, in one table ([Lookup])
+// and one function ([TypeURI]); nothing else chooses them. The README lists
+// the vocabulary.
+package problem
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// Code is a stable reason code for a refused or failed request.
+type Code string
+
+// The vocabulary. Every problem either service answers uses one of these.
+const (
+	Invalid             Code = "invalid_request"      // malformed or out-of-bounds input
+	JSONMalformed       Code = "json_malformed"       // the body is not JSON
+	JSONInvalidUTF8     Code = "json_invalid_utf8"    // the body is not valid UTF-8
+	JSONLoneSurrogate   Code = "json_lone_surrogate"  // a \u escape holds a lone surrogate
+	JSONDuplicateKey    Code = "json_duplicate_key"   // a member named twice, exactly or up to case
+	JSONUnknownMember   Code = "json_unknown_member"  // a member the request does not define
+	JSONWrongType       Code = "json_wrong_type"      // a member of the wrong JSON type or range
+	JSONNumberRange     Code = "json_number_range"    // a number beyond what JSON readers hold exactly
+	JSONTooDeep         Code = "json_too_deep"        // nesting deeper than the request allows
+	JSONTrailingData    Code = "json_trailing_data"   // data after the JSON value
+	Unauthorized        Code = "unauthorized"         // no valid API key
+	InsufficientScope   Code = "insufficient_scope"   // the key lacks the scope the operation needs
+	AgentInactive       Code = "agent_inactive"       // the calling agent is not active
+	SelfFeedback        Code = "self_feedback"        // an agent validating its own memory
+	SameOwner           Code = "same_owner"           // evaluator and author share a known operator
+	ConsumptionRequired Code = "consumption_required" // the evaluator never retrieved the memory
+	NotFound            Code = "not_found"            // no such resource, or not visible to the caller
+	MethodNotAllowed    Code = "method_not_allowed"   // the resource exists, the method does not
+	RequestTimeout      Code = "request_timeout"      // the body did not arrive in time
+	IdempotencyConflict Code = "idempotency_conflict" // an idempotency key reused with different input
+	Conflict            Code = "conflict"             // the request conflicts with the current state
+	TooLarge            Code = "body_too_large"       // the body exceeds its bound, also after decompression
+	UnsupportedMedia    Code = "unsupported_media_type"
+	RateLimited         Code = "rate_limited"     // too many requests from this key or address
+	HeaderTooLarge      Code = "header_too_large" // the request line and headers exceed their bound
+	Internal            Code = "internal"         // a fault on the server; details are logged, not returned
+	Unavailable         Code = "unavailable"      // busy or shutting down; retry later
+)
+
+// TypePrefix makes a problem's type URI from its code. The URN names the
+// code; it is not meant to be dereferenced.
+const TypePrefix = "urn:passportkit:problem:"
+
+// Entry is what the vocabulary says about one code.
+type Entry struct {
+	Status int
+	Title  string
+}
+
+var table = map[Code]Entry{
+	Invalid:             {http.StatusBadRequest, "Invalid request"},
+	JSONMalformed:       {http.StatusBadRequest, "Malformed JSON"},
+	JSONInvalidUTF8:     {http.StatusBadRequest, "Invalid UTF-8"},
+	JSONLoneSurrogate:   {http.StatusBadRequest, "Lone surrogate"},
+	JSONDuplicateKey:    {http.StatusBadRequest, "Duplicate member"},
+	JSONUnknownMember:   {http.StatusBadRequest, "Unknown member"},
+	JSONWrongType:       {http.StatusBadRequest, "Wrong type"},
+	JSONNumberRange:     {http.StatusBadRequest, "Number out of range"},
+	JSONTooDeep:         {http.StatusBadRequest, "Nesting too deep"},
+	JSONTrailingData:    {http.StatusBadRequest, "Trailing data"},
+	Unauthorized:        {http.StatusUnauthorized, "Authentication required"},
+	InsufficientScope:   {http.StatusForbidden, "Insufficient scope"},
+	AgentInactive:       {http.StatusForbidden, "Agent not active"},
+	SelfFeedback:        {http.StatusForbidden, "Self-validation refused"},
+	SameOwner:           {http.StatusForbidden, "Same-owner validation refused"},
+	ConsumptionRequired: {http.StatusForbidden, "Retrieval required"},
+	NotFound:            {http.StatusNotFound, "Not found"},
+	MethodNotAllowed:    {http.StatusMethodNotAllowed, "Method not allowed"},
+	RequestTimeout:      {http.StatusRequestTimeout, "Request timeout"},
+	IdempotencyConflict: {http.StatusConflict, "Idempotency key reused"},
+	Conflict:            {http.StatusConflict, "Conflict"},
+	TooLarge:            {http.StatusRequestEntityTooLarge, "Request body too large"},
+	UnsupportedMedia:    {http.StatusUnsupportedMediaType, "Unsupported media type"},
+	RateLimited:         {http.StatusTooManyRequests, "Too many requests"},
+	HeaderTooLarge:      {http.StatusRequestHeaderFieldsTooLarge, "Request header fields too large"},
+	Internal:            {http.StatusInternalServerError, "Internal error"},
+	Unavailable:         {http.StatusServiceUnavailable, "Service unavailable"},
+}
+
+// Lookup returns the status and title of code; an unknown code is reported
+// as [Internal].
+func Lookup(code Code) (Code, Entry) {
+	e, ok := table[code]
+	if !ok {
+		return Internal, table[Internal]
+	}
+	return code, e
+}
+
+// Codes returns every code of the vocabulary.
+func Codes() []Code {
+	out := make([]Code, 0, len(table))
+	for c := range table {
+		out = append(out, c)
+	}
+	return out
+}
+
+// TypeURI returns the problem type URI of code.
+func TypeURI(code Code) string { return TypePrefix + string(code) }
+
+// Details is an RFC 9457 problem details object, extended with the stable
+// reason code.
+type Details struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	Code     Code   `json:"code"`
+}
+
+// New returns the problem details of code with a detail message for the
+// caller and the request path as instance.
+func New(code Code, detail, instance string) Details {
+	code, e := Lookup(code)
+	return Details{Type: TypeURI(code), Title: e.Title, Status: e.Status, Detail: detail, Instance: instance, Code: code}
+}
+
+// Write writes d as application/problem+json. The body is data for a
+// program: it is never to be sniffed or rendered as HTML.
+func Write(w http.ResponseWriter, d Details) {
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	if d.Status == http.StatusRequestTimeout || d.Status == http.StatusRequestHeaderFieldsTooLarge {
+		h.Set("Connection", "close")
+	}
+	w.WriteHeader(d.Status)
+	json.NewEncoder(w).Encode(d)
+}
