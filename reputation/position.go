@@ -26,6 +26,11 @@ type Position struct {
 // are not weighted.
 func (p Position) Weighted() bool { return p.EffectiveWeight > 0 }
 
+// Vote is the position as a memory's knowledge summary counts it.
+func (p Position) Vote() Vote {
+	return Vote{Type: p.Type, EffectiveWeight: p.EffectiveWeight, Credible: p.BaseWeight >= CredibleWeight}
+}
+
 // Budgets are the sizes of the two influence budgets a position may draw on,
 // as persisted before the change: how many memory/evaluator positions have
 // taken a rank so far.

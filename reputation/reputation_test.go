@@ -495,3 +495,15 @@ func FuzzNormalizeDomain(f *testing.F) {
 		}
 	})
 }
+
+func TestPositionVote(t *testing.T) {
+	for _, tc := range []struct {
+		base     Milli
+		credible bool
+	}{{CredibleWeight, true}, {CredibleWeight - 1, false}} {
+		p := Position{Type: Contradict, BaseWeight: tc.base, EffectiveWeight: 250}
+		if v := p.Vote(); v != (Vote{Type: Contradict, EffectiveWeight: 250, Credible: tc.credible}) {
+			t.Errorf("base weight %v: vote %+v", tc.base, v)
+		}
+	}
+}

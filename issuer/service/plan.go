@@ -124,9 +124,9 @@ func (pl *planner) apply(m *Target) (outcome, error) {
 	// The memory's knowledge summary follows the same change.
 	sum := m.Summary
 	if prev != nil {
-		sum.Remove(vote(prev))
+		sum.Remove(prev.Vote())
 	}
-	sum.Add(vote(&next))
+	sum.Add(next.Vote())
 	m.Summary = sum
 	evidence := next.Weighted() || prev != nil && prev.Weighted()
 	w := SummaryWrite{Memory: m.Key, Summary: sum, Confidence: sum.Confidence(m.BaseConfidence), Evidence: evidence}
@@ -170,11 +170,6 @@ func entry(phase reputation.Phase, p *reputation.Position, delta reputation.Mill
 	}
 	return JournalEntry{Phase: phase, Type: p.Type, Points: p.Type.Points(), BaseWeight: p.BaseWeight,
 		PairFactor: factor, Weight: p.EffectiveWeight, Delta: delta}
-}
-
-// vote is a position as the knowledge summary counts it.
-func vote(p *reputation.Position) reputation.Vote {
-	return reputation.Vote{Type: p.Type, EffectiveWeight: p.EffectiveWeight, Credible: p.BaseWeight >= reputation.CredibleWeight}
 }
 
 // drawBudget takes the next rank in the budget the new type's polarity

@@ -288,7 +288,7 @@ func (db *DB) restoreSummaries(ctx context.Context, tx *sqlx.Tx, author int64) (
 	byMemory := map[int64][]reputation.Vote{}
 	for _, v := range votes {
 		p := reputation.Position{Type: reputation.Type(v.Type), EffectiveWeight: reputation.Milli(v.Weight), BaseWeight: reputation.Milli(v.BaseWeight)}
-		byMemory[v.Memory] = append(byMemory[v.Memory], vote(&p))
+		byMemory[v.Memory] = append(byMemory[v.Memory], p.Vote())
 	}
 	var mems []struct {
 		Key            int64  `db:"id"`
@@ -314,4 +314,42 @@ func (db *DB) restoreSummaries(ctx context.Context, tx *sqlx.Tx, author int64) (
 		changed++
 	}
 	return changed, len(mems), nil
+}
+
+// lockAuthors locks the global aggregate rows of the given authors and
+// returns them, for the transaction to update. Rows are locked in key order
+// so that transactions touching several authors cannot deadlock. SQLite has
+// no row locks: its transaction holds the write lock from BEGIN.
+func (db *DB) lockAuthors(ctx context.Context, tx *sqlx.Tx, authors []int64) (map[int64]*aggregateRow, error) {
+	out := make(map[int64]*aggregateRow, len(authors))
+	for _, a := range slices.Sorted(slices.Values(authors)) {
+		var g aggregateRow
+		if err := get(ctx, tx, &g, `SELECT raw, sample_size, positive_events, negative_events
+			FROM agent_reputation_aggregates WHERE agent_id = ?`+db.forUpdate(), a); err != nil {
+			return nil, fmt.Errorf("store: lock author aggregate: %w", err)
+		}
+		out[a] = &g
+	}
+	return out, nil
+}
+
+// aggregateRow is an author's aggregate, in one domain or overall.
+type aggregateRow struct {
+	Raw            int64 `db:"raw"`
+	SampleSize     int   `db:"sample_size"`
+	PositiveEvents int   `db:"positive_events"`
+	NegativeEvents int   `db:"negative_events"`
+}
+
+func (r aggregateRow) aggregate() reputation.Aggregate {
+	return reputation.Aggregate{Raw: reputation.Milli(r.Raw), Evaluators: r.SampleSize, Positive: r.PositiveEvents, Negative: r.NegativeEvents}
+}
+
+func writeGlobal(ctx context.Context, tx sqlx.ExtContext, author int64, ga reputation.Aggregate, now time.Time) error {
+	if _, err := exec(ctx, tx, `UPDATE agent_reputation_aggregates SET raw = ?, score = ?, confidence = ?, sample_size = ?,
+		positive_events = ?, negative_events = ?, trust_level = ?, updated_at = ? WHERE agent_id = ?`,
+		int64(ga.Raw), int64(ga.Score()), int64(ga.Confidence()), ga.Evaluators, ga.Positive, ga.Negative, ga.Trust(), now, author); err != nil {
+		return fmt.Errorf("store: write global aggregate: %w", err)
+	}
+	return nil
 }

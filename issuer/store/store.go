@@ -296,15 +296,6 @@ func insertID(ctx context.Context, q sqlx.ExtContext, query string, args ...any)
 	return id, err
 }
 
-// orNoRows returns err, or sql.ErrNoRows when err is nil: for a row that
-// was read but does not qualify.
-func orNoRows(err error) error {
-	if err == nil {
-		return sql.ErrNoRows
-	}
-	return err
-}
-
 // notFound reports sql.ErrNoRows as a caller-facing not_found error and
 // wraps anything else.
 func notFound(err error, format string, args ...any) error {

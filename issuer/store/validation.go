@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -488,49 +487,10 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 	return nil
 }
 
-// lockAuthors locks the global aggregate rows of the given authors and
-// returns them, for the transaction to update. Rows are locked in key order
-// so that transactions touching several authors cannot deadlock. SQLite has
-// no row locks: its transaction holds the write lock from BEGIN.
-func (db *DB) lockAuthors(ctx context.Context, tx *sqlx.Tx, authors []int64) (map[int64]*aggregateRow, error) {
-	out := make(map[int64]*aggregateRow, len(authors))
-	for _, a := range slices.Sorted(slices.Values(authors)) {
-		var g aggregateRow
-		if err := get(ctx, tx, &g, `SELECT raw, sample_size, positive_events, negative_events
-			FROM agent_reputation_aggregates WHERE agent_id = ?`+db.forUpdate(), a); err != nil {
-			return nil, fmt.Errorf("store: lock author aggregate: %w", err)
-		}
-		out[a] = &g
-	}
-	return out, nil
-}
-
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-
-// vote is a position as the knowledge summary counts it.
-func vote(p *reputation.Position) reputation.Vote {
-	return reputation.Vote{Type: p.Type, EffectiveWeight: p.EffectiveWeight, Credible: p.BaseWeight >= reputation.CredibleWeight}
-}
 
 func savedFactor(ranked bool, f reputation.Milli) sql.NullInt64 {
 	return sql.NullInt64{Int64: int64(f), Valid: ranked}
-}
-
-// aggregateRow is an author's aggregate, in one domain or overall.
-type aggregateRow struct {
-	Raw            int64 `db:"raw"`
-	SampleSize     int   `db:"sample_size"`
-	PositiveEvents int   `db:"positive_events"`
-	NegativeEvents int   `db:"negative_events"`
-}
-
-func writeGlobal(ctx context.Context, tx sqlx.ExtContext, author int64, ga reputation.Aggregate, now time.Time) error {
-	if _, err := exec(ctx, tx, `UPDATE agent_reputation_aggregates SET raw = ?, score = ?, confidence = ?, sample_size = ?,
-		positive_events = ?, negative_events = ?, trust_level = ?, updated_at = ? WHERE agent_id = ?`,
-		int64(ga.Raw), int64(ga.Score()), int64(ga.Confidence()), ga.Evaluators, ga.Positive, ga.Negative, ga.Trust(), now, author); err != nil {
-		return fmt.Errorf("store: write global aggregate: %w", err)
-	}
-	return nil
 }
 
 func placeholders(n int) string {
@@ -551,8 +511,4 @@ func encodeDetail(detail any) (string, error) {
 		return "", fmt.Errorf("store: audit detail: %w", err)
 	}
 	return string(b), nil
-}
-
-func (r aggregateRow) aggregate() reputation.Aggregate {
-	return reputation.Aggregate{Raw: reputation.Milli(r.Raw), Evaluators: r.SampleSize, Positive: r.PositiveEvents, Negative: r.NegativeEvents}
 }
