@@ -22,7 +22,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -53,9 +52,6 @@ type Config struct {
 	// Now is the clock of the rate limits; time.Now when nil.
 	Now func() time.Time
 }
-
-// MaxMCPMessage bounds one MCP request body.
-const MaxMCPMessage = 128 << 10
 
 // Server is the HTTP API.
 type Server struct {
@@ -103,10 +99,7 @@ func New(db *store.DB, logger *slog.Logger, cfg Config) *Server {
 	}))
 	if cfg.MCP != nil {
 		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
-			if err := bufferBody(r, MaxMCPMessage); err != nil {
-				return err
-			}
-			cfg.MCP.ServeHTTP(w, r)
+			cfg.MCP.ServeHTTP(w, r) // it bounds and answers its own messages
 			return nil
 		}))
 	}
@@ -241,24 +234,6 @@ func readBody(r *http.Request, limit int) ([]byte, error) {
 		return nil, issuer.Errorf(issuer.CodeInvalid, "the request body could not be read")
 	}
 	return body, nil
-}
-
-// bufferBody reads r's body within limit and replaces it with the buffered
-// bytes, so that a handler downstream never reads more.
-func bufferBody(r *http.Request, limit int) error {
-	if r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodDelete {
-		return nil
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, int64(limit)))
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return issuer.Errorf(issuer.CodeTooLarge, "an MCP message may not exceed %d bytes", limit)
-		}
-		return issuer.Errorf(issuer.CodeInvalid, "the request body could not be read")
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	return nil
 }
 
 // writeJSON writes v as a JSON response.
