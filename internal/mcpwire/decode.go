@@ -3,16 +3,14 @@ package mcpwire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-)
 
-// maxSafeID is the largest integer id magnitude accepted: the SDK holds
-// numeric ids as float64 on the way in, exact up to 2^53.
-const maxSafeID = 1 << 53
+	"github.com/remnant/passportkit/internal/cjson"
+)
 
 // Fault is a frame refused by [Decode]: the JSON-RPC error to answer it with
 // and the id to answer it under (invalid, that is null, when the frame's id
@@ -53,46 +51,61 @@ var members = map[string]bool{"jsonrpc": true, "id": true, "method": true, "para
 
 // Decode decodes one frame. It returns a *jsonrpc.Request (a call when its
 // ID is valid, else a notification) or a *jsonrpc.Response, or a [*Fault].
+//
+// The frame is parsed once with the project's strict parser (internal/cjson):
+// text that is not JSON, not UTF-8 or followed by more data is a parse error;
+// JSON outside I-JSON (a duplicate member name at any depth, a lone
+// surrogate, an integer beyond ±(2^53−1), nesting deeper than 32) is an
+// invalid request.
 func Decode(frame []byte) (jsonrpc.Message, error) {
-	if !utf8.Valid(frame) {
-		return nil, parseError("the frame is not valid UTF-8")
+	doc, err := cjson.Parse(frame, cjson.Options{IndexDepth: 2})
+	if err != nil {
+		var cerr *cjson.Error
+		if !errors.As(err, &cerr) {
+			return nil, parseError("%v", err)
+		}
+		switch cerr.Code {
+		case cjson.ErrSyntax, cjson.ErrUTF8, cjson.ErrTrailing:
+			return nil, parseError("%s at byte %d", cerr.Code, cerr.Offset)
+		}
+		// cjson stops at the first fault; a frame that is not JSON text
+		// further on is a parse error all the same.
+		if !utf8.Valid(frame) {
+			return nil, parseError("%s", cjson.ErrUTF8)
+		}
+		if !json.Valid(frame) {
+			return nil, parseError("%s", cjson.ErrSyntax)
+		}
+		return nil, invalid(jsonrpc.ID{}, "%s at byte %d", cerr.Code, cerr.Offset)
 	}
-	if !json.Valid(frame) {
-		return nil, parseError("the frame is not valid JSON")
-	}
-	body := bytes.TrimLeft(frame, " \t\r\n")
-	switch body[0] {
-	case '{':
-	case '[':
+	root := doc.Root()
+	switch root.Kind() {
+	case cjson.Object:
+	case cjson.Array:
 		return nil, invalid(jsonrpc.ID{}, "batches are not supported; send one message per frame")
 	default:
 		return nil, invalid(jsonrpc.ID{}, "a message must be a JSON object")
 	}
-	m, dup, err := objectMembers(body)
-	if err != nil { // unreachable after json.Valid, kept as a guard
-		return nil, parseError("%v", err)
+	m := make(map[string]cjson.Value)
+	for k, v := range root.Members() {
+		name, _ := k.Text()
+		m[name] = v // names are unique: cjson refuses duplicates
 	}
 	id, idErr := readID(m)
 	if idErr != "" {
 		return nil, invalid(jsonrpc.ID{}, "%s", idErr)
-	}
-	if dup == "id" {
-		return nil, invalid(jsonrpc.ID{}, "member \"id\" appears more than once")
-	}
-	if dup != "" {
-		return nil, invalid(id, "member %q appears more than once", truncate(dup))
 	}
 	for name := range m {
 		if !members[name] {
 			return nil, invalid(id, "unknown member %q", truncate(name))
 		}
 	}
-	if v, ok := m["jsonrpc"]; !ok || string(v) != `"2.0"` {
+	if v, ok := m["jsonrpc"]; !ok || string(v.Raw()) != `"2.0"` {
 		return nil, invalid(id, `jsonrpc must be "2.0"`)
 	}
-	if raw, ok := m["method"]; ok {
-		var method string
-		if err := json.Unmarshal(raw, &method); err != nil || method == "" {
+	if mv, ok := m["method"]; ok {
+		method, isString := mv.Text()
+		if !isString || method == "" {
 			return nil, invalid(id, "method must be a non-empty string")
 		}
 		if _, ok := m["result"]; ok {
@@ -101,12 +114,15 @@ func Decode(frame []byte) (jsonrpc.Message, error) {
 		if _, ok := m["error"]; ok {
 			return nil, invalid(id, "a request has no error")
 		}
-		params := m["params"]
-		switch {
-		case params == nil || string(params) == "null":
-			params = nil
-		case params[0] != '{' && params[0] != '[':
-			return nil, invalid(id, "params must be an object or an array")
+		var params json.RawMessage
+		if p, ok := m["params"]; ok {
+			switch p.Kind() {
+			case cjson.Null:
+			case cjson.Object, cjson.Array:
+				params = clone(p.Raw())
+			default:
+				return nil, invalid(id, "params must be an object or an array")
+			}
 		}
 		return &jsonrpc.Request{ID: id, Method: method, Params: params}, nil
 	}
@@ -117,80 +133,72 @@ func Decode(frame []byte) (jsonrpc.Message, error) {
 		return nil, invalid(id, "a response has no params")
 	}
 	result, hasResult := m["result"]
-	rawErr, hasErr := m["error"]
+	errValue, hasErr := m["error"]
 	if hasResult == hasErr {
 		return nil, invalid(id, "a response has exactly one of result and error")
 	}
 	if hasResult {
-		return &jsonrpc.Response{ID: id, Result: result}, nil
+		return &jsonrpc.Response{ID: id, Result: clone(result.Raw())}, nil
 	}
-	var wire struct {
-		Code    *int64          `json:"code"`
-		Message *string         `json:"message"`
-		Data    json.RawMessage `json:"data"`
+	e, ok := readError(errValue)
+	if !ok {
+		return nil, invalid(id, "error must be an object with an integer code, a string message and optional data")
 	}
-	d := json.NewDecoder(bytes.NewReader(rawErr))
-	d.DisallowUnknownFields()
-	if rawErr[0] != '{' || d.Decode(&wire) != nil || wire.Code == nil || wire.Message == nil {
-		return nil, invalid(id, "error must be an object with an integer code and a message")
-	}
-	return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: *wire.Code, Message: *wire.Message, Data: wire.Data}}, nil
-}
-
-// objectMembers returns the members of a JSON object by their exact names,
-// and the name of the first member that appears twice, if any.
-func objectMembers(obj []byte) (map[string]json.RawMessage, string, error) {
-	d := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := d.Token(); err != nil { // {
-		return nil, "", err
-	}
-	m := make(map[string]json.RawMessage)
-	var dup string
-	for d.More() {
-		tok, err := d.Token()
-		if err != nil {
-			return nil, "", err
-		}
-		name, _ := tok.(string)
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return nil, "", err
-		}
-		if _, seen := m[name]; seen && dup == "" {
-			dup = name
-		}
-		m[name] = v
-	}
-	return m, dup, nil
+	return &jsonrpc.Response{ID: id, Error: e}, nil
 }
 
 // readID reads the id member: the zero ID when absent, or a reason it is
 // not a valid id.
-func readID(m map[string]json.RawMessage) (jsonrpc.ID, string) {
-	raw, ok := m["id"]
+func readID(m map[string]cjson.Value) (jsonrpc.ID, string) {
+	v, ok := m["id"]
 	if !ok {
 		return jsonrpc.ID{}, ""
 	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return jsonrpc.ID{}, "id is not a valid string"
-		}
+	switch v.Kind() {
+	case cjson.String:
+		s, _ := v.Text()
 		id, _ := jsonrpc.MakeID(s)
 		return id, ""
-	case 'n':
+	case cjson.Number:
+		// cjson holds integers within ±(2^53−1), which the SDK's float64
+		// ids keep exactly.
+		if n, ok := v.Int(); ok {
+			id, _ := jsonrpc.MakeID(float64(n))
+			return id, ""
+		}
+		return jsonrpc.ID{}, fmt.Sprintf("id must be a string or an integer, not %s", truncate(string(v.Raw())))
+	case cjson.Null:
 		return jsonrpc.ID{}, "id must be a string or an integer, not null"
-	case '{', '[', 't', 'f':
-		return jsonrpc.ID{}, "id must be a string or an integer"
 	}
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil || n > maxSafeID || n < -maxSafeID {
-		return jsonrpc.ID{}, fmt.Sprintf("id must be a string or an integer of at most 2^53 in magnitude, not %s", truncate(string(raw)))
-	}
-	id, _ := jsonrpc.MakeID(float64(n))
-	return id, ""
+	return jsonrpc.ID{}, "id must be a string or an integer"
 }
+
+// readError reads a response's error object, with the same exact member
+// names as a message.
+func readError(v cjson.Value) (*jsonrpc.Error, bool) {
+	if v.Kind() != cjson.Object {
+		return nil, false
+	}
+	var e jsonrpc.Error
+	var hasCode, hasMessage bool
+	for k, val := range v.Members() {
+		name, _ := k.Text()
+		switch name {
+		case "code":
+			e.Code, hasCode = val.Int()
+		case "message":
+			e.Message, hasMessage = val.Text()
+		case "data":
+			e.Data = clone(val.Raw())
+		default:
+			return nil, false
+		}
+	}
+	return &e, hasCode && hasMessage
+}
+
+// clone copies a slice of the frame, which the caller may reuse.
+func clone(b []byte) json.RawMessage { return bytes.Clone(b) }
 
 // truncate shortens text echoed back in a fault.
 func truncate(s string) string {

@@ -6,24 +6,30 @@
 // [Decode] turns one frame, the bytes of one JSON-RPC message, into the
 // official Go SDK's [jsonrpc.Message] (a request, a notification or a
 // response to a server request), or refuses it with a [*Fault] that says how
-// to answer:
+// to answer. The frame is parsed once with the project's strict JSON parser,
+// internal/cjson:
 //
-//   - a frame that is not UTF-8 JSON text is a parse error, -32700, answered
+//   - a frame that is not JSON text (a syntax error, invalid UTF-8, data
+//     after the value, an empty frame) is a parse error, -32700, answered
 //     with a null id;
-//   - a frame that is JSON but not a valid message is an invalid request,
-//     -32600, answered with the frame's id when the id can be read and is a
-//     valid id, and a null id otherwise.
+//   - a frame that is JSON but not I-JSON (a member name twice at any
+//     depth, a lone surrogate escape, an integer beyond ±(2^53−1), nesting
+//     deeper than 32) is an invalid request, -32600, with a null id: the id
+//     of such a frame is not trusted;
+//   - a frame that is I-JSON but not a valid message is an invalid request,
+//     -32600, answered with the frame's id when it is a valid id, and a null
+//     id otherwise.
 //
 // A valid message is a JSON object with the members jsonrpc (exactly "2.0"),
-// id, method, params, result and error, each at most once, names matched
-// exactly, and no other member. An id is a string or an integer of at most
-// 2^53 in magnitude (so that it survives the SDK's float64 ids exactly); null,
-// fractions, exponents, objects and arrays are refused. A request's method
-// is a non-empty string and its params, when present, an object or an array
-// (null counts as absent). A response has an id and exactly one of result
-// and error. Batches (JSON arrays) are refused as a whole with one -32600 and
-// a null id: MCP removed JSON-RPC batching in its 2025-06-18 revision, and
-// neither server negotiates an older revision's batches.
+// id, method, params, result and error, names matched exactly, and no other
+// member. An id is a string or an integer (which the SDK's float64 ids hold
+// exactly within ±(2^53−1)); null, fractions, exponents, objects, arrays and
+// booleans are refused. A request's method is a non-empty string and its
+// params, when present, an object or an array (null counts as absent). A
+// response has an id and exactly one of result and error, an error being an
+// object with an integer code, a string message and optional data. Batches
+// (JSON arrays) are refused as a whole with one -32600 and a null id: MCP
+// removed JSON-RPC batching in its 2025-06-18 revision.
 //
 // # Standard input and output
 //
