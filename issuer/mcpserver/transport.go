@@ -161,10 +161,11 @@ var statusCodes = map[int]issuer.Code{
 	http.StatusUnsupportedMediaType:  issuer.CodeUnsupportedMedia,
 }
 
-// problemWriter turns an error the SDK's handler writes as plain text (a
-// missing Accept header, a bad MCP-Protocol-Version header, missing params)
-// into problem details with the JSON-RPC members, under the message's id.
-// Other responses pass through.
+// problemWriter turns an error status the SDK's handler writes as plain
+// text (a missing Accept header, an unsupported MCP-Protocol-Version,
+// missing params) or as a bare JSON-RPC error (a header that does not match
+// the body) into problem details with the JSON-RPC members, under the
+// message's id. Other responses pass through.
 type problemWriter struct {
 	http.ResponseWriter
 	r      *http.Request
@@ -175,7 +176,7 @@ type problemWriter struct {
 
 func (p *problemWriter) WriteHeader(status int) {
 	ct := p.Header().Get("Content-Type")
-	if status < 400 || p.status != 0 || (ct != "" && !strings.HasPrefix(ct, "text/plain")) {
+	if status < 400 || p.status != 0 || (ct != "" && !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/json")) {
 		p.ResponseWriter.WriteHeader(status)
 		return
 	}
@@ -193,8 +194,8 @@ func (p *problemWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// maxDetail bounds the SDK's text relayed as a problem's detail.
-const maxDetail = 300
+// maxDetail bounds the SDK's text kept for a problem's detail.
+const maxDetail = 1 << 10
 
 // finish writes the problem details of a plain-text error, if there was one.
 func (p *problemWriter) finish() {
@@ -204,6 +205,14 @@ func (p *problemWriter) finish() {
 	text := strings.TrimSpace(strings.ToValidUTF8(p.text.String(), ""))
 	code, ok := statusCodes[p.status]
 	f := &mcpwire.Fault{ID: p.id, Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + text}
+	// The SDK answers some refusals with a JSON-RPC error response: keep
+	// its code and message.
+	var sdk struct {
+		Error *jsonrpc.Error `json:"error"`
+	}
+	if json.Unmarshal([]byte(text), &sdk) == nil && sdk.Error != nil {
+		f.Code, f.Message, text = sdk.Error.Code, sdk.Error.Message, sdk.Error.Message
+	}
 	switch {
 	case ok:
 	case p.status < 500:

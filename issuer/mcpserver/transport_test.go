@@ -143,6 +143,32 @@ func TestMCPTransportProblems(t *testing.T) {
 			t.Fatalf("%d %s %+v", res.StatusCode, res.Header.Get("Content-Type"), p)
 		}
 	})
+	t.Run("JSON-RPC error from the SDK", func(t *testing.T) {
+		// A 2026-07-28 request without the headers that revision requires:
+		// the SDK answers with a bare JSON-RPC error, rewritten with its code.
+		req, _ := http.NewRequest("POST", c.URL, nopBody(ping))
+		req.Header.Set("Authorization", "Bearer "+string(key))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var p struct {
+			Status int            `json:"status"`
+			Code   issuer.Code    `json:"code"`
+			ID     any            `json:"id"`
+			Error  *jsonrpc.Error `json:"error"`
+			Detail string         `json:"detail"`
+		}
+		json.NewDecoder(res.Body).Decode(&p)
+		if res.StatusCode != 400 || res.Header.Get("Content-Type") != "application/problem+json" || p.Status != 400 || p.Code != issuer.CodeInvalid ||
+			p.ID != 7.0 || p.Error == nil || p.Error.Code == jsonrpc.CodeInvalidRequest || p.Detail != p.Error.Message {
+			t.Fatalf("%d %s %+v %+v", res.StatusCode, res.Header.Get("Content-Type"), p, p.Error)
+		}
+	})
 	t.Run("unknown notification", func(t *testing.T) {
 		c.Notify(t, []byte(`{"jsonrpc":"2.0","method":"notifications/no_such_thing"}`))
 	})
