@@ -35,7 +35,7 @@ type serveCmd struct {
 // README's "Limits and timeouts" repeats.
 func (c *serveCmd) Help() string {
 	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation and %d for an MCP message; more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
-		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, httpapi.MaxMCPMessage, shutdownGrace)
+		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, mcpserver.MaxMessage, shutdownGrace)
 }
 
 // shutdownGrace bounds how long in-flight requests may finish after a stop

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"reflect"
 	"runtime/debug"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/remnant/passportkit/internal/mcpwire"
 	"github.com/remnant/passportkit/ledger"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
@@ -35,12 +35,18 @@ func (c ledgerMCPCmd) Run(e *env) error {
 		Signer: signer,
 		Trust:  trust,
 	})
-	err = s.Run(e.ctx, &mcp.IOTransport{Reader: nopReadCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
+	err = s.Run(e.ctx, &mcpwire.Transport{Reader: e.stdin, Writer: e.stdout, MaxFrame: ledgerMaxFrame})
 	if err != nil && e.ctx.Err() != nil {
 		return nil // interrupted
 	}
 	return err
 }
+
+// ledgerMaxFrame bounds one JSON-RPC frame on standard input: room for
+// merge_records' two files at the ledger's limit (ledger.MaxBytes, 4 MiB
+// each) even when JSON escaping doubles every byte. A larger frame could
+// only carry an argument the tools refuse as too large.
+const ledgerMaxFrame = 4 * ledger.MaxBytes
 
 // ledgerInstructions tell the client how to read the tools' results.
 const ledgerInstructions = `Tools for an agent's own counterparty ledger, REPUTATION.md. They read the text you pass and return data; they store nothing and make no network calls.
@@ -244,13 +250,3 @@ func newLedgerServer(cfg ledgerServerConfig) *mcp.Server {
 		})
 	return s
 }
-
-// nopReadCloser and nopWriteCloser leave the process's streams open when
-// the MCP connection closes.
-type (
-	nopReadCloser  struct{ io.Reader }
-	nopWriteCloser struct{ io.Writer }
-)
-
-func (nopReadCloser) Close() error  { return nil }
-func (nopWriteCloser) Close() error { return nil }

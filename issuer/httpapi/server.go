@@ -28,11 +28,9 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -69,9 +67,6 @@ type Config struct {
 
 // DefaultBodyTimeout is [Config.BodyTimeout] when zero.
 const DefaultBodyTimeout = 10 * time.Second
-
-// MaxMCPMessage bounds one MCP request body.
-const MaxMCPMessage = 128 << 10
 
 // Issuer is what the API needs of the issuer: its use cases, as
 // issuer/service provides them.
@@ -142,10 +137,7 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	}
 	if cfg.MCP != nil {
 		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
-			if err := s.bufferBody(w, r, MaxMCPMessage); err != nil {
-				return err
-			}
-			cfg.MCP.ServeHTTP(w, r)
+			cfg.MCP.ServeHTTP(w, r) // it bounds and answers its own messages
 			return nil
 		}))
 	}
@@ -267,22 +259,6 @@ func clientAddr(r *http.Request) string {
 // bytes of it (after gzip decompression), read within the body timeout.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, limit int) ([]byte, error) {
 	return httpbody.Read(w, r, httpbody.Options{Limit: int64(limit), Timeout: s.bodyTTL, JSON: true})
-}
-
-// bufferBody reads r's body within limit and the body timeout and replaces
-// it with the buffered bytes, so that a handler downstream never reads more.
-func (s *Server) bufferBody(w http.ResponseWriter, r *http.Request, limit int) error {
-	if r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodDelete {
-		return nil
-	}
-	body, err := httpbody.Read(w, r, httpbody.Options{Limit: int64(limit), Timeout: s.bodyTTL})
-	if err != nil {
-		return err
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	r.Header.Del("Content-Encoding")
-	return nil
 }
 
 // writeJSON writes v as a JSON response.

@@ -16,7 +16,12 @@
 //
 // [Handler] expects the HTTP layer in front of it to have authenticated the
 // bearer key and put the principal in the request context
-// ([issuer.NewContext]); the HTTP API does so and bounds each message.
+// ([issuer.NewContext]); the HTTP API does so. The handler bounds each
+// message itself and answers every transport error with problem details
+// that also carry the JSON-RPC error response (see the README's MCP
+// section): malformed JSON is -32700, a message that is not a valid request
+// -32600, both with status 400; a request for an unknown method gets an
+// ordinary JSON-RPC -32601 response.
 package mcpserver
 
 import (
@@ -104,7 +109,7 @@ func Handler(app Issuer, logger *slog.Logger, version string) http.Handler {
 		}
 		return &auth.TokenInfo{Scopes: scopes, UserID: string(p.AgentID), Extra: map[string]any{principalExtra: p}}, nil
 	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	return transport{next: auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)}
 }
 
 // principal returns the authenticated agent of a tool call.

@@ -1,0 +1,238 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/remnant/passportkit/internal/mcpwire"
+	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/issuer"
+)
+
+// methods are the methods an MCP server receives (revision 2025-11-25), true
+// for requests and false for notifications: the SDK's own server table
+// without its drafts. A request for any other method is answered -32601.
+var methods = map[string]bool{
+	"initialize": true, "ping": true,
+	"tools/list": true, "tools/call": true,
+	"prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"completion/complete": true, "logging/setLevel": true,
+	"notifications/initialized": false, "notifications/cancelled": false,
+	"notifications/progress": false, "notifications/roots/list_changed": false,
+}
+
+// transport reads each POST to /mcp as one frame with [mcpwire.Decode]
+// before the SDK's handler sees it, so that every transport error is
+// answered the same way: an HTTP error status with RFC 9457 problem details
+// that also carry the JSON-RPC error response members (jsonrpc, id, error).
+// A well-formed request for an unknown method is not a transport error: it
+// gets a JSON-RPC -32601 response with status 200, like any other answer.
+type transport struct {
+	next http.Handler
+}
+
+// ServeHTTP checks the method, the media type, the size and the frame, then
+// passes the request on with its buffered body.
+func (t transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	none := jsonrpc.ID{}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeProblem(w, r, issuer.Errorf(issuer.CodeMethodNotAllowed, "%s is not allowed on %s; send each JSON-RPC message with POST", r.Method, r.URL.Path),
+			&mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: use POST"})
+		return
+	}
+	if !jsonMediaType(r.Header.Get("Content-Type")) {
+		writeProblem(w, r, issuer.Errorf(issuer.CodeUnsupportedMedia, "send the message as application/json (charset utf-8, if any)"),
+			&mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the body is not application/json"})
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessage))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeProblem(w, r, issuer.Errorf(issuer.CodeTooLarge, "an MCP message may not exceed %d bytes", MaxMessage),
+				&mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the message is too large"})
+			return
+		}
+		writeProblem(w, r, issuer.Errorf(issuer.CodeInvalid, "the request body could not be read"),
+			&mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the body could not be read"})
+		return
+	}
+	msg, err := mcpwire.Decode(body)
+	if fault, ok := errors.AsType[*mcpwire.Fault](err); ok {
+		writeProblem(w, r, issuer.Errorf(issuer.CodeInvalid, "%s", fault.Message), fault)
+		return
+	} else if err != nil {
+		writeProblem(w, r, err, &mcpwire.Fault{Code: jsonrpc.CodeInternalError, Message: "internal error"})
+		return
+	}
+	id := none
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		id = req.ID
+		call, known := methods[req.Method]
+		switch {
+		case !known && req.IsCall():
+			writeReply(w, mcpwire.Reply{JSONRPC: "2.0", ID: req.ID.Raw(), Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + req.Method}})
+			return
+		case !known:
+			w.WriteHeader(http.StatusAccepted) // an unknown notification is ignored
+			return
+		case call && !req.IsCall():
+			f := &mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + req.Method + " is a request and needs an id"}
+			writeProblem(w, r, issuer.Errorf(issuer.CodeInvalid, "%s", f.Message), f)
+			return
+		case !call && req.IsCall():
+			f := &mcpwire.Fault{ID: req.ID, Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + req.Method + " is a notification and takes no id"}
+			writeProblem(w, r, issuer.Errorf(issuer.CodeInvalid, "%s", f.Message), f)
+			return
+		}
+	} else if resp, ok := msg.(*jsonrpc.Response); ok {
+		id = resp.ID
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	pw := &problemWriter{ResponseWriter: w, r: r, id: id}
+	t.next.ServeHTTP(pw, r)
+	pw.finish()
+}
+
+// jsonMediaType reports whether a Content-Type is application/json, with at
+// most a charset parameter naming UTF-8.
+func jsonMediaType(ct string) bool {
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	for k, v := range params {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return false
+		}
+	}
+	return true
+}
+
+// rpcProblem is problem details carrying a JSON-RPC error response as
+// extension members, for clients of either kind.
+type rpcProblem struct {
+	problem.Details
+	JSONRPC string         `json:"jsonrpc"`
+	ID      any            `json:"id"`
+	Error   *jsonrpc.Error `json:"error"`
+}
+
+// writeProblem answers a transport error.
+func writeProblem(w http.ResponseWriter, r *http.Request, err error, f *mcpwire.Fault) {
+	reply := f.Reply()
+	p := rpcProblem{Details: problem.New(issuer.ErrorCode(err), issuer.ErrorMessage(err), r.URL.Path), JSONRPC: reply.JSONRPC, ID: reply.ID, Error: reply.Error}
+	writeProblemBody(w, p)
+}
+
+func writeProblemBody(w http.ResponseWriter, p rpcProblem) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(p.Status)
+	json.NewEncoder(w).Encode(p)
+}
+
+// writeReply writes a JSON-RPC response with status 200.
+func writeReply(w http.ResponseWriter, reply mcpwire.Reply) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	json.NewEncoder(w).Encode(reply)
+}
+
+// statusCodes maps the error statuses the SDK's handler writes as plain
+// text to the issuer's codes.
+var statusCodes = map[int]issuer.Code{
+	http.StatusBadRequest:            issuer.CodeInvalid,
+	http.StatusUnauthorized:          issuer.CodeUnauthorized,
+	http.StatusNotFound:              issuer.CodeNotFound,
+	http.StatusMethodNotAllowed:      issuer.CodeMethodNotAllowed,
+	http.StatusRequestEntityTooLarge: issuer.CodeTooLarge,
+	http.StatusUnsupportedMediaType:  issuer.CodeUnsupportedMedia,
+}
+
+// problemWriter turns an error status the SDK's handler writes as plain
+// text (a missing Accept header, an unsupported MCP-Protocol-Version,
+// missing params) or as a bare JSON-RPC error (a header that does not match
+// the body) into problem details with the JSON-RPC members, under the
+// message's id. Other responses pass through.
+type problemWriter struct {
+	http.ResponseWriter
+	r      *http.Request
+	id     jsonrpc.ID
+	status int             // the status of a plain-text error, else 0
+	text   strings.Builder // its text, up to maxDetail bytes
+}
+
+func (p *problemWriter) WriteHeader(status int) {
+	ct := p.Header().Get("Content-Type")
+	if status < 400 || p.status != 0 || (ct != "" && !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/json")) {
+		p.ResponseWriter.WriteHeader(status)
+		return
+	}
+	p.status = status
+}
+
+// Write keeps the plain-text body of an error for its detail.
+func (p *problemWriter) Write(b []byte) (int, error) {
+	if p.status == 0 {
+		return p.ResponseWriter.Write(b)
+	}
+	if room := maxDetail - p.text.Len(); room > 0 {
+		p.text.Write(b[:min(len(b), room)])
+	}
+	return len(b), nil
+}
+
+// maxDetail bounds the SDK's text kept for a problem's detail.
+const maxDetail = 1 << 10
+
+// finish writes the problem details of a plain-text error, if there was one.
+func (p *problemWriter) finish() {
+	if p.status == 0 {
+		return
+	}
+	text := strings.TrimSpace(strings.ToValidUTF8(p.text.String(), ""))
+	code, ok := statusCodes[p.status]
+	f := &mcpwire.Fault{ID: p.id, Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + text}
+	// The SDK answers some refusals with a JSON-RPC error response: keep
+	// its code and message.
+	var sdk struct {
+		Error *jsonrpc.Error `json:"error"`
+	}
+	if json.Unmarshal([]byte(text), &sdk) == nil && sdk.Error != nil {
+		f.Code, f.Message, text = sdk.Error.Code, sdk.Error.Message, sdk.Error.Message
+	}
+	switch {
+	case ok:
+	case p.status < 500:
+		code = issuer.CodeInvalid
+	default:
+		code, f.Code, f.Message, text = issuer.CodeInternal, jsonrpc.CodeInternalError, "internal error", ""
+	}
+	reply := f.Reply()
+	pr := rpcProblem{Details: problem.New(code, text, p.r.URL.Path), JSONRPC: reply.JSONRPC, ID: reply.ID, Error: reply.Error}
+	pr.Status = p.status
+	p.Header().Del("Content-Length")
+	writeProblemBody(p.ResponseWriter, pr)
+}
+
+// Flush passes a flush on, for event streams.
+func (p *problemWriter) Flush() {
+	if f, ok := p.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (p *problemWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
