@@ -197,8 +197,13 @@ func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at tim
 			AppliesTo:   issuing.AppliesTo{Skill: claim.Skill, Context: claim.Context},
 			ContentHash: r.ContentHash,
 		}
+		if m.Visibility != issuing.MemoryPublic {
+			// A private memory is loaded only to join lineages: nothing
+			// that names or describes it leaves the store.
+			m.PublicID, m.ContentHash, m.AppliesTo = "", "", issuing.AppliesTo{}
+		}
 		if r.RootKey.Valid {
-			m.VersionRoot = issuing.Target{Key: issuing.Key(r.RootKey.Int64), PublicID: issuer.MemoryID(r.RootID.String), Named: r.RootNamed.Bool}
+			m.VersionRoot = target(r.RootKey.Int64, r.RootID.String, r.RootNamed.Bool)
 		}
 		index[r.Key] = len(s.Memories)
 		keys = append(keys, r.Key)
@@ -225,10 +230,18 @@ func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at tim
 	}
 	for _, l := range links {
 		m := &s.Memories[index[l.Memory]]
-		m.Links = append(m.Links, issuing.Link{Kind: issuing.LinkKind(l.Kind),
-			Target: issuing.Target{Key: issuing.Key(l.Target), PublicID: issuer.MemoryID(l.PublicID), Named: l.Named}})
+		m.Links = append(m.Links, issuing.Link{Kind: issuing.LinkKind(l.Kind), Target: target(l.Target, l.PublicID, l.Named)})
 	}
 	return nil
+}
+
+// target is a link target or version root; one that may not be named
+// keeps only its key, which joins lineages.
+func target(key int64, id string, named bool) issuing.Target {
+	if !named {
+		id = ""
+	}
+	return issuing.Target{Key: issuing.Key(key), PublicID: issuer.MemoryID(id), Named: named}
 }
 
 // namedTarget says whether memory t (author ta) may be named in a
