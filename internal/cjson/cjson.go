@@ -105,6 +105,8 @@ type Options struct {
 	// non-integer number is in ECMAScript form: the parser records those
 	// numbers and Doc.CheckNumbers checks the ones inside a chosen value.
 	// It lets a caller check only bytes whose origin it has authenticated.
+	// Whether the number is within the range of a double is still checked
+	// during the parse.
 	DeferNumbers bool
 }
 
@@ -193,9 +195,8 @@ func (p *parser) document() error {
 	}
 	if i < len(src) {
 		if opt.Canonical {
-			if isSpace(src[i]) {
-				return p.failAt(i, ErrNotCanonical, "whitespace after the top-level value")
-			}
+			// SPEC.md §2: anything after the value, whitespace included,
+			// is trailing data.
 			return p.failAt(i, ErrTrailing, "data after the top-level value")
 		}
 		if i, err = p.ws(i); err != nil {
@@ -835,6 +836,13 @@ func (p *parser) number(start int) (int, error) {
 	}
 	if p.opt.Canonical {
 		if p.opt.DeferNumbers {
+			// Only the form is deferred: the range is a guard of the
+			// json step (SPEC.md §11.2 step 2), checked here.
+			if !plainCanonical(tok) {
+				if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
+					return i, p.failAt(start, ErrIntegerRange, "number beyond the range of a float64")
+				}
+			}
 			p.floats = append(p.floats, uint32(start))
 			return i, nil
 		}

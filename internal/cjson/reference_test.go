@@ -32,7 +32,7 @@ func refParse(src []byte, opt Options) (*Doc, error) {
 	if p.pos < len(src) {
 		if opt.Canonical {
 			if isSpace(src[p.pos]) {
-				return nil, p.fail(ErrNotCanonical, "whitespace after the top-level value")
+				return nil, p.fail(ErrTrailing, "whitespace after the top-level value")
 			}
 			return nil, p.fail(ErrTrailing, "data after the top-level value")
 		}
@@ -439,6 +439,10 @@ func (p *refParser) number() error {
 	}
 	if p.opt.Canonical {
 		if p.opt.DeferNumbers {
+			if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
+				p.pos = start
+				return p.fail(ErrIntegerRange, "number beyond the range of a float64")
+			}
 			p.floats = append(p.floats, uint32(start))
 			return nil
 		}
