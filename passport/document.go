@@ -216,3 +216,24 @@ func (t *Time) UnmarshalText(b []byte) error {
 	*t = v
 	return nil
 }
+
+// MarshalJSON writes t as a JSON string of its one layout. It is defined so
+// that the embedded time.Time's RFC 3339 methods, which write and accept
+// offsets and fractions, are never used.
+func (t Time) MarshalJSON() ([]byte, error) {
+	b, err := t.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte{'"'}, b...), '"'), nil
+}
+
+// UnmarshalJSON reads a JSON string of the one layout of a Time (SPEC.md
+// §1): an offset, a fraction of a second, a leap second or an impossible
+// date is refused.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return fmt.Errorf("time %s is not a JSON string", b)
+	}
+	return t.UnmarshalText(b[1 : len(b)-1])
+}
