@@ -163,9 +163,10 @@ func (sp SkillPassport) Hash() (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// validate checks a skill passport's vocabulary and bounds, and its
-// assessment hash when it has one. Whether its figures follow from the
-// evidence is a separate question, answered by recomputing them.
+// validate checks a skill passport's vocabulary and bounds. Its assessment
+// hash is checked over the signed bytes by CheckSkillPassportJSON; whether
+// its figures follow from the evidence is a separate question, answered by
+// recomputing them.
 func (sp *SkillPassport) validate() error {
 	bad := func(format string, a ...any) error { return errorf(ReasonFieldInvalid, format, a...) }
 	switch {
@@ -186,15 +187,6 @@ func (sp *SkillPassport) validate() error {
 		return bad("%d source previews; at most %d", len(sp.Sources), MaxSourcePreviews)
 	case sp.Contested != (sp.Assessment == AssessmentContested):
 		return bad("the contested flag and the assessment disagree")
-	}
-	if sp.AssessmentHash != "" {
-		h, err := sp.Hash()
-		if err != nil {
-			return bad("%v", err)
-		}
-		if h != sp.AssessmentHash {
-			return bad("assessmentHash does not match the skill passport")
-		}
 	}
 	return nil
 }

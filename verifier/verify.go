@@ -668,6 +668,16 @@ func (r *run) fields() *passport.Error {
 		if n := sp.Len(); n > passport.MaxSkillPassports {
 			return fail(passport.ReasonFieldInvalid, "%d skill passports; at most %d", n, passport.MaxSkillPassports)
 		}
+		// Each skill passport in order, its hash over the signed bytes
+		// (SPEC.md §4.14). The payload's numbers were checked at step 9.
+		i := 0
+		for e := range sp.Elements() {
+			if err := passport.CheckSkillPassportJSON(e.Raw()); err != nil {
+				pe := asError(err)
+				return fail(pe.Reason, "skillPassports[%d]: %s", i, pe.Detail)
+			}
+			i++
+		}
 	}
 	return nil
 }
@@ -699,11 +709,16 @@ func (r *run) validity() *passport.Error {
 	return nil
 }
 
+// evidence checks the disclosed evidence in three passes, so that a bundle
+// with several faults gets one reason (SPEC.md §11.2 step 17): first the
+// shape of every entry in order (evidence_malformed), then the root
+// (evidence_root_mismatch), then each entry in order, its proof
+// (evidence_proof_invalid) and then its numbers (json_not_canonical).
 func (r *run) evidence() *passport.Error {
 	type entry struct {
 		index int
 		leaf  cjson.Value
-		proof cjson.Value
+		proof []evidence.Hash
 	}
 	entries := make([]entry, 0, r.disclosed.Len())
 	last := -1
@@ -729,17 +744,31 @@ func (r *run) evidence() *passport.Error {
 			return fail(passport.ReasonEvidence, "entry %d: index must be an integer below evidenceCount %d", len(entries), r.count)
 		case int(i) <= last:
 			return fail(passport.ReasonEvidence, "entry %d: indices must increase", len(entries))
+		case proof.Len() > evidence.MaxProofLen:
+			return fail(passport.ReasonEvidence, "entry %d: a proof holds at most %d hashes", len(entries), evidence.MaxProofLen)
+		}
+		hashes := make([]evidence.Hash, 0, proof.Len())
+		for h := range proof.Elements() {
+			s, ok := h.RawText()
+			if !ok {
+				return fail(passport.ReasonEvidence, "entry %d: proof hashes must be strings", len(entries))
+			}
+			ph, err := evidence.ParseHashBytes(s)
+			if err != nil {
+				return fail(passport.ReasonEvidence, "entry %d: a proof hash must be 64 lower-case hex digits", len(entries))
+			}
+			hashes = append(hashes, ph)
 		}
 		last = int(i)
-		entries = append(entries, entry{index: int(i), leaf: leaf, proof: proof})
+		entries = append(entries, entry{index: int(i), leaf: leaf, proof: hashes})
 	}
 	if r.count == 0 && r.root != evidence.EmptyRoot {
 		return fail(passport.ReasonEvidenceRoot, "evidenceRoot is not the root of an empty tree")
 	}
+	var hasher evidence.LeafHasher
 	if len(entries) == r.count && r.count > 0 {
 		// Every leaf is disclosed: the root follows from the leaves alone.
 		hashes := make([]evidence.Hash, len(entries))
-		var hasher evidence.LeafHasher
 		for i, e := range entries {
 			hashes[i] = hasher.Sum(e.leaf.Raw())
 		}
@@ -748,25 +777,8 @@ func (r *run) evidence() *passport.Error {
 		}
 	}
 	batch := evidence.NewBatch(uint64(r.count), r.root)
-	var hasher evidence.LeafHasher
-	proof := make([]evidence.Hash, 0, 32)
 	for _, e := range entries {
-		proof = proof[:0]
-		for h := range e.proof.Elements() {
-			if len(proof) == evidence.MaxProofLen {
-				return fail(passport.ReasonEvidenceProof, "leaf %d: proof too long", e.index)
-			}
-			s, ok := h.RawText()
-			if !ok {
-				return fail(passport.ReasonEvidence, "leaf %d: proof hashes must be strings", e.index)
-			}
-			ph, err := evidence.ParseHashBytes(s)
-			if err != nil {
-				return fail(passport.ReasonEvidence, "leaf %d: proof hash: %v", e.index, err)
-			}
-			proof = append(proof, ph)
-		}
-		if err := batch.Verify(uint64(e.index), hasher.Sum(e.leaf.Raw()), proof); err != nil {
+		if err := batch.Verify(uint64(e.index), hasher.Sum(e.leaf.Raw()), e.proof); err != nil {
 			return fail(passport.ReasonEvidenceProof, "leaf %d: %v", e.index, err)
 		}
 		if err := r.doc.CheckNumbers(e.leaf); err != nil {
