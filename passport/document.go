@@ -12,7 +12,7 @@ const (
 	// Version is the passportVersion of the outer document.
 	Version = "0.1"
 	// TrustModelVersion is the version of the skill passports' trust model.
-	TrustModelVersion = "2.0"
+	TrustModelVersion = "2.1"
 	// BundleVersion is the version of the bundle format.
 	BundleVersion = "1.0"
 )

@@ -41,6 +41,19 @@ type SkillPassport struct {
 	Estimate *SkillEstimate `json:"estimate,omitempty"`
 	// Effective holds the effective (weighted, capped) counts.
 	Effective SkillCounts `json:"effective,omitzero"`
+	// Independence counts, per independence axis, the distinct categories
+	// observed among positions with positive weight (trust model 2.1). It
+	// is written in every 2.1 skill passport, zeros included: an axis the
+	// sources do not record reports zero observed categories and stays
+	// unknown; nothing is inferred.
+	Independence *SkillIndependence `json:"independence,omitempty"`
+	// Corrections is the number of correction signals (trust model 2.1).
+	Corrections int `json:"corrections,omitempty"`
+	// Recency dates the latest eligible observation (trust model 2.1); nil
+	// when there is none.
+	Recency *SkillRecency `json:"recency,omitempty"`
+	// Coverage counts the relevant evidence (trust model 2.1).
+	Coverage SkillCoverage `json:"coverage,omitzero"`
 	// Sources previews at most MaxSourcePreviews sources, unresolved
 	// contradictions first, then failures, then the heaviest.
 	Sources []SourcePreview `json:"sources,omitempty"`
@@ -80,6 +93,43 @@ type SkillCounts struct {
 	Operators      int     `json:"operators"`
 	Validators     int     `json:"validators"`
 	Contexts       int     `json:"contexts"`
+}
+
+// SkillIndependence counts the distinct categories observed on each
+// independence axis. Sources record registered operators only; the other
+// axes report zero until a trusted adapter attests them.
+type SkillIndependence struct {
+	Operator    int `json:"operator"`
+	Builder     int `json:"builder"`
+	ModelFamily int `json:"modelFamily"`
+	Host        int `json:"host"`
+	Framework   int `json:"framework"`
+	Project     int `json:"project"`
+	Dataset     int `json:"dataset"`
+}
+
+// SkillRecency is how recent the eligible evidence is.
+type SkillRecency struct {
+	// LatestEligible is the day of the latest observation of non-zero
+	// eligibility, YYYY-MM-DD.
+	LatestEligible string `json:"latestEligible"`
+	// AgeDays is the number of days from LatestEligible to assessedAt.
+	AgeDays int `json:"ageDays"`
+}
+
+// SkillCoverage counts the relevant evidence behind a skill passport, before
+// any weighting: what was looked at, not what it weighs.
+type SkillCoverage struct {
+	// Observations is the number of relevant outcome, corroboration and
+	// contradiction records.
+	Observations int `json:"observations"`
+	// Positions is the number of reporter and lineage positions.
+	Positions int `json:"positions"`
+	// Lineages is the number of distinct lineage clusters among positions.
+	Lineages int `json:"lineages"`
+	// Contexts is the number of distinct normalised contexts among the
+	// relevant observations.
+	Contexts int `json:"contexts"`
 }
 
 // SourcePreview summarises one evidence record behind a skill passport.

@@ -17,6 +17,10 @@ var effectiveMembers = [...]string{
 	"operators", "partial", "successes", "uncertain", "validators",
 }
 
+// independenceMembers are the axes of a 2.1 skill passport's independence
+// object, all written, zeros included.
+var independenceMembers = [...]string{"builder", "dataset", "framework", "host", "modelFamily", "operator", "project"}
+
 // CheckSkillPassportJSON checks one skill passport as it is signed: raw is
 // its canonical JSON, a byte range of the canonical passport. It checks the
 // members of SPEC.md §4.1 that a reader relies on (types, vocabulary, the
@@ -53,6 +57,28 @@ func CheckSkillPassportJSON(raw []byte) error {
 			}
 			if v.Kind() != cjson.Number {
 				return errorf(ReasonFieldInvalid, "effective.%s must be a number", m)
+			}
+		}
+	}
+	for _, o := range []struct {
+		name    string
+		members []string
+	}{
+		{"independence", independenceMembers[:]},
+		{"recency", []string{"ageDays", "latestEligible"}},
+		{"coverage", []string{"contexts", "lineages", "observations", "positions"}},
+		{"estimate", []string{"lower", "midpoint", "upper"}},
+	} {
+		v, ok := root.Get(o.name)
+		if !ok {
+			continue
+		}
+		if v.Kind() != cjson.Object {
+			return errorf(ReasonFieldInvalid, "%s must be an object", o.name)
+		}
+		for _, m := range o.members {
+			if _, ok := v.Get(m); !ok {
+				return errorf(ReasonFieldInvalid, "%s.%s is missing: every member of %s is written, zeros included", o.name, m, o.name)
 			}
 		}
 	}
@@ -123,6 +149,9 @@ func (sp *SkillPassport) zeroMembers() []string {
 	add(sp.Calibration == "", "calibration")
 	add(sp.Estimate == nil, "estimate")
 	add(sp.Effective == (SkillCounts{}), "effective")
+	add(sp.Corrections == 0, "corrections")
+	add(sp.Recency == nil, "recency")
+	add(sp.Coverage == (SkillCoverage{}), "coverage")
 	add(len(sp.Sources) == 0, "sources")
 	add(sp.SourceCount == 0, "sourceCount")
 	add(len(sp.Limitations) == 0, "limitations")
