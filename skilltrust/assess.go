@@ -307,6 +307,9 @@ func Assess(set *evidence.Set, task Task, at evidence.Date) (*Assessment, error)
 		if len(v) > evidence.MaxTextLen {
 			return nil, fmt.Errorf("%w: context %s longer than %d bytes", ErrTask, evidence.Dimensions[i], evidence.MaxTextLen)
 		}
+		if v != "" && evidence.NormalizeLabel(v) == "" {
+			return nil, fmt.Errorf("%w: context %s is blank", ErrTask, evidence.Dimensions[i])
+		}
 	}
 	tctx := task.Context.Normalized()
 	a := &Assessment{
