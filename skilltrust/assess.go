@@ -238,14 +238,14 @@ type CalibrationResult struct {
 
 // Limitation reason codes.
 const (
-	LimitCapsApplied      = "caps_applied"
-	LimitContextMismatch  = "context_mismatch"
-	LimitContextMissing   = "context_missing"
-	LimitDeclarations     = "declarations_carry_no_weight"
+	LimitCapsApplied     = "caps_applied"
+	LimitContextMismatch = "context_mismatch"
+	LimitContextMissing  = "context_missing"
+	LimitDeclarations    = "declarations_carry_no_weight"
 	// LimitFailedReuse: a reuse of the subject's work failed, which limits
 	// where the evidence applies (trust model 2.1). It says nothing about
 	// honesty.
-	LimitFailedReuse = "failed_reuse_limits_applicability"
+	LimitFailedReuse      = "failed_reuse_limits_applicability"
 	LimitLaterRecords     = "later_records_ignored"
 	LimitNonBinary        = "non_binary_outcomes_not_estimated"
 	LimitMerged           = "representations_merged"
