@@ -774,6 +774,13 @@ var generators = []generator{
 		d.setBody(p, func(m map[string]any) { skillOf(m, 0)["assessmentHash"] = strings.Repeat("ab", 32) })
 		return fails("expired, and a skill passport's hash is wrong: the earlier check, fields, gives the reason", "fields", passport.ReasonFieldInvalid, d.bytes())
 	}},
+	{"precedence_duplicate_over_order_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.tamper = func(es []disclosure) {
+			es[0].leaf = append(es[0].leaf[:len(es[0].leaf)-1:len(es[0].leaf)-1], `,"id":"ev_zz"}`...)
+		}
+		return fails("a leaf repeats \"id\" after \"type\": the name is both repeated and out of order, and the earlier guard of §2, duplicate, wins", "json", passport.ReasonJSONDuplicateKey, d.bytes())
+	}},
 	{"precedence_json_first_offset_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
 		d.tamper = func(es []disclosure) { es[0].leaf = replaceOnce(es[0].leaf, `"act_2"`, `"act_\ud800"`) }

@@ -428,7 +428,7 @@ type frame struct {
 	object    bool
 	prevStart uint32 // canonical mode: the previous member name's range
 	prevEnd   uint32
-	keysBase  int32 // strict mode: where this object's names start on p.keys
+	keysBase  int32 // where this object's names start on p.keys
 	seen      map[string]struct{}
 }
 
@@ -578,10 +578,18 @@ key:
 				case c == 0:
 					return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
 				case c > 0:
+					// A repeated name is out of order too; at one
+					// position the earlier guard of SPEC.md §2 wins.
+					for _, k := range p.keys[top.keysBase:] {
+						if compareKeys(k, key) == 0 {
+							return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+						}
+					}
 					return i, p.failAt(start, ErrNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
 			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
+			p.keys = append(p.keys, key)
 		} else if p.seen(top, key) {
 			return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
@@ -608,9 +616,7 @@ func (p *parser) close(top *frame, i int) {
 		p.nodes[top.node].end = uint32(i)
 		p.nodes[top.node].next = uint32(len(p.nodes))
 	}
-	if !p.opt.Canonical {
-		p.keys = p.keys[:top.keysBase]
-	}
+	p.keys = p.keys[:top.keysBase]
 }
 
 // seen reports whether key was already a member of the object top, whose

@@ -109,6 +109,8 @@ func TestParseCanonical(t *testing.T) {
 		{"whitespace after colon", `{"a": 1}`, ErrNotCanonical},
 		{"leading whitespace", ` {}`, ErrNotCanonical},
 		{"trailing newline", "{}\n", ErrTrailing},
+		{"repeated name out of order", `{"a":1,"b":2,"a":3}`, ErrDuplicateKey},
+		{"repeated name in order", `{"a":1,"a":2}`, ErrDuplicateKey},
 		{"trailing space", "[1] ", ErrTrailing},
 		{"leading space", " [1]", ErrNotCanonical},
 		{"underflow to zero", `[1e-400]`, ErrNotCanonical},

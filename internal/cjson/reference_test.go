@@ -138,6 +138,7 @@ func (p *refParser) object(level int) error {
 	defer func() { p.keys = p.keys[:keysBase] }()
 	var seen map[string]struct{}
 	var prev []byte
+	var names [][]byte // canonical mode: this object's names so far
 	for {
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
 			return p.fail(ErrSyntax, "expected a member name")
@@ -163,10 +164,16 @@ func (p *refParser) object(level int) error {
 					return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
 				case c > 0:
 					p.pos = keyStart
+					for _, k := range names {
+						if compareKeys(k, key) == 0 {
+							return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+						}
+					}
 					return p.fail(ErrNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
 			prev = key
+			names = append(names, key)
 		} else if p.seen(&seen, keysBase, key) {
 			p.pos = keyStart
 			return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
