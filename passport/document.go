@@ -29,7 +29,7 @@ const MaxSkillPassports = 50
 
 // Passport is the signed document: who the subject is, who issued it and
 // when, what the subject declares, what it has done in public, its domain
-// reputation, and its skill passports under trust model 2.0. Every figure
+// reputation, and its skill passports under the trust model. Every figure
 // is backed by the evidence records that EvidenceRoot commits to.
 type Passport struct {
 	PassportVersion   string `json:"passportVersion"`
