@@ -118,6 +118,12 @@ func TestSkillPassportHashOverSignedBytes(t *testing.T) {
 		{"a zero-valued list written", func(b []byte) []byte {
 			return rehash(bytes.Replace(b, []byte(`"skill":`), []byte(`"limitations":[],"skill":`), 1))
 		}, ReasonFieldInvalid},
+		{"a preview's outcome left out", func(b []byte) []byte {
+			return rehash(bytes.Replace(b, []byte(`"outcome":"success",`), nil, 1))
+		}, ReasonFieldInvalid},
+		{"a preview's zero weight left out", func(b []byte) []byte {
+			return rehash(bytes.Replace(b, []byte(`"weight":1`), []byte(`"x":1`), 1))
+		}, ReasonFieldInvalid},
 		{"wrong hash", func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`"assessmentHash":"`), []byte(`"assessmentHash":"0`), 1)[:len(b)]
 		}, ReasonFieldInvalid},

@@ -30,7 +30,7 @@ var independenceMembers = [...]string{"builder", "dataset", "framework", "host",
 // does not know (a later minor version's) are accepted and hashed. A
 // refusal is an *Error with ReasonFieldMissing or ReasonFieldInvalid.
 func CheckSkillPassportJSON(raw []byte) error {
-	doc, err := cjson.Parse(raw, cjson.Options{Canonical: true, IndexDepth: 2})
+	doc, err := cjson.Parse(raw, cjson.Options{Canonical: true, IndexDepth: 3})
 	if err != nil {
 		return errorf(ReasonFieldInvalid, "a skill passport is not canonical JSON: %v", err)
 	}
@@ -80,6 +80,15 @@ func CheckSkillPassportJSON(raw []byte) error {
 			if _, ok := v.Get(m); !ok {
 				return errorf(ReasonFieldInvalid, "%s.%s is missing: every member of %s is written, zeros included", o.name, m, o.name)
 			}
+		}
+	}
+	if srcs, ok := root.Get("sources"); ok && srcs.Kind() == cjson.Array {
+		i := 0
+		for e := range srcs.Elements() {
+			if err := checkPreview(e); err != nil {
+				return errorf(ReasonFieldInvalid, "sources[%d]: %s", i, err.(*Error).Detail)
+			}
+			i++
 		}
 	}
 	var sp SkillPassport
@@ -158,4 +167,29 @@ func (sp *SkillPassport) zeroMembers() []string {
 	add(len(sp.Policies) == 0, "policies")
 	add(sp.AssessedAt == "", "assessedAt")
 	return out
+}
+
+// previewMembers are the members every source preview writes.
+var previewMembers = [...]string{"applicability", "contradiction", "date", "evidence", "quality", "type", "weight"}
+
+// checkPreview checks that a source preview is written whole: every member,
+// and outcome exactly on outcome records (SPEC.md §4.1, §4.12).
+func checkPreview(e cjson.Value) error {
+	if e.Kind() != cjson.Object {
+		return errorf(ReasonFieldInvalid, "a source preview is an object")
+	}
+	for _, m := range previewMembers {
+		if _, ok := e.Get(m); !ok {
+			return errorf(ReasonFieldInvalid, "%s is missing", m)
+		}
+	}
+	typ, _ := e.Get("type")
+	_, hasOutcome := e.Get("outcome")
+	if isOutcome := typ.Kind() == cjson.String && string(typ.Raw()) == `"outcome"`; hasOutcome != isOutcome {
+		return errorf(ReasonFieldInvalid, "outcome is written on outcome records and only there")
+	}
+	if o, ok := e.Get("outcome"); ok && string(o.Raw()) == `""` {
+		return errorf(ReasonFieldInvalid, "outcome is empty")
+	}
+	return nil
 }
