@@ -190,6 +190,36 @@ var generators = []generator{
 		b, err := f.signed(f.ed, passportAs(baseEvidence(), "2.0"), baseRecords(), allIndices(8))
 		return passes("a trust model 2.0 passport: skill passports without the 2.1 members; recomputed as 2.0", b, err)
 	}},
+	{"valid_recompute_later_evidence", func(f *fixture) (Case, error) {
+		// One reporter's success and failure on two memories before the
+		// assessment day; a publication after it derives from both.
+		recs := []evidence.Record{
+			{ID: "ev_s", Type: evidence.TypeOutcome, Outcome: evidence.OutcomeSuccess, Skill: "PostgreSQL", Quality: evidence.QualityObservedReuse,
+				Reporter: "act_a", Operator: "op_a", Ownership: evidence.OwnershipDistinct, Lineage: &evidence.Lineage{Memory: "mem_1"},
+				Context: evidence.Context{Domain: "d1"}, Date: evidence.MustDate("2026-02-01")},
+			{ID: "ev_f", Type: evidence.TypeOutcome, Outcome: evidence.OutcomeFailure, Skill: "PostgreSQL", Quality: evidence.QualityObservedReuse,
+				Reporter: "act_a", Operator: "op_a", Ownership: evidence.OwnershipDistinct, Lineage: &evidence.Lineage{Memory: "mem_2"},
+				Context: evidence.Context{Domain: "d2"}, Date: evidence.MustDate("2026-02-15")},
+			{ID: "ev_p", Type: evidence.TypePublication, Skill: "PostgreSQL", Quality: evidence.QualitySelfReported, Reporter: "act_s",
+				Ownership: evidence.OwnershipSelf, Lineage: &evidence.Lineage{Memory: "mem_3", DerivedFrom: []string{"mem_1", "mem_2"}},
+				Date: evidence.MustDate("2026-04-01")},
+		}
+		b, err := f.signed(f.ed, passportAssessedOn(recs, "2026-03-01", "PostgreSQL"), canonicalRecords(recs), allIndices(len(recs)))
+		return passes("a skill passport assessed as of 2026-03-01 beside a publication of 2026-04-01 that derives from two earlier memories: "+
+			"the later record joins no cluster, so the success and the failure hold two positions; recomputes to match", b, err)
+	}},
+	{"valid_recompute_cap_tolerance", func(f *fixture) (Case, error) {
+		var recs []evidence.Record
+		for i := range 20 {
+			recs = append(recs, evidence.Record{ID: fmt.Sprintf("ev_u%02d", i+1), Type: evidence.TypeOutcome, Outcome: evidence.OutcomeSuccess,
+				Skill: "PostgreSQL replication", Quality: evidence.QualityObservedReuse, Reporter: fmt.Sprintf("act_u%d", i+1),
+				Ownership: evidence.OwnershipUnknown, Lineage: &evidence.Lineage{Memory: fmt.Sprintf("mem_u%d", i+1)},
+				Date: evidence.MustDate("2026-05-01")})
+		}
+		b, err := f.signed(f.ed, passportAssessedOn(recs, "2026-05-01", "PostgreSQL indexing"), canonicalRecords(recs), allIndices(len(recs)))
+		return passes("twenty unknown-ownership sibling reports of 0.05 each fill the unknown pool's cap of 1 within the 1e-9 tolerance: "+
+			"no caps_applied, weights unscaled; recomputes to match", b, err)
+	}},
 	{"valid_skill_later_minor_member", func(f *fixture) (Case, error) {
 		p := basePassport()
 		d := f.newDraft(nil, baseRecords())

@@ -414,3 +414,26 @@ func nested(n int) any {
 	}
 	return v
 }
+
+// passportAssessedOn is basePassport with skill passports for skills
+// assessed from recs as of day, which may be before issuance.
+func passportAssessedOn(recs []evidence.Record, day string, skills ...string) *passport.Passport {
+	p := basePassport()
+	p.SkillPassports = nil
+	set, err := evidence.NewSet(recs, false)
+	if err != nil {
+		panic(err)
+	}
+	for _, skill := range skills {
+		a, err := skilltrust.Assess(set, skilltrust.Task{Skill: skill}, evidence.MustDate(day))
+		if err != nil {
+			panic(err)
+		}
+		sp, err := a.SkillPassport()
+		if err != nil {
+			panic(err)
+		}
+		p.SkillPassports = append(p.SkillPassports, sp)
+	}
+	return p
+}
