@@ -222,16 +222,15 @@ func (sp *SkillPassport) validate() error {
 	switch {
 	case sp.Skill == "":
 		return errorf(ReasonFieldMissing, "skill is missing")
-	case !oneOf(sp.State, StateNew, StateLimitedEvidence, StateEvidenced, StateWellEvidenced):
+	case !knownState(string(sp.State)):
 		return bad("unknown state %q", sp.State)
-	case !oneOf(sp.EvidenceLevel, LevelVeryLow, LevelLow, LevelModerate, LevelStrong):
+	case !knownLevel(string(sp.EvidenceLevel)):
 		return bad("unknown evidence level %q", sp.EvidenceLevel)
-	case !oneOf(sp.Assessment, AssessmentContested, AssessmentStale, AssessmentNew,
-		AssessmentSupported, AssessmentAdverseOutcomes, AssessmentInsufficientEvidence):
+	case !knownAssessment(string(sp.Assessment)):
 		return bad("unknown assessment %q", sp.Assessment)
-	case !oneOf(sp.Visibility, "", VisibilityNegativeResults, VisibilityLimited):
+	case sp.Visibility != "" && !knownVisibility(string(sp.Visibility)):
 		return bad("unknown visibility %q", sp.Visibility)
-	case !oneOf(sp.Calibration, "", CalibrationInsufficientData, CalibrationAvailable):
+	case sp.Calibration != "" && !knownCalibration(string(sp.Calibration)):
 		return bad("unknown calibration %q", sp.Calibration)
 	case len(sp.Sources) > MaxSourcePreviews:
 		return bad("%d source previews; at most %d", len(sp.Sources), MaxSourcePreviews)
@@ -239,6 +238,28 @@ func (sp *SkillPassport) validate() error {
 		return bad("the contested flag and the assessment disagree")
 	}
 	return nil
+}
+
+// The vocabularies of a skill passport's labels.
+func knownState(s string) bool {
+	return oneOf(SkillState(s), StateNew, StateLimitedEvidence, StateEvidenced, StateWellEvidenced)
+}
+
+func knownLevel(s string) bool {
+	return oneOf(EvidenceLevel(s), LevelVeryLow, LevelLow, LevelModerate, LevelStrong)
+}
+
+func knownAssessment(s string) bool {
+	return oneOf(AssessmentLabel(s), AssessmentContested, AssessmentStale, AssessmentNew,
+		AssessmentSupported, AssessmentAdverseOutcomes, AssessmentInsufficientEvidence)
+}
+
+func knownVisibility(s string) bool {
+	return oneOf(Visibility(s), VisibilityNegativeResults, VisibilityLimited)
+}
+
+func knownCalibration(s string) bool {
+	return oneOf(Calibration(s), CalibrationInsufficientData, CalibrationAvailable)
 }
 
 func oneOf[T comparable](v T, allowed ...T) bool {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 func validSkill(t *testing.T) SkillPassport {
@@ -143,4 +144,44 @@ func TestSkillPassportHashOverSignedBytes(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
 	}
+}
+
+// BenchmarkCheckSkillPassportJSON measures the signed-bytes check of one
+// skill passport against a baseline measured in the same loop: SHA-256 of
+// the same bytes, which any hash check must pay.
+func BenchmarkCheckSkillPassportJSON(b *testing.B) {
+	sp := SkillPassport{Skill: "PostgreSQL indexing", State: StateEvidenced, Assessment: AssessmentSupported, EvidenceLevel: LevelModerate,
+		Visibility: VisibilityLimited, Calibration: CalibrationInsufficientData, Estimate: &SkillEstimate{Midpoint: 0.71, Lower: 0.45, Upper: 0.88},
+		Effective:    SkillCounts{Observations: 9.5, Binary: 9.5, Successes: 8.25, Failures: 1.25, Operators: 3, Validators: 4, Contexts: 2},
+		Independence: &SkillIndependence{Operator: 3}, Recency: &SkillRecency{LatestEligible: "2026-04-01", AgeDays: 30},
+		Coverage:     SkillCoverage{Observations: 11, Positions: 10, Lineages: 8, Contexts: 2}, SourceCount: 11,
+		Policies: []string{TrustModelPolicy, OntologyPolicy}, AssessedAt: "2026-05-01"}
+	for range 3 {
+		sp.Sources = append(sp.Sources, SourcePreview{Evidence: "ev_00017", Type: "outcome", Outcome: "success", Quality: "OBSERVED_REUSE",
+			Date: "2026-04-01", Weight: 0.871, Applicability: 1, Contradiction: "none"})
+	}
+	h, err := sp.Hash()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp.AssessmentHash = h
+	raw, err := Marshal(sp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var check, base time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := CheckSkillPassportJSON(raw); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		sha256.Sum256(raw)
+		t2 := time.Now()
+		check += t1.Sub(t0)
+		base += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(len(raw)), "bytes")
+	b.ReportMetric(float64(check)/float64(base), "x-sha256")
 }

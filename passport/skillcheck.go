@@ -1,36 +1,25 @@
 package passport
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 
 	"github.com/remnant/passportkit/internal/cjson"
 )
 
-// effectiveMembers are the members of a skill passport's effective object.
-// SPEC.md §4.1: when effective is present, every one of them is written,
-// zeros included.
-var effectiveMembers = [...]string{
-	"binary", "contexts", "contradictions", "corroborations", "failures", "observations",
-	"operators", "partial", "successes", "uncertain", "validators",
-}
-
-// independenceMembers are the axes of a 2.1 skill passport's independence
-// object, all written, zeros included.
-var independenceMembers = [...]string{"builder", "dataset", "framework", "host", "modelFamily", "operator", "project"}
-
 // CheckSkillPassportJSON checks one skill passport as it is signed: raw is
 // its canonical JSON, a byte range of the canonical passport. It checks the
-// members of SPEC.md §4.1 that a reader relies on (types, vocabulary, the
-// complete effective object) and that assessmentHash is the SHA-256 of
-// exactly these bytes without the assessmentHash member (§4.14): the hash
-// is computed over what is signed, never over a re-encoding. Members it
-// does not know (a later minor version's) are accepted and hashed. A
-// refusal is an *Error with ReasonFieldMissing or ReasonFieldInvalid.
+// members of SPEC.md §4.1 that this package knows (types, vocabulary, zero
+// values left out, objects written whole) and that assessmentHash is the
+// SHA-256 of exactly these bytes without the assessmentHash member (§4.14):
+// the hash is computed over what is signed, never over a re-encoding.
+// Members it does not know (a later minor version's) are accepted and
+// hashed. A refusal is an *Error with ReasonFieldMissing or
+// ReasonFieldInvalid. It reads the parser's index only, so it costs little
+// more than the parse and the hash.
 func CheckSkillPassportJSON(raw []byte) error {
-	doc, err := cjson.Parse(raw, cjson.Options{Canonical: true, IndexDepth: 3})
+	var ps cjson.Parser
+	doc, err := ps.Parse(raw, cjson.Options{Canonical: true, IndexDepth: 3})
 	if err != nil {
 		return errorf(ReasonFieldInvalid, "a skill passport is not canonical JSON: %v", err)
 	}
@@ -38,139 +27,239 @@ func CheckSkillPassportJSON(raw []byte) error {
 	if root.Kind() != cjson.Object {
 		return errorf(ReasonFieldInvalid, "a skill passport is a JSON object")
 	}
-	hashV, ok := root.Get("assessmentHash")
-	if !ok {
+	var c skillCheck
+	var hash cjson.Value
+	for k, v := range root.Members() {
+		name, _ := k.RawText()
+		if string(name) == "assessmentHash" {
+			hash = v
+			continue
+		}
+		if err := c.member(string(name), v); err != nil {
+			return err
+		}
+	}
+	if err := c.complete(); err != nil {
+		return err
+	}
+	if hash.Kind() == cjson.Invalid {
 		return errorf(ReasonFieldMissing, "assessmentHash is missing")
 	}
-	want, ok := hashV.Text()
+	want, ok := hash.RawText()
 	if !ok || !isHexHash(want) {
 		return errorf(ReasonFieldInvalid, "assessmentHash must be 64 lower-case hex digits")
 	}
-	if eff, ok := root.Get("effective"); ok {
-		if eff.Kind() != cjson.Object {
-			return errorf(ReasonFieldInvalid, "effective must be an object")
-		}
-		for _, m := range effectiveMembers {
-			v, ok := eff.Get(m)
-			if !ok {
-				return errorf(ReasonFieldInvalid, "effective.%s is missing: every member of effective is written, zeros included", m)
-			}
-			if v.Kind() != cjson.Number {
-				return errorf(ReasonFieldInvalid, "effective.%s must be a number", m)
-			}
-		}
-	}
-	for _, o := range []struct {
-		name    string
-		members []string
-	}{
-		{"independence", independenceMembers[:]},
-		{"recency", []string{"ageDays", "latestEligible"}},
-		{"coverage", []string{"contexts", "lineages", "observations", "positions"}},
-		{"estimate", []string{"lower", "midpoint", "upper"}},
-	} {
-		v, ok := root.Get(o.name)
-		if !ok {
-			continue
-		}
-		if v.Kind() != cjson.Object {
-			return errorf(ReasonFieldInvalid, "%s must be an object", o.name)
-		}
-		for _, m := range o.members {
-			if _, ok := v.Get(m); !ok {
-				return errorf(ReasonFieldInvalid, "%s.%s is missing: every member of %s is written, zeros included", o.name, m, o.name)
-			}
-		}
-	}
-	if srcs, ok := root.Get("sources"); ok && srcs.Kind() == cjson.Array {
-		i := 0
-		for e := range srcs.Elements() {
-			if err := checkPreview(e); err != nil {
-				return errorf(ReasonFieldInvalid, "sources[%d]: %s", i, err.(*Error).Detail)
-			}
-			i++
-		}
-	}
-	var sp SkillPassport
-	if err := json.Unmarshal(raw, &sp); err != nil {
-		return errorf(ReasonFieldInvalid, "a skill passport member has the wrong type")
-	}
-	sp.AssessmentHash = ""
-	if err := sp.validate(); err != nil {
-		return err
-	}
-	for _, m := range sp.zeroMembers() {
-		if _, ok := root.Get(m); ok {
-			return errorf(ReasonFieldInvalid, "%s is written with its zero value; it must be omitted", m)
-		}
-	}
-	sum := sha256.Sum256(withoutMember(root, "assessmentHash"))
-	if hex.EncodeToString(sum[:]) != want {
+	if got := hashWithout(root, hash); got != string(want) {
 		return errorf(ReasonFieldInvalid, "assessmentHash does not match the skill passport")
 	}
 	return nil
 }
 
-// withoutMember returns the canonical bytes of object obj without its
-// member name. Canonical form is compositional, so removing the member and
-// one adjacent comma leaves the canonical form of the smaller object.
-func withoutMember(obj cjson.Value, name string) []byte {
-	raw := obj.Raw()
-	base := obj.Offset()
-	for k, v := range obj.Members() {
-		if s, _ := k.Text(); s != name {
-			continue
+// hashWithout returns the hex SHA-256 of the canonical object obj without
+// its member whose value is v. Canonical form is compositional, so removing
+// the member and one adjacent comma leaves the canonical form of the
+// smaller object.
+func hashWithout(obj, v cjson.Value) string {
+	raw, base := obj.Raw(), obj.Offset()
+	var start int
+	for k, val := range obj.Members() {
+		if val.Offset() == v.Offset() {
+			start = k.Offset() - base
+			break
 		}
-		start, end := k.Offset()-base, v.Offset()-base+len(v.Raw())
+	}
+	end := v.Offset() - base + len(v.Raw())
+	switch {
+	case raw[end] == ',':
+		end++
+	case raw[start-1] == ',':
+		start--
+	}
+	h := sha256.New()
+	h.Write(raw[:start])
+	h.Write(raw[end:])
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))
+}
+
+// skillCheck accumulates what the members of one skill passport say.
+type skillCheck struct {
+	seen       [6]bool // skill, state, contested, stale, assessment, evidenceLevel
+	contested  bool
+	assessment string
+}
+
+var requiredSkillMembers = [...]string{"skill", "state", "contested", "stale", "assessment", "evidenceLevel"}
+
+func (c *skillCheck) complete() error {
+	for i, ok := range c.seen {
+		if !ok {
+			return errorf(ReasonFieldMissing, "%s is missing", requiredSkillMembers[i])
+		}
+	}
+	if c.contested != (c.assessment == string(AssessmentContested)) {
+		return errorf(ReasonFieldInvalid, "the contested flag and the assessment disagree")
+	}
+	return nil
+}
+
+// member checks one member of a skill passport. Members after evidenceLevel
+// hold a non-zero value (SPEC.md §4.1).
+func (c *skillCheck) member(name string, v cjson.Value) error {
+	bad := func(format string, a ...any) error { return errorf(ReasonFieldInvalid, name+": "+format, a...) }
+	zero := func() error { return bad("written with its zero value; it must be omitted") }
+	word := func(set func(string) bool) (string, error) {
+		s, ok := v.RawText()
+		if !ok || !set(string(s)) {
+			return "", bad("not a known value")
+		}
+		return string(s), nil
+	}
+	switch name {
+	case "skill":
+		c.seen[0] = true
+		if s, ok := v.RawText(); !ok || len(s) == 0 {
+			return bad("must be a non-empty string")
+		}
+	case "state":
+		c.seen[1] = true
+		_, err := word(knownState)
+		return err
+	case "contested", "stale":
+		b, ok := v.Bool()
+		if !ok {
+			return bad("must be a boolean")
+		}
+		if name == "contested" {
+			c.seen[2], c.contested = true, b
+		} else {
+			c.seen[3] = true
+		}
+	case "assessment":
+		c.seen[4] = true
+		s, err := word(knownAssessment)
+		c.assessment = s
+		return err
+	case "evidenceLevel":
+		c.seen[5] = true
+		_, err := word(knownLevel)
+		return err
+	case "visibility":
+		_, err := word(knownVisibility)
+		return err
+	case "calibration":
+		_, err := word(knownCalibration)
+		return err
+	case "assessedAt":
+		if s, ok := v.RawText(); !ok || len(s) == 0 {
+			return bad("must be a non-empty string")
+		}
+	case "corrections", "sourceCount":
+		n, ok := v.Int()
 		switch {
-		case raw[end] == ',':
-			end++
-		case raw[start-1] == ',':
-			start--
+		case !ok || n < 0:
+			return bad("must be a non-negative integer")
+		case n == 0:
+			return zero()
 		}
-		return bytes.Join([][]byte{raw[:start], raw[end:]}, nil)
+	case "estimate":
+		return object(name, v, []string{"lower", "midpoint", "upper"}, false, false)
+	case "effective":
+		return object(name, v, []string{"binary", "contexts", "contradictions", "corroborations", "failures",
+			"observations", "operators", "partial", "successes", "uncertain", "validators"}, false, true)
+	case "independence":
+		return object(name, v, []string{"builder", "dataset", "framework", "host", "modelFamily", "operator", "project"}, true, false)
+	case "coverage":
+		return object(name, v, []string{"contexts", "lineages", "observations", "positions"}, true, true)
+	case "recency":
+		if v.Kind() != cjson.Object {
+			return bad("must be an object of latestEligible and ageDays")
+		}
+		if s, ok := mustGet(v, "latestEligible").RawText(); !ok || len(s) != len("2006-01-02") {
+			return bad("latestEligible must be a day")
+		}
+		if n, ok := mustGet(v, "ageDays").Int(); !ok || n < 0 {
+			return bad("ageDays must be a non-negative integer")
+		}
+	case "limitations", "policies":
+		if v.Kind() != cjson.Array {
+			return bad("must be an array of strings")
+		}
+		if v.Len() == 0 {
+			return zero()
+		}
+		for e := range v.Elements() {
+			if e.Kind() != cjson.String {
+				return bad("must be an array of strings")
+			}
+		}
+	case "sources":
+		if v.Kind() != cjson.Array {
+			return bad("must be an array")
+		}
+		switch n := v.Len(); {
+		case n == 0:
+			return zero()
+		case n > MaxSourcePreviews:
+			return bad("%d source previews; at most %d", n, MaxSourcePreviews)
+		}
+		i := 0
+		for e := range v.Elements() {
+			if err := checkPreview(e); err != nil {
+				return bad("[%d]: %s", i, err.(*Error).Detail)
+			}
+			i++
+		}
 	}
-	return raw
+	return nil
 }
 
-func isHexHash(s string) bool {
-	if len(s) != 64 {
-		return false
+// object checks that v, the member name, is an object with every numeric
+// member of names (integers when ints), refusing an all-zero object when
+// omittable. Other members, of a later minor version, are accepted.
+func object(name string, v cjson.Value, names []string, ints, omittable bool) error {
+	bad := func(format string, a ...any) error { return errorf(ReasonFieldInvalid, format, a...) }
+	if v.Kind() != cjson.Object {
+		return bad("%s must be an object", name)
 	}
-	for i := 0; i < len(s); i++ {
-		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
-			return false
+	allZero := true
+	for _, n := range names {
+		m, ok := v.Get(n)
+		if !ok {
+			return bad("%s.%s is missing: every member of %s is written, zeros included", name, n, name)
+		}
+		if m.Kind() != cjson.Number {
+			return bad("%s.%s must be a number", name, n)
+		}
+		if ints {
+			if i, ok := m.Int(); !ok || i < 0 {
+				return bad("%s.%s must be a non-negative integer", name, n)
+			}
+		}
+		if string(m.Raw()) != "0" {
+			allZero = false
 		}
 	}
-	return true
-}
-
-// zeroMembers names the optional members of sp (those after evidenceLevel)
-// that hold their zero value and so must be absent (SPEC.md §4.1).
-func (sp *SkillPassport) zeroMembers() []string {
-	var out []string
-	add := func(zero bool, name string) {
-		if zero {
-			out = append(out, name)
-		}
+	if omittable && allZero {
+		return bad("%s is written with its zero value; it must be omitted", name)
 	}
-	add(sp.Visibility == "", "visibility")
-	add(sp.Calibration == "", "calibration")
-	add(sp.Estimate == nil, "estimate")
-	add(sp.Effective == (SkillCounts{}), "effective")
-	add(sp.Corrections == 0, "corrections")
-	add(sp.Recency == nil, "recency")
-	add(sp.Coverage == (SkillCoverage{}), "coverage")
-	add(len(sp.Sources) == 0, "sources")
-	add(sp.SourceCount == 0, "sourceCount")
-	add(len(sp.Limitations) == 0, "limitations")
-	add(len(sp.Policies) == 0, "policies")
-	add(sp.AssessedAt == "", "assessedAt")
-	return out
+	return nil
 }
 
-// previewMembers are the members every source preview writes.
-var previewMembers = [...]string{"applicability", "contradiction", "date", "evidence", "quality", "type", "weight"}
+func mustGet(v cjson.Value, name string) cjson.Value {
+	m, _ := v.Get(name)
+	return m
+}
+
+// previewMembers are the members every source preview writes, and their
+// kinds.
+var previewMembers = [...]struct {
+	name string
+	kind cjson.Kind
+}{
+	{"applicability", cjson.Number}, {"contradiction", cjson.String}, {"date", cjson.String}, {"evidence", cjson.String},
+	{"quality", cjson.String}, {"type", cjson.String}, {"weight", cjson.Number},
+}
 
 // checkPreview checks that a source preview is written whole: every member,
 // and outcome exactly on outcome records (SPEC.md §4.1, §4.12).
@@ -179,17 +268,33 @@ func checkPreview(e cjson.Value) error {
 		return errorf(ReasonFieldInvalid, "a source preview is an object")
 	}
 	for _, m := range previewMembers {
-		if _, ok := e.Get(m); !ok {
-			return errorf(ReasonFieldInvalid, "%s is missing", m)
+		v, ok := e.Get(m.name)
+		if !ok {
+			return errorf(ReasonFieldInvalid, "%s is missing", m.name)
+		}
+		if v.Kind() != m.kind {
+			return errorf(ReasonFieldInvalid, "%s has the wrong type", m.name)
 		}
 	}
 	typ, _ := e.Get("type")
-	_, hasOutcome := e.Get("outcome")
-	if isOutcome := typ.Kind() == cjson.String && string(typ.Raw()) == `"outcome"`; hasOutcome != isOutcome {
+	o, hasOutcome := e.Get("outcome")
+	if hasOutcome != (string(typ.Raw()) == `"outcome"`) {
 		return errorf(ReasonFieldInvalid, "outcome is written on outcome records and only there")
 	}
-	if o, ok := e.Get("outcome"); ok && string(o.Raw()) == `""` {
-		return errorf(ReasonFieldInvalid, "outcome is empty")
+	if hasOutcome && (o.Kind() != cjson.String || string(o.Raw()) == `""`) {
+		return errorf(ReasonFieldInvalid, "outcome must be a non-empty string")
 	}
 	return nil
+}
+
+func isHexHash(s []byte) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
