@@ -154,7 +154,7 @@ func BenchmarkCheckSkillPassportJSON(b *testing.B) {
 		Visibility: VisibilityLimited, Calibration: CalibrationInsufficientData, Estimate: &SkillEstimate{Midpoint: 0.71, Lower: 0.45, Upper: 0.88},
 		Effective:    SkillCounts{Observations: 9.5, Binary: 9.5, Successes: 8.25, Failures: 1.25, Operators: 3, Validators: 4, Contexts: 2},
 		Independence: &SkillIndependence{Operator: 3}, Recency: &SkillRecency{LatestEligible: "2026-04-01", AgeDays: 30},
-		Coverage:     SkillCoverage{Observations: 11, Positions: 10, Lineages: 8, Contexts: 2}, SourceCount: 11,
+		Coverage: SkillCoverage{Observations: 11, Positions: 10, Lineages: 8, Contexts: 2}, SourceCount: 11,
 		Policies: []string{TrustModelPolicy, OntologyPolicy}, AssessedAt: "2026-05-01"}
 	for range 3 {
 		sp.Sources = append(sp.Sources, SourcePreview{Evidence: "ev_00017", Type: "outcome", Outcome: "success", Quality: "OBSERVED_REUSE",
