@@ -47,7 +47,13 @@ type Verifier struct {
 	skew  time.Duration
 	// parsers keeps parse buffers between verifications: the index of a
 	// bundle is sizeable, and fresh memory costs page faults.
-	parsers sync.Pool
+	parsers sync.Pool // of *buffers
+}
+
+// buffers are what one verification reuses from the last.
+type buffers struct {
+	bundle cjson.Parser
+	skills passport.SkillChecker
 }
 
 // Option configures a Verifier.
@@ -175,12 +181,12 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	if at.IsZero() {
 		at = v.clock()
 	}
-	ps, _ := v.parsers.Get().(*cjson.Parser)
-	if ps == nil {
-		ps = new(cjson.Parser)
+	bufs, _ := v.parsers.Get().(*buffers)
+	if bufs == nil {
+		bufs = new(buffers)
 	}
-	defer v.parsers.Put(ps)
-	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: ps}
+	defer v.parsers.Put(bufs)
+	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle, skills: &bufs.skills}
 	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
 	steps := [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
@@ -255,6 +261,7 @@ type run struct {
 	// lookup finds the trusted key for a kid.
 	lookup func(kid string) (*TrustedKey, bool)
 	parser *cjson.Parser
+	skills *passport.SkillChecker
 
 	doc        *cjson.Doc
 	credential []byte // the compact JWS, a slice of src
@@ -672,7 +679,7 @@ func (r *run) fields() *passport.Error {
 		// (SPEC.md §4.14). The payload's numbers were checked at step 9.
 		i := 0
 		for e := range sp.Elements() {
-			if err := passport.CheckSkillPassportJSON(e.Raw()); err != nil {
+			if err := r.skills.Check(e.Raw()); err != nil {
 				pe := asError(err)
 				return fail(pe.Reason, "skillPassports[%d]: %s", i, pe.Detail)
 			}
