@@ -247,8 +247,9 @@ func pseudonym(s, prefix string) bool {
 	return true
 }
 
-// contentHash reports whether s is "sha256:" and 64 lower-case hex digits.
-func contentHash(s string) bool {
+// ValidContentHash reports whether s has the form of a lineage contentHash:
+// "sha256:" and 64 lower-case hex digits.
+func ValidContentHash(s string) bool {
 	h, ok := strings.CutPrefix(s, "sha256:")
 	if !ok || len(h) != 64 {
 		return false
@@ -361,6 +362,9 @@ func (r *Record) validate() error {
 		if !(p.Probability >= 0 && p.Probability <= 1) {
 			return bad("prediction probability must be in [0, 1]")
 		}
+		if !p.Date.IsZero() && p.Date.Before(minDate) {
+			return bad("prediction date is before 1970-01-01")
+		}
 		if p.Date.IsZero() || p.Date.Sub(r.Date) >= 0 {
 			return &Error{Code: "retrospective_prediction", Record: r.ID, kind: ErrInvalid,
 				Detail: "a prediction must be dated strictly before its outcome"}
@@ -380,7 +384,7 @@ func (l *Lineage) validate(id string) error {
 	if l.VersionRoot != "" && !pseudonym(l.VersionRoot, "mem_") {
 		return bad("lineage versionRoot %q is not a mem_ pseudonym", l.VersionRoot)
 	}
-	if l.ContentHash != "" && !contentHash(l.ContentHash) {
+	if l.ContentHash != "" && !ValidContentHash(l.ContentHash) {
 		return bad("lineage contentHash %q is not sha256: and 64 lower-case hex digits", l.ContentHash)
 	}
 	for _, links := range [][]string{l.DerivedFrom, l.Extends, l.Supersedes} {
