@@ -307,7 +307,15 @@ func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Public
 				return err
 			}
 		}
-		if err := db.bumpRevision(ctx, tx, now, p.Key); err != nil {
+		// A contradiction is evidence about the contradicted memory's
+		// author too.
+		bump := []int64{p.Key}
+		for _, l := range pub.Links {
+			if t := targets[l.Target]; l.Kind == issuer.LinkContradicts && t.Author != p.Key && !slices.Contains(bump, t.Author) {
+				bump = append(bump, t.Author)
+			}
+		}
+		if err := db.bumpRevision(ctx, tx, now, bump...); err != nil {
 			return err
 		}
 		m, err := loadVisibleMemory(ctx, tx, id, p.Key)

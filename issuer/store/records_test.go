@@ -260,6 +260,24 @@ func TestRevisionFollowsEvidence(t *testing.T) {
 		bumped("publish", func() { mem = f.publish(author, "sql") })
 		f.retrieve(ev, mem)
 		bumped("a validation of its memory", func() { f.validate(ev, mem, reputation.Corroborate, "") })
+		var against issuer.MemoryID
+		bumped("another author's contradicting memory", func() {
+			against = f.publishWith(ev, issuer.Publication{Links: []issuer.Link{{Kind: issuer.LinkContradicts, Target: mem}}}).ID
+		})
+		bumped("moderation of the contradicting memory", func() {
+			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, against, issuer.Moderation{Status: issuer.MemoryRemoved}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		evOp, err := db.CreateOperator(f.ctx, "Evaluators")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bumped("an owner binding of an evaluator", func() {
+			if err := db.BindOwner(f.ctx, evOp, ev.AgentID); err != nil {
+				t.Fatal(err)
+			}
+		})
 		bumped("moderation", func() {
 			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, mem, issuer.Moderation{Status: issuer.MemoryQuarantined}); err != nil {
 				t.Fatal(err)
