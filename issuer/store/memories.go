@@ -299,14 +299,6 @@ func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Public
 				return fmt.Errorf("store: record lineage: %w", err)
 			}
 		}
-		if err := audit(ctx, tx, now, string(p.AgentID), "memory.published", string(id), map[string]string{"domain": pub.Domain, "visibility": string(pub.Visibility)}); err != nil {
-			return err
-		}
-		if pub.Visibility == issuer.MemoryPublic {
-			if err := addActivity(ctx, tx, p.Key, countPublished, 1); err != nil {
-				return err
-			}
-		}
 		// A contradiction is evidence about the contradicted memory's
 		// author too.
 		bump := []int64{p.Key}
@@ -317,6 +309,14 @@ func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Public
 		}
 		if err := db.bumpRevision(ctx, tx, now, bump...); err != nil {
 			return err
+		}
+		if err := audit(ctx, tx, now, string(p.AgentID), "memory.published", string(id), map[string]string{"domain": pub.Domain, "visibility": string(pub.Visibility)}); err != nil {
+			return err
+		}
+		if pub.Visibility == issuer.MemoryPublic {
+			if err := addActivity(ctx, tx, p.Key, countPublished, 1); err != nil {
+				return err
+			}
 		}
 		m, err := loadVisibleMemory(ctx, tx, id, p.Key)
 		if err != nil {

@@ -431,3 +431,37 @@ func TestConcurrentOutcomeReports(t *testing.T) {
 		}
 	})
 }
+
+// A write that fails after the revision was bumped leaves the revision as
+// it was: the bump is part of the write's transaction. A trigger makes the
+// audit entry of a publication, written after the bump, fail.
+func TestRevisionBumpRollsBackWithItsWrite(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		author := f.agent("author")
+		f.publish(author, "sql")
+		rev, mems := f.revision(author), f.count(`SELECT COUNT(*) FROM memories`)
+		x := db.UnsafeSQL()
+		stmts := []string{`CREATE TRIGGER fail_publication BEFORE INSERT ON audit_events
+			FOR EACH ROW WHEN (NEW.action = 'memory.published') BEGIN SELECT RAISE(ABORT, 'injected failure'); END`}
+		if db.Engine() == store.Postgres {
+			stmts = []string{
+				`CREATE FUNCTION fail_publication() RETURNS trigger LANGUAGE plpgsql AS $$
+				BEGIN RAISE EXCEPTION 'injected failure'; END $$`,
+				`CREATE TRIGGER fail_publication BEFORE INSERT ON audit_events
+					FOR EACH ROW WHEN (NEW.action = 'memory.published') EXECUTE FUNCTION fail_publication()`,
+			}
+		}
+		for _, s := range stmts {
+			if _, err := x.ExecContext(f.ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := svc(db).Publish(f.ctx, author, f.pub(issuer.Publication{})); err == nil {
+			t.Fatal("the injected failure did not fail the publication")
+		}
+		if f.revision(author) != rev || f.count(`SELECT COUNT(*) FROM memories`) != mems {
+			t.Fatal("a failed publication left its revision or its memory behind")
+		}
+	})
+}
