@@ -112,7 +112,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 		ctx := context.Background()
 		_, author := e.agent("author")
 		evalKey, evaluator := e.agent("evaluator")
-		mem, err := storetest.Service(db).Publish(ctx, author, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
+		mem, err := storetest.Service(db).Publish(ctx, author, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", Confidence: 500})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +126,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		if want := []string{"feedback_memory", "get_agent_profile", "get_agent_reputation", "get_memory_validations"}; !slices.Equal(names, want) {
+		if want := []string{"feedback_memory", "get_agent_profile", "get_agent_reputation", "get_memory_validations", "report_outcome"}; !slices.Equal(names, want) {
 			t.Fatalf("tools %v, want %v", names, want)
 		}
 
