@@ -117,9 +117,7 @@ func Global(g *Graph, opts GlobalOptions) (Result, error) {
 		for _, u := range dangling {
 			dm += t[u]
 		}
-		for i := range next {
-			next[i] = 0
-		}
+		clear(next)
 		spmvT(g, t, next)
 		diff := 0.0
 		b := 1 - a

@@ -87,8 +87,33 @@ func (r Result) Of(id string) float64 {
 // Propagate computes reader-local trust from trustSet (SPEC.md §15.2):
 // π = Σ_{k=0..D} (1−d)·d^k·(Pᵀ)^k·s, with s spreading mass 1 evenly over the
 // distinct ids of the trust set. An id absent from the graph keeps its
-// share at k = 0, passes nothing on and is listed in UnknownTrustSet.
+// share at k = 0, passes nothing on and is listed in UnknownTrustSet. For
+// many queries on one graph, a [Propagator] reuses its buffers.
 func Propagate(g *Graph, trustSet []string, opts PropagateOptions) (Result, error) {
+	return NewPropagator(g).Propagate(trustSet, opts)
+}
+
+// Propagator answers reader-local queries on one graph, reusing buffers
+// sized to the graph between queries, so that a query costs in proportion
+// to the neighbourhood it reaches. It is not safe for concurrent use: give
+// each goroutine its own.
+type Propagator struct {
+	g                 *Graph
+	cur, nxt, pi      []float64
+	queued, reached   []bool
+	front, next, seen []int32
+}
+
+// NewPropagator returns a Propagator over g.
+func NewPropagator(g *Graph) *Propagator {
+	n := g.Len()
+	return &Propagator{g: g, cur: make([]float64, n), nxt: make([]float64, n), pi: make([]float64, n),
+		queued: make([]bool, n), reached: make([]bool, n)}
+}
+
+// Propagate is [Propagate] on the Propagator's graph.
+func (p *Propagator) Propagate(trustSet []string, opts PropagateOptions) (Result, error) {
+	g := p.g
 	d, depth, err := opts.resolve()
 	if err != nil {
 		return Result{}, err
@@ -97,19 +122,19 @@ func Propagate(g *Graph, trustSet []string, opts PropagateOptions) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	n := g.Len()
-	cur := make([]float64, n)
-	pi := make([]float64, n)
-	var front, next []int32
+	cur, nxt, pi, queued := p.cur, p.nxt, p.pi, p.queued
+	front, next, seen := p.front[:0], p.next[:0], p.seen[:0]
 	for _, u := range seeds {
 		cur[u] = share
 		front = append(front, u)
 	}
 	coef := 1 - d
-	nxt := make([]float64, n)
-	queued := make([]bool, n)
 	for k := 0; ; k++ {
 		for _, u := range front {
+			if !p.reached[u] {
+				p.reached[u] = true
+				seen = append(seen, u)
+			}
 			pi[u] += coef * cur[u]
 		}
 		if k == depth {
@@ -135,21 +160,25 @@ func Propagate(g *Graph, trustSet []string, opts PropagateOptions) (Result, erro
 		front, next = next, front
 		coef *= d
 	}
-	r := Result{Iterations: depth, UnknownTrustSet: unknown}
+	r := Result{Iterations: depth, UnknownTrustSet: unknown, Scores: make([]Score, 0, len(seen)+len(unknown))}
 	total := 0.0
-	for u, x := range pi {
-		if x > 0 {
+	for _, u := range seen {
+		if x := pi[u]; x > 0 {
 			r.Scores = append(r.Scores, Score{g.ids[u], x})
 			total += x
 		}
+		pi[u], p.reached[u] = 0, false
+	}
+	for _, u := range front {
+		cur[u] = 0
 	}
 	for _, id := range unknown {
-		x := (1 - d) * share
-		if x > 0 {
+		if x := (1 - d) * share; x > 0 {
 			r.Scores = append(r.Scores, Score{id, x})
 			total += x
 		}
 	}
+	p.cur, p.nxt, p.front, p.next, p.seen = cur, nxt, front, next, seen
 	sortScores(r.Scores)
 	r.Undistributed = 1 - total
 	return r, nil

@@ -145,3 +145,26 @@ func TestGlobalRefusals(t *testing.T) {
 	}
 	near(t, "sum", r.Undistributed, 0)
 }
+
+// TestPropagatorReuse: answers from one Propagator equal fresh answers, in
+// any order of queries.
+func TestPropagatorReuse(t *testing.T) {
+	g := otcGraph(t)
+	p := NewPropagator(g)
+	sets := [][]string{{"1", "2", "3"}, {"35", "7"}, {"1", "2", "3"}, {"4000", "nope"}}
+	for _, s := range sets {
+		a, err := p.Propagate(s, PropagateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := Propagate(g, s, PropagateOptions{})
+		if len(a.Scores) != len(b.Scores) || a.Undistributed != b.Undistributed {
+			t.Fatalf("%v: reused %d scores %v, fresh %d %v", s, len(a.Scores), a.Undistributed, len(b.Scores), b.Undistributed)
+		}
+		for i := range a.Scores {
+			if a.Scores[i] != b.Scores[i] {
+				t.Fatalf("%v: %v != %v", s, a.Scores[i], b.Scores[i])
+			}
+		}
+	}
+}
