@@ -10,7 +10,7 @@ import (
 const (
 	// DefaultEpsilon is the L1 change between two iterates below which the
 	// power method stops.
-	DefaultEpsilon = 1e-10
+	DefaultEpsilon = 1e-12
 	// DefaultMaxIterations bounds the power method.
 	DefaultMaxIterations = 10_000
 )
