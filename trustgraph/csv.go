@@ -11,8 +11,13 @@ import (
 	"strings"
 )
 
-// MaxLineBytes bounds one line of an edge file.
-const MaxLineBytes = 4096
+// Bounds on an edge file.
+const (
+	// MaxLineBytes bounds one line.
+	MaxLineBytes = 4096
+	// MaxEdgeFileBytes bounds the whole file.
+	MaxEdgeFileBytes = 1 << 30
+)
 
 // ErrBadLine is wrapped for a line of an edge file that cannot be read.
 var ErrBadLine = errors.New("trustgraph: bad edge line")
@@ -32,15 +37,21 @@ func (e *LineError) Unwrap() error { return e.Err }
 // Bitcoin files read as they are; blank lines are skipped. Fields are
 // trimmed of spaces; quotes are refused. Weight and time are decimal
 // numbers; a NaN or infinite weight or time is refused with its line
-// number. At most MaxEdges lines of at most MaxLineBytes each are read.
+// number. At most MaxEdgeFileBytes bytes, MaxEdges edges and lines of
+// MaxLineBytes are read.
 func ReadEdges(r io.Reader) ([]Edge, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), MaxLineBytes)
 	var edges []Edge
 	line := 0
 	first := true
+	read := 0
 	for sc.Scan() {
 		line++
+		read += len(sc.Bytes()) + 1
+		if read > MaxEdgeFileBytes {
+			return nil, &LineError{line, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxEdgeFileBytes)}
+		}
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if strings.TrimSpace(text) == "" {
 			continue

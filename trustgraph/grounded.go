@@ -332,7 +332,7 @@ func explain(g ArgumentGraph, root int, attackers [][]int, label []Label, capped
 		return w
 	case Out:
 		w.Code = WhyContradicted
-		w.Text = fmt.Sprintf("contested: contradicted by %s from %s that stand", plural(len(w.Standing), "argument"), plural(len(authors), "author"))
+		w.Text = fmt.Sprintf("contested: contradicted, %s standing from %s", plural(len(w.Standing), "argument"), plural(len(authors), "author"))
 		if len(w.Rebutted) > 0 {
 			w.Text += fmt.Sprintf("; %s rebutted", plural(len(w.Rebutted), "other"))
 		}
