@@ -13,7 +13,6 @@ import (
 	vectors "github.com/remnant/passportkit/vectors/trustgraph"
 )
 
-
 var trustLinePattern = regexp.MustCompile(`: line ([0-9]+): `)
 
 // TestTrustVectors runs every propagate, global and grounded vector through
