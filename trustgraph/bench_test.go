@@ -60,6 +60,7 @@ func BenchmarkGlobal1M(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var r Result
+	cpu0 := cpuTime()
 	for b.Loop() {
 		var err error
 		r, err = Global(g, GlobalOptions{Alpha: benchAlpha, Epsilon: benchEps})
@@ -67,6 +68,7 @@ func BenchmarkGlobal1M(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(r.Iterations), "iterations")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(r.Iterations)/float64(g.Edges()), "ns/edge-step")
 }
@@ -82,9 +84,11 @@ func BenchmarkGlobal1MEdgeList(b *testing.B) {
 	src, dst, w := bigGraph.src, bigGraph.dst, bigGraph.w
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		edgeListGlobal(benchNodes, src, dst, w, benchAlpha, ref.Iterations)
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(ref.Iterations), "iterations")
 }
 
