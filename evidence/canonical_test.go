@@ -62,7 +62,7 @@ func randomRecord(r *rand.Rand) evidence.Record {
 	rec := evidence.Record{
 		ID: pick(), Type: evidence.Type(pick()), Skill: pick(), Outcome: evidence.Outcome(maybe()),
 		Quality: evidence.Quality(pick()), Reporter: pick(), Operator: maybe(), Ownership: evidence.Ownership(pick()),
-		Context: evidence.Context{Domain: maybe(), Environment: maybe(), Protocol: maybe(), Version: maybe(), Workload: maybe(), Constraints: maybe()},
+		Context:  evidence.Context{Domain: maybe(), Environment: maybe(), Protocol: maybe(), Version: maybe(), Workload: maybe(), Constraints: maybe()},
 		MirrorOf: maybe(), Resolves: maybe(),
 	}
 	if r.IntN(2) == 0 {
