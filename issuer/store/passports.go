@@ -1,0 +1,74 @@
+package store
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
+)
+
+// SaveIssuedPassport keeps an issued passport and its evidence file
+// (compressed) until purgeAfter, in one transaction that also deletes the
+// passports whose purge time has passed. Saving the same passport hash
+// again changes nothing.
+func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, purgeAfter time.Time) error {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if _, err := zw.Write(p.EvidenceFile); err != nil {
+		return fmt.Errorf("store: compress evidence: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("store: compress evidence: %w", err)
+	}
+	now := db.timestamp()
+	return db.inTx(ctx, func(tx *sqlx.Tx) error {
+		a, err := db.loadAgent(ctx, tx, p.Subject)
+		if err != nil {
+			return err
+		}
+		if _, err := exec(ctx, tx, `DELETE FROM issued_passports WHERE purge_after < ?`, now); err != nil {
+			return fmt.Errorf("store: purge issued passports: %w", err)
+		}
+		_, err = exec(ctx, tx, `INSERT INTO issued_passports (passport_hash, agent_id, issued_at, expires_at, purge_after, kid, evidence_gz)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (passport_hash) DO NOTHING`,
+			p.PassportHash, a.Key, p.IssuedAt.UTC(), p.ExpiresAt.UTC(), purgeAfter.UTC(), p.KID, buf.Bytes())
+		if err != nil {
+			return fmt.Errorf("store: save issued passport: %w", err)
+		}
+		return nil
+	})
+}
+
+// IssuedEvidence returns the evidence file of the passport hash issued to
+// the agent id. A hash unknown, issued to another agent, purged or past its
+// purge time, and an agent without a public profile (private, unlisted or
+// suspended) are all not_found.
+func (db *DB) IssuedEvidence(ctx context.Context, id issuer.AgentID, hash string) ([]byte, error) {
+	var gz []byte
+	err := get(ctx, db.x, &gz, `SELECT p.evidence_gz FROM issued_passports p JOIN agents a ON a.id = p.agent_id
+		WHERE p.passport_hash = ? AND a.public_id = ? AND a.status = 'active' AND a.visibility = 'public' AND p.purge_after >= ?`,
+		hash, id, db.timestamp())
+	if err != nil {
+		return nil, notFound(err, "agent %s has no kept passport %s", id, hash)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("store: issued evidence: %w", err)
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, evidence.MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("store: issued evidence: %w", err)
+	}
+	if len(b) > evidence.MaxFileSize {
+		return nil, fmt.Errorf("store: issued evidence of %s is over %d bytes", hash, evidence.MaxFileSize)
+	}
+	return b, nil
+}
