@@ -15,6 +15,11 @@ type Reason string
 // the others to bundles, credentials and passports.
 const (
 	ReasonOK Reason = "ok"
+	// ReasonNotReached marks a check that did not run because an earlier
+	// one failed.
+	ReasonNotReached Reason = "not_reached"
+	// ReasonNotRequired marks a check the caller's policy did not ask for.
+	ReasonNotRequired Reason = "not_required"
 
 	ReasonJSONMalformed     Reason = "json_malformed"
 	ReasonJSONInvalidUTF8   Reason = "json_invalid_utf8"
