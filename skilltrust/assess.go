@@ -263,7 +263,6 @@ const (
 	LimitUnknownSkill     Limitation = "unknown_skill"
 )
 
-
 // note records that a limitation applied.
 func (st *state) note(l Limitation) {
 	if !slices.Contains(st.limits, l) {
@@ -349,7 +348,7 @@ type state struct {
 	tctx   evidence.Context
 	at     evidence.Date
 	limits []Limitation // those that applied, in the order first noted
-	scope  *scope                     // nil: every record of the set
+	scope  *scope       // nil: every record of the set
 	// clusters are the lineage clusters of the records dated on or before
 	// at: a later record never joins two earlier ones (SPEC.md §4.2).
 	clusters *evidence.Clusters
