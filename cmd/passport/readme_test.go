@@ -115,4 +115,3 @@ func TestReadmeCommandsExtraction(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
-
