@@ -50,7 +50,7 @@ func BenchmarkProcessVerify(b *testing.B) {
 		b.Fatal(err)
 	}
 	var records []map[string]any
-	for i := 0; len(records) < 28; i++ {
+	for i := 0; len(records) < 31; i++ {
 		r := map[string]any{}
 		for k, v := range ex.Evidence[i%len(ex.Evidence)] {
 			r[k] = v
