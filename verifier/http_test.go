@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/remnant/passportkit/vectors"
 	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/vectors"
 	"github.com/remnant/passportkit/verifier"
 )
 
