@@ -152,7 +152,14 @@ func printAssessments(w io.Writer, out assessOutput) error {
 				fmt.Fprintf(tw, "  correction\t%s %s after %s\n", c.ID, c.Type, c.After)
 			}
 			if len(a.Limitations) > 0 {
-				fmt.Fprintf(tw, "  limitations\t%s\n", strings.Join(a.Limitations, ", "))
+				fmt.Fprint(tw, "  limitations\t")
+				for i, l := range a.Limitations {
+					if i > 0 {
+						fmt.Fprint(tw, ", ")
+					}
+					fmt.Fprint(tw, l)
+				}
+				fmt.Fprintln(tw)
 			}
 			fmt.Fprintf(tw, "  sources\t%d relevant records\n", len(a.Sources))
 			for _, src := range a.Sources {
