@@ -296,11 +296,11 @@ func TestPassportsIssueRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.UnsafeSQL().Exec(`DELETE FROM goose_db_version WHERE version_id = 7`); err != nil {
+	if _, err := db.UnsafeSQL().Exec(`DELETE FROM goose_db_version WHERE version_id = 10`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
-	fail("schema is at version 6 and this release needs 7", "passports", "issue", a.PublicID, "--keys", keys)
+	fail("schema is at version 7 and this release needs 10", "passports", "issue", a.PublicID, "--keys", keys)
 	if n := kept(); n != 1 {
 		t.Fatalf("a refused issuance changed the kept passports: %d", n)
 	}
