@@ -4,6 +4,9 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
+	"hash"
+	"io"
+	"sync"
 )
 
 // Independence: a record's reporter is an actor, owned by an operator as
@@ -44,24 +47,35 @@ func checkReporters(records []Record) error {
 // same internal identifier always maps to the same pseudonym under one key,
 // and to unrelated ones under different keys, so pseudonyms cannot be
 // linked across passports. The key is secret and fresh for each passport.
+// A Pseudonyms is safe for concurrent use.
 type Pseudonyms struct {
-	key []byte
+	mu  sync.Mutex
+	mac hash.Hash // HMAC-SHA-256 under the key, reset before each use
+	sum []byte
 }
 
 // NewPseudonyms returns a pseudonym issuer keyed by key, which should hold
 // at least 32 random bytes.
 func NewPseudonyms(key []byte) *Pseudonyms {
-	return &Pseudonyms{key: append([]byte(nil), key...)}
+	return &Pseudonyms{mac: hmac.New(sha256.New, append([]byte(nil), key...))}
 }
 
 var pseudoEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
 func (p *Pseudonyms) issue(prefix, internal string) string {
-	m := hmac.New(sha256.New, p.key)
-	m.Write([]byte(prefix))
-	m.Write([]byte{0})
-	m.Write([]byte(internal))
-	return prefix + pseudoEncoding.EncodeToString(m.Sum(nil)[:15])
+	// One HMAC per issuer, reset for each identifier: a passport names
+	// thousands of records, and keying an HMAC costs two SHA-256 blocks.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mac.Reset()
+	io.WriteString(p.mac, prefix)
+	p.mac.Write([]byte{0})
+	io.WriteString(p.mac, internal)
+	p.sum = p.mac.Sum(p.sum[:0])
+	var out [len("mem_") + 24]byte
+	n := copy(out[:], prefix)
+	pseudoEncoding.Encode(out[n:], p.sum[:15])
+	return string(out[:n+pseudoEncoding.EncodedLen(15)])
 }
 
 // Record returns the pseudonym ("ev_...") of an internal record identifier.

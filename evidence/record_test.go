@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -257,6 +258,12 @@ func TestLimits(t *testing.T) {
 
 func TestPseudonyms(t *testing.T) {
 	p, q := NewPseudonyms([]byte("key one")), NewPseudonyms([]byte("key two"))
+	// Pinned: HMAC-SHA-256 over prefix, 0x00, identifier; 15 bytes in
+	// lower-case base32.
+	if got := []string{p.Record("r1"), p.Actor("a1"), p.Operator("o1"), p.Memory("m1")}; !slices.Equal(got, []string{
+		"ev_5sj425ew743jjlidh6gwjlk3", "act_odsravybh6tn6xos4p7qez6f", "op_zmb74ja4ek6pxtpjk7my5elf", "mem_uhr6ryxlehnv4q34s5bmvt6m"}) {
+		t.Errorf("pseudonyms changed: %q", got)
+	}
 	a := p.Actor("agent-42")
 	if a != p.Actor("agent-42") || a == q.Actor("agent-42") || a == p.Actor("agent-43") {
 		t.Error("pseudonyms are not stable per key and distinct across keys and inputs")

@@ -68,13 +68,26 @@ func (s *Signer) SignCanonical(p *Passport, leaves [][]byte, disclose []int) ([]
 	hashes := make([]evidence.Hash, len(leaves))
 	var lh evidence.LeafHasher
 	for i, c := range leaves {
+		hashes[i] = lh.Sum(c)
+	}
+	return s.SignTree(p, evidence.NewTree(hashes), leaves, disclose)
+}
+
+// SignTree is SignCanonical for a caller that has already built the
+// evidence tree over the leaves (an issuer needs the root before it signs):
+// tree must be the tree of exactly these leaves, each hashed as
+// [evidence.LeafHasher] does. SignTree checks that the tree has one leaf per
+// record and that each leaf is a JSON object's bytes; it does not hash the
+// leaves again.
+func (s *Signer) SignTree(p *Passport, tree *evidence.Tree, leaves [][]byte, disclose []int) ([]byte, error) {
+	if tree.Size() != len(leaves) {
+		return nil, fmt.Errorf("passport: the evidence tree has %d leaves for %d records", tree.Size(), len(leaves))
+	}
+	for i, c := range leaves {
 		if len(c) < 2 || c[0] != '{' || c[len(c)-1] != '}' {
 			return nil, fmt.Errorf("passport: evidence record %d is not a JSON object", i)
 		}
-		hashes[i] = lh.Sum(c)
 	}
-	tree := evidence.NewTree(hashes)
-
 	doc := *p
 	doc.normalize()
 	doc.EvidenceRoot = tree.Root().String()

@@ -70,14 +70,8 @@ func (a *Assessment) SkillPassportAs(version string) (passport.SkillPassport, er
 			Midpoint: round6(a.Estimate.Midpoint), Lower: round6(a.Estimate.Lower), Upper: round6(a.Estimate.Upper),
 		}
 	}
-	ranked := slices.Clone(a.Sources)
-	slices.SortStableFunc(ranked, func(x, y Source) int {
-		if c := cmp.Compare(previewRank(x), previewRank(y)); c != 0 {
-			return c
-		}
-		return cmp.Compare(y.Weight, x.Weight) // heavier first; ties keep the date order
-	})
-	for _, s := range ranked[:min(len(ranked), passport.MaxSourcePreviews)] {
+	for _, i := range previews(a.Sources) {
+		s := a.Sources[i]
 		c := s.Contradiction
 		if c == "" {
 			c = "none"
@@ -93,6 +87,38 @@ func (a *Assessment) SkillPassportAs(version string) (passport.SkillPassport, er
 	}
 	sp.AssessmentHash = h
 	return sp, nil
+}
+
+// previews returns the indices of the sources a skill passport previews,
+// best first: the first passport.MaxSourcePreviews of the sources stably
+// sorted by previewRank, then heavier first (ties keep the date order).
+// It selects them in one pass instead of sorting every source.
+func previews(sources []Source) []int {
+	before := func(i, j int) bool {
+		x, y := &sources[i], &sources[j]
+		if c := cmp.Compare(previewRank(*x), previewRank(*y)); c != 0 {
+			return c < 0
+		}
+		if c := cmp.Compare(y.Weight, x.Weight); c != 0 {
+			return c < 0
+		}
+		return i < j
+	}
+	best := make([]int, 0, passport.MaxSourcePreviews)
+	for i := range sources {
+		if len(best) == cap(best) && !before(i, best[len(best)-1]) {
+			continue
+		}
+		if len(best) == cap(best) {
+			best = best[:len(best)-1]
+		}
+		at := len(best)
+		for at > 0 && before(i, best[at-1]) {
+			at--
+		}
+		best = slices.Insert(best, at, i)
+	}
+	return best
 }
 
 // previewRank orders sources for previews: unresolved contradictions,

@@ -22,7 +22,7 @@ import (
 // canonical JSON, as the collection holds them, so they are not
 // canonicalised again.
 type Signer interface {
-	SignCanonical(p *passport.Passport, leaves [][]byte, disclose []int) ([]byte, error)
+	SignTree(p *passport.Passport, tree *evidence.Tree, leaves [][]byte, disclose []int) ([]byte, error)
 }
 
 var _ Signer = (*passport.Signer)(nil)
@@ -223,7 +223,7 @@ func (dr *Draft) Sign(signer Signer, d Disclosure) (*Issued, error) {
 	}
 	leaves := dr.collection.Leaves
 	p := dr.Passport
-	bundle, err := signer.SignCanonical(&p, leaves, disclose)
+	bundle, err := signer.SignTree(&p, dr.tree, leaves, disclose)
 	if passport.ReasonOf(err) == passport.ReasonBundleTooLarge {
 		size, serr := dr.bundleSize(signer, leaves, disclose)
 		if serr != nil {
@@ -255,7 +255,7 @@ func (dr *Draft) Sign(signer Signer, d Disclosure) (*Issued, error) {
 // JSON and the commas between them.
 func (dr *Draft) bundleSize(signer Signer, leaves [][]byte, disclose []int) (int, error) {
 	p := dr.Passport
-	bare, err := signer.SignCanonical(&p, leaves, nil)
+	bare, err := signer.SignTree(&p, dr.tree, leaves, nil)
 	if err != nil {
 		return 0, fmt.Errorf("issuing: sign: %w", err)
 	}

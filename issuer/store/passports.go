@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
@@ -20,8 +21,11 @@ import (
 // passports whose purge time has passed. Saving the same passport hash
 // again changes nothing.
 func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, purgeAfter time.Time) error {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	// klauspost/compress writes standard gzip at about half the time of
+	// compress/gzip at BestSpeed, and smaller (BenchmarkCompressEvidence);
+	// IssuedEvidence reads it with the standard library.
+	buf := bytes.NewBuffer(make([]byte, 0, len(p.EvidenceFile)/4))
+	zw, _ := kgzip.NewWriterLevel(buf, kgzip.BestSpeed)
 	if _, err := zw.Write(p.EvidenceFile); err != nil {
 		return fmt.Errorf("store: compress evidence: %w", err)
 	}

@@ -310,12 +310,19 @@ func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.
 		s.Events = append(s.Events, e)
 		return true
 	}
+	// Outcome contexts repeat: each distinct stored text is decoded once.
+	contexts := map[string]evidence.Context{}
 	for _, r := range rows {
 		e := issuing.Event{Actor: issuing.Key(r.Actor), Memory: issuing.Key(r.Memory), At: time.Time(r.At).UTC()}
 		if r.Context.Valid {
-			if err := json.Unmarshal([]byte(r.Context.String), &e.Context); err != nil {
-				return fmt.Errorf("store: outcome context: %w", err)
+			c, ok := contexts[r.Context.String]
+			if !ok {
+				if err := json.Unmarshal([]byte(r.Context.String), &c); err != nil {
+					return fmt.Errorf("store: outcome context: %w", err)
+				}
+				contexts[r.Context.String] = c
 			}
+			e.Context = c
 		}
 		switch r.Source {
 		case "h":

@@ -1,0 +1,51 @@
+package passport
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"testing"
+	"time"
+
+	"github.com/remnant/passportkit/evidence"
+)
+
+// TestSignTree: a bundle signed over a prebuilt tree is byte-identical to
+// SignCanonical's, and a tree of other leaves is refused.
+func TestSignTree(t *testing.T) {
+	key, err := GenerateKey(EdDSA, bytes.NewReader(make([]byte, ed25519.SeedSize)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSigner(key)
+	at := NewTime(time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
+	p := Passport{PassportVersion: Version, TrustModelVersion: TrustModelVersion, Issuer: "https://issuer.example",
+		Subject: Subject{ID: "agt_x", Name: "x"}, IssuedAt: at, ExpiresAt: NewTime(at.Add(time.Hour)),
+		TrustLevel: "new", Policies: DefaultPolicies()}
+	leaves := [][]byte{[]byte(`{"id":"ev_1"}`), []byte(`{"id":"ev_2"}`), []byte(`{"id":"ev_3"}`)}
+	var lh evidence.LeafHasher
+	hashes := make([]evidence.Hash, len(leaves))
+	for i, l := range leaves {
+		hashes[i] = lh.Sum(l)
+	}
+	q := p
+	want, err := s.SignCanonical(&q, leaves, []int{0, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q = p
+	got, err := s.SignTree(&q, evidence.NewTree(hashes), leaves, []int{0, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("SignTree differs from SignCanonical:\n%s\n%s", got, want)
+	}
+	q = p
+	if _, err := s.SignTree(&q, evidence.NewTree(hashes[:2]), leaves, nil); err == nil {
+		t.Fatal("a tree of two leaves signed three records")
+	}
+	q = p
+	if _, err := s.SignTree(&q, evidence.NewTree(hashes), [][]byte{leaves[0], leaves[1], []byte(`[]`)}, nil); err == nil {
+		t.Fatal("a leaf that is no JSON object was signed")
+	}
+}
