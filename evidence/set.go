@@ -361,6 +361,9 @@ func (r *Record) validate() error {
 		if !(p.Probability >= 0 && p.Probability <= 1) {
 			return bad("prediction probability must be in [0, 1]")
 		}
+		if !p.Date.IsZero() && p.Date.Before(minDate) {
+			return bad("prediction date is before 1970-01-01")
+		}
 		if p.Date.IsZero() || p.Date.Sub(r.Date) >= 0 {
 			return &Error{Code: "retrospective_prediction", Record: r.ID, kind: ErrInvalid,
 				Detail: "a prediction must be dated strictly before its outcome"}

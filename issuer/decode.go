@@ -35,7 +35,7 @@ func Decode(body []byte, limit int, v any) error {
 	}
 	doc, err := cjson.Parse(body, cjson.Options{MaxDepth: maxJSONDepth})
 	if err != nil {
-		return parseError(err)
+		return JSONError(err)
 	}
 	root := doc.Root()
 	if root.Kind() != cjson.Object {
@@ -48,8 +48,10 @@ func Decode(body []byte, limit int, v any) error {
 	return bind(root, rv.Elem(), "")
 }
 
-// parseError maps a refusal of the strict parser to its reason code.
-func parseError(err error) error {
+// JSONError maps a refusal of the project's strict JSON parser
+// (internal/cjson) to the issuer's error with its reason code, so that a
+// refusal reads the same wherever the JSON was parsed.
+func JSONError(err error) error {
 	var ce *cjson.Error
 	if !errors.As(err, &ce) {
 		return Errorf(CodeJSONMalformed, "the request body is not valid JSON")

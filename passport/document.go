@@ -12,7 +12,7 @@ const (
 	// Version is the passportVersion of the outer document.
 	Version = "0.1"
 	// TrustModelVersion is the version of the skill passports' trust model.
-	TrustModelVersion = "2.0"
+	TrustModelVersion = "2.1"
 	// BundleVersion is the version of the bundle format.
 	BundleVersion = "1.0"
 )
@@ -29,7 +29,7 @@ const MaxSkillPassports = 50
 
 // Passport is the signed document: who the subject is, who issued it and
 // when, what the subject declares, what it has done in public, its domain
-// reputation, and its skill passports under trust model 2.0. Every figure
+// reputation, and its skill passports under the trust model. Every figure
 // is backed by the evidence records that EvidenceRoot commits to.
 type Passport struct {
 	PassportVersion   string `json:"passportVersion"`
@@ -215,4 +215,25 @@ func (t *Time) UnmarshalText(b []byte) error {
 	}
 	*t = v
 	return nil
+}
+
+// MarshalJSON writes t as a JSON string of its one layout. It is defined so
+// that the embedded time.Time's RFC 3339 methods, which write and accept
+// offsets and fractions, are never used.
+func (t Time) MarshalJSON() ([]byte, error) {
+	b, err := t.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte{'"'}, b...), '"'), nil
+}
+
+// UnmarshalJSON reads a JSON string of the one layout of a Time (SPEC.md
+// §1): an offset, a fraction of a second, a leap second or an impossible
+// date is refused.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return fmt.Errorf("time %s is not a JSON string", b)
+	}
+	return t.UnmarshalText(b[1 : len(b)-1])
 }

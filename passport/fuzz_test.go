@@ -80,3 +80,83 @@ func FuzzParseBundle(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckSkillPassportJSON checks the signed-bytes check of a skill
+// passport: every refusal has a field reason, and whatever it accepts
+// decodes and re-encodes to exactly the bytes given unless it holds a
+// member this package does not know (a later minor version's), so its hash
+// holds for what a signer writes.
+func FuzzCheckSkillPassportJSON(f *testing.F) {
+	sp := SkillPassport{Skill: "PostgreSQL", State: StateLimitedEvidence, Assessment: AssessmentInsufficientEvidence,
+		EvidenceLevel: LevelVeryLow, Visibility: VisibilityLimited, Calibration: CalibrationInsufficientData,
+		Estimate:     &SkillEstimate{Midpoint: 0.5, Lower: 0.25, Upper: 0.75},
+		Effective:    SkillCounts{Observations: 1, Binary: 1, Successes: 1, Operators: 1, Validators: 1, Contexts: 1},
+		Independence: &SkillIndependence{Operator: 1}, Corrections: 1,
+		Recency:     &SkillRecency{LatestEligible: "2026-01-01", AgeDays: 3},
+		Coverage:    SkillCoverage{Observations: 1, Positions: 1, Lineages: 1, Contexts: 1},
+		Sources:     []SourcePreview{{Evidence: "ev_1", Type: "outcome", Outcome: "success", Quality: "OBSERVED_REUSE", Date: "2026-01-01", Weight: 1, Applicability: 1, Contradiction: "none"}},
+		SourceCount: 1, Limitations: []string{"caps_applied"}, Policies: []string{TrustModelPolicy, OntologyPolicy}, AssessedAt: "2026-01-04"}
+	h, err := sp.Hash()
+	if err != nil {
+		f.Fatal(err)
+	}
+	sp.AssessmentHash = h
+	good, err := Marshal(sp)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := CheckSkillPassportJSON(good); err != nil {
+		f.Fatalf("seed refused: %v", err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"assessmentHash":"` + h + `","skill":"x"}`))
+	f.Add([]byte(`{"a":1,"assessmentHash":"00","effective":{}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		err := CheckSkillPassportJSON(in)
+		if err != nil {
+			if r := ReasonOf(err); r != ReasonFieldInvalid && r != ReasonFieldMissing {
+				t.Fatalf("refusal with reason %q: %v", r, err)
+			}
+			return
+		}
+		var sp SkillPassport
+		if err := json.Unmarshal(in, &sp); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Marshal(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again, in) {
+			var a, b any
+			json.Unmarshal(in, &a)
+			json.Unmarshal(again, &b)
+			if !dropsMember(a, b) {
+				t.Fatalf("accepted bytes re-encode differently, though every member is known:\n%s\n%s", in, again)
+			}
+		}
+	})
+}
+
+// dropsMember reports whether decoded JSON a has, at some level, an object
+// member that the corresponding object of b lacks.
+func dropsMember(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, _ := b.(map[string]any)
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || dropsMember(v, w) {
+				return true
+			}
+		}
+	case []any:
+		y, _ := b.([]any)
+		for i := range x {
+			if i < len(y) && dropsMember(x[i], y[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/internal/cjson"
 )
 
 // Signer signs passports, and other payloads under the same JWS profile,
@@ -72,6 +73,9 @@ func (s *Signer) Sign(p *Passport, records []json.RawMessage, disclose []int) ([
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSignedSkills(snapshot); err != nil {
+		return nil, fmt.Errorf("passport: %w", err)
+	}
 	credential, err := s.SignCompact(snapshot, JWSType)
 	if err != nil {
 		return nil, err
@@ -99,6 +103,28 @@ func (s *Signer) Sign(p *Passport, records []json.RawMessage, disclose []int) ([
 		return nil, errorf(ReasonBundleTooLarge, "the bundle is %d bytes; the limit is %d: disclose fewer records", len(out), MaxBundleSize)
 	}
 	return out, nil
+}
+
+// checkSignedSkills checks every skill passport of a snapshot over the
+// bytes that are about to be signed (SPEC.md §4.14).
+func checkSignedSkills(snapshot []byte) error {
+	doc, err := cjson.Parse(snapshot, cjson.Options{Canonical: true, IndexDepth: 3})
+	if err != nil {
+		return JSONError(err)
+	}
+	body, _ := doc.Root().Get("passport")
+	sps, ok := body.Get("skillPassports")
+	if !ok {
+		return nil
+	}
+	i := 0
+	for sp := range sps.Elements() {
+		if err := CheckSkillPassportJSON(sp.Raw()); err != nil {
+			return fmt.Errorf("skillPassports[%d]: %w", i, err)
+		}
+		i++
+	}
+	return nil
 }
 
 // MarshalSnapshot returns the canonical signed payload for p:

@@ -41,6 +41,19 @@ type SkillPassport struct {
 	Estimate *SkillEstimate `json:"estimate,omitempty"`
 	// Effective holds the effective (weighted, capped) counts.
 	Effective SkillCounts `json:"effective,omitzero"`
+	// Independence counts, per independence axis, the distinct categories
+	// observed among positions with positive weight (trust model 2.1). It
+	// is written in every 2.1 skill passport, zeros included: an axis the
+	// sources do not record reports zero observed categories and stays
+	// unknown; nothing is inferred.
+	Independence *SkillIndependence `json:"independence,omitempty"`
+	// Corrections is the number of correction signals (trust model 2.1).
+	Corrections int `json:"corrections,omitempty"`
+	// Recency dates the latest eligible observation (trust model 2.1); nil
+	// when there is none.
+	Recency *SkillRecency `json:"recency,omitempty"`
+	// Coverage counts the relevant evidence (trust model 2.1).
+	Coverage SkillCoverage `json:"coverage,omitzero"`
 	// Sources previews at most MaxSourcePreviews sources, unresolved
 	// contradictions first, then failures, then the heaviest.
 	Sources []SourcePreview `json:"sources,omitempty"`
@@ -80,6 +93,43 @@ type SkillCounts struct {
 	Operators      int     `json:"operators"`
 	Validators     int     `json:"validators"`
 	Contexts       int     `json:"contexts"`
+}
+
+// SkillIndependence counts the distinct categories observed on each
+// independence axis. Sources record registered operators only; the other
+// axes report zero until a trusted adapter attests them.
+type SkillIndependence struct {
+	Operator    int `json:"operator"`
+	Builder     int `json:"builder"`
+	ModelFamily int `json:"modelFamily"`
+	Host        int `json:"host"`
+	Framework   int `json:"framework"`
+	Project     int `json:"project"`
+	Dataset     int `json:"dataset"`
+}
+
+// SkillRecency is how recent the eligible evidence is.
+type SkillRecency struct {
+	// LatestEligible is the day of the latest observation of non-zero
+	// eligibility, YYYY-MM-DD.
+	LatestEligible string `json:"latestEligible"`
+	// AgeDays is the number of days from LatestEligible to assessedAt.
+	AgeDays int `json:"ageDays"`
+}
+
+// SkillCoverage counts the relevant evidence behind a skill passport, before
+// any weighting: what was looked at, not what it weighs.
+type SkillCoverage struct {
+	// Observations is the number of relevant outcome, corroboration and
+	// contradiction records.
+	Observations int `json:"observations"`
+	// Positions is the number of reporter and lineage positions.
+	Positions int `json:"positions"`
+	// Lineages is the number of distinct lineage clusters among positions.
+	Lineages int `json:"lineages"`
+	// Contexts is the number of distinct normalised contexts among the
+	// relevant observations.
+	Contexts int `json:"contexts"`
 }
 
 // SourcePreview summarises one evidence record behind a skill passport.
@@ -163,40 +213,53 @@ func (sp SkillPassport) Hash() (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// validate checks a skill passport's vocabulary and bounds, and its
-// assessment hash when it has one. Whether its figures follow from the
-// evidence is a separate question, answered by recomputing them.
+// validate checks a skill passport's vocabulary and bounds. Its assessment
+// hash is checked over the signed bytes by CheckSkillPassportJSON; whether
+// its figures follow from the evidence is a separate question, answered by
+// recomputing them.
 func (sp *SkillPassport) validate() error {
 	bad := func(format string, a ...any) error { return errorf(ReasonFieldInvalid, format, a...) }
 	switch {
 	case sp.Skill == "":
 		return errorf(ReasonFieldMissing, "skill is missing")
-	case !oneOf(sp.State, StateNew, StateLimitedEvidence, StateEvidenced, StateWellEvidenced):
+	case !knownState(string(sp.State)):
 		return bad("unknown state %q", sp.State)
-	case !oneOf(sp.EvidenceLevel, LevelVeryLow, LevelLow, LevelModerate, LevelStrong):
+	case !knownLevel(string(sp.EvidenceLevel)):
 		return bad("unknown evidence level %q", sp.EvidenceLevel)
-	case !oneOf(sp.Assessment, AssessmentContested, AssessmentStale, AssessmentNew,
-		AssessmentSupported, AssessmentAdverseOutcomes, AssessmentInsufficientEvidence):
+	case !knownAssessment(string(sp.Assessment)):
 		return bad("unknown assessment %q", sp.Assessment)
-	case !oneOf(sp.Visibility, "", VisibilityNegativeResults, VisibilityLimited):
+	case sp.Visibility != "" && !knownVisibility(string(sp.Visibility)):
 		return bad("unknown visibility %q", sp.Visibility)
-	case !oneOf(sp.Calibration, "", CalibrationInsufficientData, CalibrationAvailable):
+	case sp.Calibration != "" && !knownCalibration(string(sp.Calibration)):
 		return bad("unknown calibration %q", sp.Calibration)
 	case len(sp.Sources) > MaxSourcePreviews:
 		return bad("%d source previews; at most %d", len(sp.Sources), MaxSourcePreviews)
 	case sp.Contested != (sp.Assessment == AssessmentContested):
 		return bad("the contested flag and the assessment disagree")
 	}
-	if sp.AssessmentHash != "" {
-		h, err := sp.Hash()
-		if err != nil {
-			return bad("%v", err)
-		}
-		if h != sp.AssessmentHash {
-			return bad("assessmentHash does not match the skill passport")
-		}
-	}
 	return nil
+}
+
+// The vocabularies of a skill passport's labels.
+func knownState(s string) bool {
+	return oneOf(SkillState(s), StateNew, StateLimitedEvidence, StateEvidenced, StateWellEvidenced)
+}
+
+func knownLevel(s string) bool {
+	return oneOf(EvidenceLevel(s), LevelVeryLow, LevelLow, LevelModerate, LevelStrong)
+}
+
+func knownAssessment(s string) bool {
+	return oneOf(AssessmentLabel(s), AssessmentContested, AssessmentStale, AssessmentNew,
+		AssessmentSupported, AssessmentAdverseOutcomes, AssessmentInsufficientEvidence)
+}
+
+func knownVisibility(s string) bool {
+	return oneOf(Visibility(s), VisibilityNegativeResults, VisibilityLimited)
+}
+
+func knownCalibration(s string) bool {
+	return oneOf(Calibration(s), CalibrationInsufficientData, CalibrationAvailable)
 }
 
 func oneOf[T comparable](v T, allowed ...T) bool {

@@ -1,8 +1,14 @@
 package passport
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
+	"time"
 )
 
 func validSkill(t *testing.T) SkillPassport {
@@ -20,9 +26,19 @@ func validSkill(t *testing.T) SkillPassport {
 	return sp
 }
 
+// checkSkill checks sp as it is signed: its canonical JSON.
+func checkSkill(t *testing.T, sp SkillPassport) error {
+	t.Helper()
+	b, err := Marshal(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return CheckSkillPassportJSON(b)
+}
+
 func TestSkillPassportValidate(t *testing.T) {
-	if sp := validSkill(t); sp.validate() != nil {
-		t.Fatalf("valid skill passport refused: %v", sp.validate())
+	if err := checkSkill(t, validSkill(t)); err != nil {
+		t.Fatalf("valid skill passport refused: %v", err)
 	}
 	for name, change := range map[string]func(*SkillPassport){
 		"no skill":         func(sp *SkillPassport) { sp.Skill = "" },
@@ -39,7 +55,7 @@ func TestSkillPassportValidate(t *testing.T) {
 		sp := validSkill(t)
 		change(&sp)
 		var e *Error
-		if err := sp.validate(); !errors.As(err, &e) || (e.Reason != ReasonFieldInvalid && e.Reason != ReasonFieldMissing) {
+		if err := checkSkill(t, sp); !errors.As(err, &e) || (e.Reason != ReasonFieldInvalid && e.Reason != ReasonFieldMissing) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -56,4 +72,118 @@ func TestSkillPassportOmitsZero(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("got %s", b)
 	}
+}
+
+// TestSkillPassportHashOverSignedBytes pins SPEC.md §4.1 and §4.14: the
+// hash is over the bytes as signed, every member of effective is written
+// (zeros included), and unknown members of a later minor version are
+// hashed with the rest.
+func TestSkillPassportHashOverSignedBytes(t *testing.T) {
+	b, err := Marshal(validSkill(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"contradictions":0,"corroborations":0`)) {
+		t.Fatalf("zero members of effective not written: %s", b)
+	}
+	rehash := func(b []byte) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "assessmentHash")
+		c, err := Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(c)
+		m["assessmentHash"] = hex.EncodeToString(sum[:])
+		out, err := Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		edit func([]byte) []byte
+		want Reason
+	}{
+		{"as signed", func(b []byte) []byte { return b }, ""},
+		{"a later minor version's member", func(b []byte) []byte {
+			return rehash(bytes.Replace(b, []byte(`"assessedAt"`), []byte(`"aNewMember":[1,{"x":true}],"assessedAt"`), 1))
+		}, ""},
+		{"zeros of effective left out, hash over what is given", func(b []byte) []byte {
+			return rehash(bytes.Replace(b, []byte(`"contradictions":0,"corroborations":0,`), nil, 1))
+		}, ReasonFieldInvalid},
+		{"a zero-valued list written", func(b []byte) []byte {
+			return rehash(bytes.Replace(b, []byte(`"skill":`), []byte(`"limitations":[],"skill":`), 1))
+		}, ReasonFieldInvalid},
+		{"a preview's outcome left out", func(b []byte) []byte {
+			return rehash(bytes.Replace(b, []byte(`"outcome":"success",`), nil, 1))
+		}, ReasonFieldInvalid},
+		{"a preview's zero weight left out", func(b []byte) []byte {
+			return rehash(bytes.Replace(b, []byte(`"weight":1`), []byte(`"x":1`), 1))
+		}, ReasonFieldInvalid},
+		{"wrong hash", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"assessmentHash":"`), []byte(`"assessmentHash":"0`), 1)[:len(b)]
+		}, ReasonFieldInvalid},
+		{"no hash", func(b []byte) []byte {
+			var m map[string]any
+			json.Unmarshal(b, &m)
+			delete(m, "assessmentHash")
+			out, _ := Marshal(m)
+			return out
+		}, ReasonFieldMissing},
+		{"figure changed", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"successes":1`), []byte(`"successes":2`), 1)
+		}, ReasonFieldInvalid},
+	} {
+		err := CheckSkillPassportJSON(tt.edit(slices.Clone(b)))
+		if got := ReasonOf(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// BenchmarkCheckSkillPassportJSON measures the signed-bytes check of one
+// skill passport, with a reused SkillChecker as the verifier uses it,
+// against a baseline measured in the same loop: SHA-256 of
+// the same bytes, which any hash check must pay.
+func BenchmarkCheckSkillPassportJSON(b *testing.B) {
+	sp := SkillPassport{Skill: "PostgreSQL indexing", State: StateEvidenced, Assessment: AssessmentSupported, EvidenceLevel: LevelModerate,
+		Visibility: VisibilityLimited, Calibration: CalibrationInsufficientData, Estimate: &SkillEstimate{Midpoint: 0.71, Lower: 0.45, Upper: 0.88},
+		Effective:    SkillCounts{Observations: 9.5, Binary: 9.5, Successes: 8.25, Failures: 1.25, Operators: 3, Validators: 4, Contexts: 2},
+		Independence: &SkillIndependence{Operator: 3}, Recency: &SkillRecency{LatestEligible: "2026-04-01", AgeDays: 30},
+		Coverage: SkillCoverage{Observations: 11, Positions: 10, Lineages: 8, Contexts: 2}, SourceCount: 11,
+		Policies: []string{TrustModelPolicy, OntologyPolicy}, AssessedAt: "2026-05-01"}
+	for range 3 {
+		sp.Sources = append(sp.Sources, SourcePreview{Evidence: "ev_00017", Type: "outcome", Outcome: "success", Quality: "OBSERVED_REUSE",
+			Date: "2026-04-01", Weight: 0.871, Applicability: 1, Contradiction: "none"})
+	}
+	h, err := sp.Hash()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp.AssessmentHash = h
+	raw, err := Marshal(sp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var check, base time.Duration
+	var c SkillChecker
+	for b.Loop() {
+		t0 := time.Now()
+		if err := c.Check(raw); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		sha256.Sum256(raw)
+		t2 := time.Now()
+		check += t1.Sub(t0)
+		base += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(len(raw)), "bytes")
+	b.ReportMetric(float64(check)/float64(base), "x-sha256")
 }

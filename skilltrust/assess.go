@@ -114,6 +114,13 @@ type Counts struct {
 	Positions int `json:"positions"`
 	// LaterRecords counts records dated after the assessment date, left out.
 	LaterRecords int `json:"laterRecords"`
+	// Observations counts the relevant outcome, corroboration and
+	// contradiction records; Lineages the distinct lineage clusters among
+	// positions; Contexts the distinct normalised contexts among relevant
+	// observations.
+	Observations int `json:"observations"`
+	Lineages     int `json:"lineages"`
+	Contexts     int `json:"contexts"`
 }
 
 // Source roles.
@@ -231,10 +238,14 @@ type CalibrationResult struct {
 
 // Limitation reason codes.
 const (
-	LimitCapsApplied      = "caps_applied"
-	LimitContextMismatch  = "context_mismatch"
-	LimitContextMissing   = "context_missing"
-	LimitDeclarations     = "declarations_carry_no_weight"
+	LimitCapsApplied     = "caps_applied"
+	LimitContextMismatch = "context_mismatch"
+	LimitContextMissing  = "context_missing"
+	LimitDeclarations    = "declarations_carry_no_weight"
+	// LimitFailedReuse: a reuse of the subject's work failed, which limits
+	// where the evidence applies (trust model 2.1). It says nothing about
+	// honesty.
+	LimitFailedReuse      = "failed_reuse_limits_applicability"
 	LimitLaterRecords     = "later_records_ignored"
 	LimitNonBinary        = "non_binary_outcomes_not_estimated"
 	LimitMerged           = "representations_merged"
@@ -247,7 +258,7 @@ const (
 
 // limitationCodes lists the limitation codes in sorted order.
 var limitationCodes = [...]string{
-	LimitCapsApplied, LimitContextMismatch, LimitContextMissing, LimitDeclarations, LimitLaterRecords,
+	LimitCapsApplied, LimitContextMismatch, LimitContextMissing, LimitDeclarations, LimitFailedReuse, LimitLaterRecords,
 	LimitNonBinary, LimitMerged, LimitSelfReports, LimitSharedOwnership, LimitTruncated,
 	LimitUnknownOwnership, LimitUnknownSkill,
 }
@@ -301,6 +312,9 @@ func assess(set *evidence.Set, task Task, at evidence.Date, sc *scope) (*Assessm
 		if len(v) > evidence.MaxTextLen {
 			return nil, fmt.Errorf("%w: context %s longer than %d bytes", ErrTask, evidence.Dimensions[i], evidence.MaxTextLen)
 		}
+		if v != "" && evidence.NormalizeLabel(v) == "" {
+			return nil, fmt.Errorf("%w: context %s is blank", ErrTask, evidence.Dimensions[i])
+		}
 	}
 	tctx := task.Context.Normalized()
 	a := &Assessment{
@@ -316,6 +330,11 @@ func assess(set *evidence.Set, task Task, at evidence.Date, sc *scope) (*Assessm
 		}
 	}
 	st := &state{a: a, set: set, task: ts, tctx: tctx, at: at, scope: sc}
+	if sc != nil && sc.clusters != nil {
+		st.clusters = sc.clusters
+	} else {
+		st.clusters = set.ClustersAsOf(at)
+	}
 	st.collect(o)
 	st.positions()
 	st.caps()
@@ -334,6 +353,9 @@ type state struct {
 	at     evidence.Date
 	limits [len(limitationCodes)]bool // by index in limitationCodes
 	scope  *scope                     // nil: every record of the set
+	// clusters are the lineage clusters of the records dated on or before
+	// at: a later record never joins two earlier ones (SPEC.md §4.2).
+	clusters *evidence.Clusters
 
 	items    []item            // relevant records, latest first, then by id
 	pos      []*position       // one per actor and lineage
@@ -402,6 +424,7 @@ func (st *state) collect(o *Ontology) {
 			continue
 		}
 		keys := st.set.Keys(i)
+		keys.Cluster = st.clusters.Of(i)
 		match, ok := matches[keys.Context]
 		if !ok {
 			m := MatchContext(st.tctx, st.set.NormalizedContext(keys.Context))
@@ -410,7 +433,7 @@ func (st *state) collect(o *Ontology) {
 		}
 		st.a.Sources = append(st.a.Sources, Source{
 			ID: r.ID, Type: r.Type, Outcome: r.Outcome, Quality: r.Quality, Skill: sk.Name, Date: r.Date,
-			Reporter: r.Reporter, Ownership: r.Ownership, Lineage: st.set.Cluster(i),
+			Reporter: r.Reporter, Ownership: r.Ownership, Lineage: st.clusters.Name(i),
 			Applicability: app, ContextMatch: match, Role: RoleNotWeighted,
 		})
 		s := &st.a.Sources[len(st.a.Sources)-1]
@@ -509,6 +532,17 @@ func (st *state) positions() {
 		}
 	}
 	st.a.Counts.Positions = len(st.pos)
+	lineages, contexts := map[int32]bool{}, map[int32]bool{}
+	for _, p := range st.pos {
+		lineages[p.rep.keys.Cluster] = true
+	}
+	for i := range st.items {
+		if it := &st.items[i]; it.rec.Type.Observation() {
+			st.a.Counts.Observations++
+			contexts[it.keys.Context] = true
+		}
+	}
+	st.a.Counts.Lineages, st.a.Counts.Contexts = len(lineages), len(contexts)
 }
 
 // better reports whether a should hold the position instead of b: a more
@@ -544,7 +578,7 @@ func (st *state) caps() {
 		actor:    make([]*capGroup, sizes.Reporter),
 		operator: make([]*capGroup, sizes.Operator),
 		unknown:  make([]*capGroup, 1),
-		lineage:  make([]*capGroup, sizes.Cluster),
+		lineage:  make([]*capGroup, st.clusters.Len()),
 	}
 	opContext := map[int64]*capGroup{}
 	var order []*capGroup
@@ -590,7 +624,10 @@ func (st *state) caps() {
 	}
 	for _, g := range order {
 		g.g.Factor = 1
-		if g.g.InitialMass > g.g.Cap {
+		// A group is over its cap only beyond the tolerance (SPEC.md
+		// §4.6): twenty weights of 0.05 sum to 1.0000000000000002 and
+		// are not scaled.
+		if g.g.InitialMass > g.g.Cap+tolerance {
 			g.g.Factor = g.g.Cap / g.g.InitialMass
 		}
 		g.g.Members = make([]string, 0, g.count)
@@ -879,6 +916,9 @@ func (st *state) explain() {
 				st.note(LimitContextMissing)
 			}
 		}
+		if r.Outcome == evidence.OutcomeFailure && r.Quality == evidence.QualityObservedReuse && s.Eligibility > 0 {
+			st.note(LimitFailedReuse)
+		}
 		if s.Role == RoleCounted && (r.Outcome == evidence.OutcomePartial || r.Outcome == evidence.OutcomeUncertain) {
 			st.note(LimitNonBinary)
 		}
@@ -902,8 +942,8 @@ func (st *state) explain() {
 			}
 		}
 	}
-	slices.SortFunc(a.Contradictions, func(x, y Contradiction) int { return strings.Compare(x.ID, y.ID) })
-	slices.SortFunc(a.Corrections, func(x, y Correction) int { return strings.Compare(x.ID, y.ID) })
+	// Both lists are in the order of the items: SPEC.md §5.5, latest
+	// first, then by id.
 	a.Limitations = []string{}
 	for i, on := range st.limits {
 		if on {

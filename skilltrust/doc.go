@@ -1,5 +1,5 @@
 // Package skilltrust assesses how well an agent's evidence supports a skill
-// in a task context, under the contextual trust model 2.0 (policy
+// in a task context, under the contextual trust model 2.1 (policy
 // contextual-trust-v2) and the skills-1 ontology. SPEC.md §4 is the
 // normative description; this package is its reference implementation.
 //

@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"slices"
 	"testing"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/remnant/passportkit/passport"
 )
@@ -103,5 +106,19 @@ func TestParseOntology(t *testing.T) {
 func TestLimitationCodesSorted(t *testing.T) {
 	if !slices.IsSorted(limitationCodes[:]) {
 		t.Errorf("limitation codes not sorted: %v", limitationCodes)
+	}
+}
+
+// TestUnicodeVersion pins the Unicode version of NFKC, White_Space and the
+// simple lowercase mapping that skills-1 normalises with (SPEC.md §4.3): a
+// toolchain with other tables would normalise some terms differently.
+func TestUnicodeVersion(t *testing.T) {
+	if unicode.Version != "15.0.0" || norm.Version != "15.0.0" {
+		t.Fatalf("unicode %s, norm %s; SPEC.md §4.3 names Unicode 15.0", unicode.Version, norm.Version)
+	}
+	for in, want := range map[string]string{"ΟΔΟΣ": "οδοσ", "İndex": "index", "ς": "ς"} {
+		if got := Skills1().Normalize(in).Name; got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

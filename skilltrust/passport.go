@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/passport"
@@ -14,7 +16,23 @@ import (
 // previews are the MaxSourcePreviews most telling sources (unresolved
 // contradictions, then counted failures, then the heaviest counted
 // sources); no actor, operator or context label value is carried.
+//
+// It writes the trust model version passport.TrustModelVersion; see
+// SkillPassportAs for an earlier one.
 func (a *Assessment) SkillPassport() (passport.SkillPassport, error) {
+	return a.SkillPassportAs(passport.TrustModelVersion)
+}
+
+// SkillPassportAs serialises a as a skill passport of the given trust model
+// version, such as "2.0" or "2.1" (SPEC.md §4.1): a 2.0 skill passport has
+// neither the members nor the limitation code that 2.1 added. A later minor
+// version of major 2 is written as the latest this package knows; "" stands
+// for 2.0. Another major version is an error.
+func (a *Assessment) SkillPassportAs(version string) (passport.SkillPassport, error) {
+	minor, err := trustModelMinor(version)
+	if err != nil {
+		return passport.SkillPassport{}, err
+	}
 	e := a.Effective
 	sp := passport.SkillPassport{
 		Skill: a.Skill, State: a.State, Contested: a.Contested, Stale: a.Stale,
@@ -31,6 +49,21 @@ func (a *Assessment) SkillPassport() (passport.SkillPassport, error) {
 		Limitations: slices.Clone(a.Limitations),
 		Policies:    []string{PolicyID, a.Ontology},
 		AssessedAt:  a.At.String(),
+	}
+	if minor >= 1 {
+		ax := a.Axes
+		sp.Independence = &passport.SkillIndependence{
+			Operator: ax["operator"], Builder: ax["builder"], ModelFamily: ax["model_family"], Host: ax["host"],
+			Framework: ax["framework"], Project: ax["project"], Dataset: ax["dataset"],
+		}
+		sp.Corrections = len(a.Corrections)
+		if a.LatestEligible != nil {
+			sp.Recency = &passport.SkillRecency{LatestEligible: a.LatestEligible.String(), AgeDays: a.At.Sub(*a.LatestEligible)}
+		}
+		c := a.Counts
+		sp.Coverage = passport.SkillCoverage{Observations: c.Observations, Positions: c.Positions, Lineages: c.Lineages, Contexts: c.Contexts}
+	} else {
+		sp.Limitations = slices.DeleteFunc(sp.Limitations, func(l string) bool { return l == LimitFailedReuse })
 	}
 	if a.Estimate != nil {
 		sp.Estimate = &passport.SkillEstimate{
@@ -77,3 +110,19 @@ func previewRank(s Source) int {
 }
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// trustModelMinor returns the minor version of a trust model version of
+// major 2, capped at the latest minor this package writes.
+func trustModelMinor(version string) (int, error) {
+	if version == "" {
+		return 0, nil
+	}
+	if err := passport.CheckVersion("trustModelVersion", version, passport.TrustModelVersion); err != nil {
+		return 0, err
+	}
+	_, minor, _ := strings.Cut(version, ".")
+	_, latest, _ := strings.Cut(passport.TrustModelVersion, ".")
+	m, _ := strconv.Atoi(minor)
+	l, _ := strconv.Atoi(latest)
+	return min(m, l), nil
+}

@@ -2,7 +2,7 @@ package skilltrust
 
 import "github.com/remnant/passportkit/passport"
 
-// The contextual-trust-v2 policy (trust model 2.0). These are conservative, explicit release
+// The contextual-trust-v2 policy (trust model 2.0 and 2.1). These are conservative, explicit release
 // choices, not empirically calibrated cutoffs; changing any of them is a new
 // policy version.
 const (

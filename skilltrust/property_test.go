@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,5 +225,40 @@ func TestExhaustedGroupsStayVisible(t *testing.T) {
 	// unit between them: exhausted but listed.
 	if got := a.Effective.Observations; math.Abs(got-1) > 1e-12 {
 		t.Errorf("observations %g, want 1", got)
+	}
+}
+
+// TestLaterEvidenceChangesNothing pins SPEC.md §4.2: an assessment as of a
+// day is the same whether or not records dated later are in the set, apart
+// from counting them (laterRecords and the later_records_ignored
+// limitation). Later records get lineage links to earlier memories, so that
+// they would join earlier clusters if they took part.
+func TestLaterEvidenceChangesNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 200 {
+		recs := randomRecords(rng, 10+rng.IntN(40))
+		var earlier []evidence.Record
+		later := 0
+		for i := range recs {
+			if rng.IntN(4) == 0 {
+				recs[i].Date = at.AddDays(1 + rng.IntN(30))
+				recs[i].Lineage = &evidence.Lineage{Memory: fmt.Sprintf("mem_later%d", i),
+					DerivedFrom: []string{fmt.Sprintf("mem_%d", rng.IntN(5)), fmt.Sprintf("mem_%d", rng.IntN(5))}}
+				later++
+				continue
+			}
+			earlier = append(earlier, recs[i])
+		}
+		for _, task := range tasks {
+			all, only := mustAssess(t, recs, task), mustAssess(t, earlier, task)
+			if all.Counts.LaterRecords != later {
+				t.Fatalf("trial %d: %d later records counted, want %d", trial, all.Counts.LaterRecords, later)
+			}
+			all.Counts.LaterRecords = 0
+			all.Limitations = slices.DeleteFunc(all.Limitations, func(l string) bool { return l == skilltrust.LimitLaterRecords })
+			if a, b := mustJSON(t, all), mustJSON(t, only); a != b {
+				t.Fatalf("trial %d, task %q: later records changed the assessment:\n%s\n%s", trial, task.Skill, a, b)
+			}
+		}
 	}
 }

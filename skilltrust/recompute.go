@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/passport"
@@ -42,8 +44,27 @@ type Recomputed struct {
 // for its skill with no task context, from a set marked truncated exactly
 // when the skill passport names the truncated_collection limitation (which
 // can only weaken what it claims).
+//
+// Recompute assumes skill passports of the trust model version this package
+// writes; RecomputeAs takes the version the passport names.
 func Recompute(skills []passport.SkillPassport, count int, leaves map[int][]byte) []Recomputed {
+	return RecomputeAs(passport.TrustModelVersion, skills, count, leaves)
+}
+
+// RecomputeAs is Recompute for skill passports of the trust model version
+// a passport names ("" for a passport from before the trust model, read as
+// 2.0). Each is recomputed in that version's form (SkillPassportAs). A
+// skill passport of a later minor version than this package knows is
+// compared on the members this package writes; the detail of its match says
+// that members added later were not recomputed.
+func RecomputeAs(version string, skills []passport.SkillPassport, count int, leaves map[int][]byte) []Recomputed {
 	out := make([]Recomputed, 0, len(skills))
+	if _, err := trustModelMinor(version); err != nil {
+		for _, sp := range skills {
+			out = append(out, Recomputed{Skill: sp.Skill, Status: RecomputeUnverifiable, Detail: err.Error()})
+		}
+		return out
+	}
 	status := func(sp passport.SkillPassport, s, format string, a ...any) {
 		out = append(out, Recomputed{Skill: sp.Skill, Status: s, Detail: fmt.Sprintf(format, a...)})
 	}
@@ -100,7 +121,7 @@ func Recompute(skills []passport.SkillPassport, count int, leaves map[int][]byte
 			status(sp, RecomputeUnverifiable, "%v", err)
 			continue
 		}
-		again, err := a.SkillPassport()
+		again, err := a.SkillPassportAs(version)
 		if err != nil {
 			status(sp, RecomputeUnverifiable, "%v", err)
 			continue
@@ -112,11 +133,23 @@ func Recompute(skills []passport.SkillPassport, count int, leaves map[int][]byte
 		case len(diff) > 0:
 			out = append(out, Recomputed{Skill: sp.Skill, Status: RecomputeDiffers, Differences: diff,
 				Detail: fmt.Sprintf("recomputed from the evidence, the skill passport differs in %v", diff)})
+		case laterMinor(version):
+			status(sp, RecomputeMatch, "members added after trust model %s are not recomputed", passport.TrustModelVersion)
 		default:
 			out = append(out, Recomputed{Skill: sp.Skill, Status: RecomputeMatch})
 		}
 	}
 	return out
+}
+
+// laterMinor reports whether version is a later minor version than the one
+// this package writes.
+func laterMinor(version string) bool {
+	_, minor, _ := strings.Cut(version, ".")
+	_, latest, _ := strings.Cut(passport.TrustModelVersion, ".")
+	m, err1 := strconv.Atoi(minor)
+	l, err2 := strconv.Atoi(latest)
+	return err1 == nil && err2 == nil && m > l
 }
 
 // differences names the members of two skill passports whose canonical

@@ -10,9 +10,12 @@ import (
 // scope restricts an assessment to the records that can be relevant to its
 // task: order lists them latest first, then by id, as Set.ByDate does, and
 // later counts every record of the set dated after the assessment day.
+// clusters, when set, are the set's lineage clusters as of the assessment
+// day, computed once for all of AssessSkills' tasks.
 type scope struct {
-	order []int
-	later int
+	order    []int
+	later    int
+	clusters *evidence.Clusters
 }
 
 // AssessSkills assesses each task from set as of at, as Assess does task by
@@ -51,6 +54,7 @@ func AssessSkills(set *evidence.Set, tasks []Task, at evidence.Date) ([]*Assessm
 		g.order = append(g.order, i)
 	}
 
+	clusters := set.ClustersAsOf(at)
 	out := make([]*Assessment, 0, len(tasks))
 	for _, task := range tasks {
 		ts := o.Normalize(task.Skill)
@@ -67,7 +71,7 @@ func AssessSkills(set *evidence.Set, tasks []Task, at evidence.Date) ([]*Assessm
 			order = slices.Concat(relevant...)
 			slices.SortFunc(order, func(a, b int) int { return cmp.Compare(rank[a], rank[b]) })
 		}
-		a, err := assess(set, task, at, &scope{order: order, later: later})
+		a, err := assess(set, task, at, &scope{order: order, later: later, clusters: clusters})
 		if err != nil {
 			return nil, err
 		}

@@ -31,6 +31,9 @@ func TestVectors(t *testing.T) {
 			if err := vectors.Check(c.Expect, out); err != nil {
 				t.Errorf("%s (%s): %v", c.Rule, c.Description, err)
 			}
+			if err := vectors.CheckSkillPassport(c.Expect, skillPassportJSON(t, c)); err != nil {
+				t.Errorf("%s (%s): %v", c.Rule, c.Description, err)
+			}
 		})
 	}
 }
@@ -64,4 +67,30 @@ func assessCase(t *testing.T, c vectors.Case) ([]byte, string) {
 		t.Fatal(err)
 	}
 	return b, ""
+}
+
+// skillPassportJSON returns the case's assessment as a skill passport.
+func skillPassportJSON(t *testing.T, c vectors.Case) []byte {
+	t.Helper()
+	set, err := evidence.Parse(c.Evidence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := skilltrust.Task{Skill: c.Task.Skill}
+	for k, v := range c.Task.Context {
+		task.Context.Set(k, v)
+	}
+	a, err := skilltrust.Assess(set, task, evidence.MustDate(c.At))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := a.SkillPassport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

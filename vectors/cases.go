@@ -186,6 +186,76 @@ var generators = []generator{
 		return passes("signed by the retired key while it was valid; still valid afterwards", b, err)
 	}},
 
+	{"valid_trust_model_2_0", func(f *fixture) (Case, error) {
+		b, err := f.signed(f.ed, passportAs(baseEvidence(), "2.0"), baseRecords(), allIndices(8))
+		return passes("a trust model 2.0 passport: skill passports without the 2.1 members; recomputed as 2.0", b, err)
+	}},
+	{"valid_recompute_later_evidence", func(f *fixture) (Case, error) {
+		// One reporter's success and failure on two memories before the
+		// assessment day; a publication after it derives from both.
+		recs := []evidence.Record{
+			{ID: "ev_s", Type: evidence.TypeOutcome, Outcome: evidence.OutcomeSuccess, Skill: "PostgreSQL", Quality: evidence.QualityObservedReuse,
+				Reporter: "act_a", Operator: "op_a", Ownership: evidence.OwnershipDistinct, Lineage: &evidence.Lineage{Memory: "mem_1"},
+				Context: evidence.Context{Domain: "d1"}, Date: evidence.MustDate("2026-02-01")},
+			{ID: "ev_f", Type: evidence.TypeOutcome, Outcome: evidence.OutcomeFailure, Skill: "PostgreSQL", Quality: evidence.QualityObservedReuse,
+				Reporter: "act_a", Operator: "op_a", Ownership: evidence.OwnershipDistinct, Lineage: &evidence.Lineage{Memory: "mem_2"},
+				Context: evidence.Context{Domain: "d2"}, Date: evidence.MustDate("2026-02-15")},
+			{ID: "ev_p", Type: evidence.TypePublication, Skill: "PostgreSQL", Quality: evidence.QualitySelfReported, Reporter: "act_s",
+				Ownership: evidence.OwnershipSelf, Lineage: &evidence.Lineage{Memory: "mem_3", DerivedFrom: []string{"mem_1", "mem_2"}},
+				Date: evidence.MustDate("2026-04-01")},
+		}
+		b, err := f.signed(f.ed, passportAssessedOn(recs, "2026-03-01", "PostgreSQL"), canonicalRecords(recs), allIndices(len(recs)))
+		return passes("a skill passport assessed as of 2026-03-01 beside a publication of 2026-04-01 that derives from two earlier memories: "+
+			"the later record joins no cluster, so the success and the failure hold two positions; recomputes to match", b, err)
+	}},
+	{"valid_recompute_cap_tolerance", func(f *fixture) (Case, error) {
+		var recs []evidence.Record
+		for i := range 20 {
+			recs = append(recs, evidence.Record{ID: fmt.Sprintf("ev_u%02d", i+1), Type: evidence.TypeOutcome, Outcome: evidence.OutcomeSuccess,
+				Skill: "PostgreSQL replication", Quality: evidence.QualityObservedReuse, Reporter: fmt.Sprintf("act_u%d", i+1),
+				Ownership: evidence.OwnershipUnknown, Lineage: &evidence.Lineage{Memory: fmt.Sprintf("mem_u%d", i+1)},
+				Date: evidence.MustDate("2026-05-01")})
+		}
+		b, err := f.signed(f.ed, passportAssessedOn(recs, "2026-05-01", "PostgreSQL indexing"), canonicalRecords(recs), allIndices(len(recs)))
+		return passes("twenty unknown-ownership sibling reports of 0.05 each fill the unknown pool's cap of 1 within the 1e-9 tolerance: "+
+			"no caps_applied, weights unscaled; recomputes to match", b, err)
+	}},
+	{"valid_skill_later_minor_member", func(f *fixture) (Case, error) {
+		p := basePassport()
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(p, func(m map[string]any) {
+			m["trustModelVersion"] = "2.9"
+			sp := skillOf(m, 0)
+			sp["aLaterMember"] = map[string]any{"n": 1}
+			rehashSkill(sp)
+		})
+		return passes("a skill passport of trust model 2.9 with a member unknown here, hashed with the rest", d.bytes(), nil)
+	}},
+	{"valid_header_not_canonical", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.header = `{"typ":"passport+jws", "kid":"` + f.ed.Public().KeyID() + `","alg":"EdDSA"}`
+		return passes("a protected header with its members out of order and a space: it need only be strict JSON", d.bytes(), nil)
+	}},
+	{"valid_key_window_start", func(f *fixture) (Case, error) {
+		p := basePassport()
+		p.IssuedAt = passport.NewTime(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+		p.ExpiresAt = passport.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+		b, err := f.signed(f.edOld, p, baseRecords(), []int{3})
+		return passes("issued exactly at the retired key's notBefore: windows are inclusive", b, err)
+	}},
+	{"valid_key_window_end", func(f *fixture) (Case, error) {
+		p := basePassport()
+		p.IssuedAt = passport.NewTime(time.Date(2025, 12, 31, 23, 59, 59, 0, time.UTC))
+		p.ExpiresAt = passport.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+		b, err := f.signed(f.edOld, p, baseRecords(), []int{3})
+		return passes("issued exactly at the retired key's notAfter: windows are inclusive", b, err)
+	}},
+	{"valid_depth_32", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) { m["x"] = nested(29) })
+		return passes("a bundle nested exactly 32 deep (bundle 1, snapshot 2, passport 3, 29 arrays in an unknown member)", d.bytes(), nil)
+	}},
+
 	// Tampering.
 	{"tampered_payload_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
@@ -621,6 +691,133 @@ var generators = []generator{
 		p.Issuer = "https://other-issuer.example"
 		d := f.newDraft(p, baseRecords())
 		return fails("signed by the trusted key but naming another issuer", "issuer", passport.ReasonIssuerMismatch, d.bytes())
+	}},
+
+	{"skill_assessment_hash_wrong_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) { skillOf(m, 0)["assessmentHash"] = strings.Repeat("ab", 32) })
+		return fails("a skill passport whose assessmentHash is not the hash of its members", "fields", passport.ReasonFieldInvalid, d.bytes())
+	}},
+	{"skill_assessment_hash_missing_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) { delete(skillOf(m, 0), "assessmentHash") })
+		return fails("a skill passport without assessmentHash", "fields", passport.ReasonFieldMissing, d.bytes())
+	}},
+	{"skill_effective_zeros_omitted_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) {
+			sp := skillOf(m, 1)
+			eff := sp["effective"].(map[string]any)
+			for k, v := range eff {
+				if v == 0.0 {
+					delete(eff, k)
+				}
+			}
+			rehashSkill(sp)
+		})
+		return fails("effective without its zero members, hashed over the members given: §4.1 writes every member of effective", "fields", passport.ReasonFieldInvalid, d.bytes())
+	}},
+	{"skill_zero_member_written_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) {
+			sp := skillOf(m, 1)
+			sp["corrections"] = 0
+			rehashSkill(sp)
+		})
+		return fails("a zero-valued optional member written, hashed over the members given: §4.1 omits it", "fields", passport.ReasonFieldInvalid, d.bytes())
+	}},
+	{"time_leap_second_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) { m["issuedAt"] = "2016-12-31T23:59:60Z" })
+		return fails("issuedAt on a leap second: a time names a real instant, seconds 00 to 59", "fields", passport.ReasonFieldInvalid, d.bytes())
+	}},
+	{"time_impossible_date_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) { m["issuedAt"] = "2026-02-30T00:00:00Z" })
+		return fails("issuedAt on 30 February", "fields", passport.ReasonFieldInvalid, d.bytes())
+	}},
+	{"time_with_fraction_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) { m["issuedAt"] = "2026-05-01T00:00:00.5Z" })
+		return fails("issuedAt with a fraction of a second", "fields", passport.ReasonFieldInvalid, d.bytes())
+	}},
+	{"key_window_after_end_fail", func(f *fixture) (Case, error) {
+		p := basePassport()
+		p.IssuedAt = passport.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		p.ExpiresAt = passport.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+		d := f.newDraft(p, baseRecords())
+		d.key = f.edOld
+		return fails("issued one second after the retired key's notAfter", "key_window", passport.ReasonKeyWindow, d.bytes())
+	}},
+	{"bundle_trailing_newline_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.edit = func(b []byte) []byte { return append(b, '\n') }
+		return fails("a bundle ending in a newline: whitespace after the value is trailing data", "json", passport.ReasonJSONTrailingData, d.bytes())
+	}},
+	{"payload_trailing_newline_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.payload = append(d.signedSnapshot(), '\n')
+		return fails("a signed payload ending in a newline", "payload", passport.ReasonJSONTrailingData, d.bytes())
+	}},
+	{"payload_depth_32_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) { m["x"] = nested(30) })
+		return fails("a payload nested 32 deep is legal alone, but bundled it is 33 deep", "json", passport.ReasonJSONTooDeep, d.bytes())
+	}},
+	{"leaf_number_out_of_range_fail", func(f *fixture) (Case, error) {
+		recs := baseRecords()
+		recs[4] = json.RawMessage(`{"id":"ev_05","weight":1e400}`)
+		p := basePassport()
+		p.ExpiresAt = passport.NewTime(verifyAt.Add(-6 * time.Minute))
+		d := f.newDraft(p, recs)
+		return fails("a committed leaf holds 1e400 and the passport has expired: the range is a guard of the json step", "json", passport.ReasonJSONNumberRange, d.bytes())
+	}},
+	{"leaf_number_underflow_fail", func(f *fixture) (Case, error) {
+		recs := baseRecords()
+		recs[4] = json.RawMessage(`{"id":"ev_05","weight":1e-400}`)
+		d := f.newDraft(nil, recs)
+		return fails("a committed leaf holds 1e-400: in range (it reads as 0), but its canonical form is 0", "evidence", passport.ReasonJSONNotCanonical, d.bytes())
+	}},
+	{"proof_too_long_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.tamper = func(es []disclosure) {
+			for len(es[0].proof) <= evidence.MaxProofLen {
+				es[0].proof = append(es[0].proof, es[0].proof[0])
+			}
+		}
+		return fails("a proof of 64 hashes: beyond the format's bound, malformed", "evidence", passport.ReasonEvidence, d.bytes())
+	}},
+	{"precedence_entry_shape_over_proof_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.tamper = func(es []disclosure) {
+			es[0].proof[1][0] ^= 0x01
+			for len(es[2].proof) <= evidence.MaxProofLen {
+				es[2].proof = append(es[2].proof, es[2].proof[0])
+			}
+		}
+		return fails("entry 0's proof does not verify and entry 2's proof is too long: every entry's shape is checked before any proof", "evidence", passport.ReasonEvidence, d.bytes())
+	}},
+	{"precedence_fields_over_validity_fail", func(f *fixture) (Case, error) {
+		p := basePassport()
+		p.ExpiresAt = passport.NewTime(verifyAt.Add(-6 * time.Minute))
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(p, func(m map[string]any) { skillOf(m, 0)["assessmentHash"] = strings.Repeat("ab", 32) })
+		return fails("expired, and a skill passport's hash is wrong: the earlier check, fields, gives the reason", "fields", passport.ReasonFieldInvalid, d.bytes())
+	}},
+	{"precedence_duplicate_over_order_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.tamper = func(es []disclosure) {
+			es[0].leaf = append(es[0].leaf[:len(es[0].leaf)-1:len(es[0].leaf)-1], `,"id":"ev_zz"}`...)
+		}
+		return fails("a leaf repeats \"id\" after \"type\": the name is both repeated and out of order, and the earlier guard of §2, duplicate, wins", "json", passport.ReasonJSONDuplicateKey, d.bytes())
+	}},
+	{"precedence_json_first_offset_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.tamper = func(es []disclosure) { es[0].leaf = replaceOnce(es[0].leaf, `"act_2"`, `"act_\ud800"`) }
+		d.edit = func(b []byte) []byte {
+			return replaceOnce(b, `"trustLevel":"observed"`, `"trustLevel":"observed","trustLevel":"observed"`)
+		}
+		return fails("a lone surrogate in a leaf before a duplicate key in the snapshot: the first fault in byte order wins", "json", passport.ReasonJSONLoneSurrogate, d.bytes())
 	}},
 
 	// Time.

@@ -92,9 +92,14 @@ func basePassport() *passport.Passport { return passportFor(baseEvidence()) }
 
 // passportFor is basePassport with skill passports assessed from recs.
 func passportFor(recs []evidence.Record) *passport.Passport {
+	return passportAs(recs, passport.TrustModelVersion)
+}
+
+// passportAs is passportFor under the given trust model version.
+func passportAs(recs []evidence.Record, version string) *passport.Passport {
 	p := &passport.Passport{
 		PassportVersion:      passport.Version,
-		TrustModelVersion:    passport.TrustModelVersion,
+		TrustModelVersion:    version,
 		Issuer:               Issuer,
 		Subject:              passport.Subject{ID: "agt_7Qm2xKp9Lr4Vt8Wn", Name: "index-tuner", Description: "Tunes PostgreSQL indexes for write-heavy workloads."},
 		IssuedAt:             passport.NewTime(issuedAt),
@@ -119,7 +124,7 @@ func passportFor(recs []evidence.Record) *passport.Passport {
 		if err != nil {
 			panic(err)
 		}
-		sp, err := a.SkillPassport()
+		sp, err := a.SkillPassportAs(version)
 		if err != nil {
 			panic(err)
 		}
@@ -383,4 +388,52 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// rehashSkill sets the assessmentHash of a skill passport, as decoded into a
+// map, to the SHA-256 of its other members' canonical JSON.
+func rehashSkill(sp map[string]any) {
+	delete(sp, "assessmentHash")
+	b, err := passport.Marshal(sp)
+	if err != nil {
+		panic(err)
+	}
+	sp["assessmentHash"] = passport.PassportHash(b)
+}
+
+// skillOf returns skill passport i of a passport decoded into a map.
+func skillOf(m map[string]any, i int) map[string]any {
+	return m["skillPassports"].([]any)[i].(map[string]any)
+}
+
+// nested returns n arrays nested in one another.
+func nested(n int) any {
+	var v any = []any{}
+	for range n - 1 {
+		v = []any{v}
+	}
+	return v
+}
+
+// passportAssessedOn is basePassport with skill passports for skills
+// assessed from recs as of day, which may be before issuance.
+func passportAssessedOn(recs []evidence.Record, day string, skills ...string) *passport.Passport {
+	p := basePassport()
+	p.SkillPassports = nil
+	set, err := evidence.NewSet(recs, false)
+	if err != nil {
+		panic(err)
+	}
+	for _, skill := range skills {
+		a, err := skilltrust.Assess(set, skilltrust.Task{Skill: skill}, evidence.MustDate(day))
+		if err != nil {
+			panic(err)
+		}
+		sp, err := a.SkillPassport()
+		if err != nil {
+			panic(err)
+		}
+		p.SkillPassports = append(p.SkillPassports, sp)
+	}
+	return p
 }

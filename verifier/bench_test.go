@@ -57,12 +57,32 @@ func benchPassport(skills, domains int) *passport.Passport {
 		TrustLevel: "observed", ReputationScore: 12.5, Policies: passport.DefaultPolicies(),
 	}
 	for i := range skills {
-		p.SkillPassports = append(p.SkillPassports, passport.SkillPassport{Skill: fmt.Sprintf("skill %d", i), State: "evidenced", Assessment: "SUPPORTED", EvidenceLevel: "MODERATE"})
+		p.SkillPassports = append(p.SkillPassports, benchSkill(i))
 	}
 	for i := range domains {
 		p.DomainReputation = append(p.DomainReputation, passport.DomainReputation{Domain: fmt.Sprintf("domain %d", i), Score: 3.125, Confidence: 0.4, SampleSize: 4, PositiveEvents: 5, NegativeEvents: 1, UpdatedAt: p.IssuedAt})
 	}
 	return p
+}
+
+// benchSkill is a trust model 2.1 skill passport of typical size, with its
+// assessment hash.
+func benchSkill(i int) passport.SkillPassport {
+	src := passport.SourcePreview{Evidence: fmt.Sprintf("ev_%05d", i), Type: "outcome", Outcome: "success", Quality: "OBSERVED_REUSE",
+		Date: "2026-04-01", Weight: 0.871, Applicability: 1, Contradiction: "none"}
+	sp := passport.SkillPassport{Skill: fmt.Sprintf("skill %d", i), State: "evidenced", Assessment: "SUPPORTED", EvidenceLevel: "MODERATE",
+		Visibility: "LIMITED_VISIBILITY", Calibration: "INSUFFICIENT_DATA", Estimate: &passport.SkillEstimate{Midpoint: 0.71, Lower: 0.45, Upper: 0.88},
+		Effective:    passport.SkillCounts{Observations: 9.5, Binary: 9.5, Successes: 8.25, Failures: 1.25, Operators: 3, Validators: 4, Contexts: 2},
+		Independence: &passport.SkillIndependence{Operator: 3}, Recency: &passport.SkillRecency{LatestEligible: "2026-04-01", AgeDays: 30},
+		Coverage: passport.SkillCoverage{Observations: 11, Positions: 10, Lineages: 8, Contexts: 2},
+		Sources:  []passport.SourcePreview{src, src, src}, SourceCount: 11, Limitations: []string{"caps_applied"},
+		Policies: []string{passport.TrustModelPolicy, passport.OntologyPolicy}, AssessedAt: "2026-05-01"}
+	h, err := sp.Hash()
+	if err != nil {
+		panic(err)
+	}
+	sp.AssessmentHash = h
+	return sp
 }
 
 func benchRecord(i int) json.RawMessage {

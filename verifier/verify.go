@@ -47,7 +47,13 @@ type Verifier struct {
 	skew  time.Duration
 	// parsers keeps parse buffers between verifications: the index of a
 	// bundle is sizeable, and fresh memory costs page faults.
-	parsers sync.Pool
+	parsers sync.Pool // of *buffers
+}
+
+// buffers are what one verification reuses from the last.
+type buffers struct {
+	bundle cjson.Parser
+	skills passport.SkillChecker
 }
 
 // Option configures a Verifier.
@@ -175,12 +181,12 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	if at.IsZero() {
 		at = v.clock()
 	}
-	ps, _ := v.parsers.Get().(*cjson.Parser)
-	if ps == nil {
-		ps = new(cjson.Parser)
+	bufs, _ := v.parsers.Get().(*buffers)
+	if bufs == nil {
+		bufs = new(buffers)
 	}
-	defer v.parsers.Put(ps)
-	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: ps}
+	defer v.parsers.Put(bufs)
+	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle, skills: &bufs.skills}
 	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
 	steps := [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
@@ -255,6 +261,7 @@ type run struct {
 	// lookup finds the trusted key for a kid.
 	lookup func(kid string) (*TrustedKey, bool)
 	parser *cjson.Parser
+	skills *passport.SkillChecker
 
 	doc        *cjson.Doc
 	credential []byte // the compact JWS, a slice of src
@@ -668,6 +675,16 @@ func (r *run) fields() *passport.Error {
 		if n := sp.Len(); n > passport.MaxSkillPassports {
 			return fail(passport.ReasonFieldInvalid, "%d skill passports; at most %d", n, passport.MaxSkillPassports)
 		}
+		// Each skill passport in order, its hash over the signed bytes
+		// (SPEC.md §4.14). The payload's numbers were checked at step 9.
+		i := 0
+		for e := range sp.Elements() {
+			if err := r.skills.Check(e.Raw()); err != nil {
+				pe := asError(err)
+				return fail(pe.Reason, "skillPassports[%d]: %s", i, pe.Detail)
+			}
+			i++
+		}
 	}
 	return nil
 }
@@ -699,11 +716,16 @@ func (r *run) validity() *passport.Error {
 	return nil
 }
 
+// evidence checks the disclosed evidence in three passes, so that a bundle
+// with several faults gets one reason (SPEC.md §11.2 step 17): first the
+// shape of every entry in order (evidence_malformed), then the root
+// (evidence_root_mismatch), then each entry in order, its proof
+// (evidence_proof_invalid) and then its numbers (json_not_canonical).
 func (r *run) evidence() *passport.Error {
 	type entry struct {
 		index int
 		leaf  cjson.Value
-		proof cjson.Value
+		proof []evidence.Hash
 	}
 	entries := make([]entry, 0, r.disclosed.Len())
 	last := -1
@@ -729,17 +751,31 @@ func (r *run) evidence() *passport.Error {
 			return fail(passport.ReasonEvidence, "entry %d: index must be an integer below evidenceCount %d", len(entries), r.count)
 		case int(i) <= last:
 			return fail(passport.ReasonEvidence, "entry %d: indices must increase", len(entries))
+		case proof.Len() > evidence.MaxProofLen:
+			return fail(passport.ReasonEvidence, "entry %d: a proof holds at most %d hashes", len(entries), evidence.MaxProofLen)
+		}
+		hashes := make([]evidence.Hash, 0, proof.Len())
+		for h := range proof.Elements() {
+			s, ok := h.RawText()
+			if !ok {
+				return fail(passport.ReasonEvidence, "entry %d: proof hashes must be strings", len(entries))
+			}
+			ph, err := evidence.ParseHashBytes(s)
+			if err != nil {
+				return fail(passport.ReasonEvidence, "entry %d: a proof hash must be 64 lower-case hex digits", len(entries))
+			}
+			hashes = append(hashes, ph)
 		}
 		last = int(i)
-		entries = append(entries, entry{index: int(i), leaf: leaf, proof: proof})
+		entries = append(entries, entry{index: int(i), leaf: leaf, proof: hashes})
 	}
 	if r.count == 0 && r.root != evidence.EmptyRoot {
 		return fail(passport.ReasonEvidenceRoot, "evidenceRoot is not the root of an empty tree")
 	}
+	var hasher evidence.LeafHasher
 	if len(entries) == r.count && r.count > 0 {
 		// Every leaf is disclosed: the root follows from the leaves alone.
 		hashes := make([]evidence.Hash, len(entries))
-		var hasher evidence.LeafHasher
 		for i, e := range entries {
 			hashes[i] = hasher.Sum(e.leaf.Raw())
 		}
@@ -748,25 +784,8 @@ func (r *run) evidence() *passport.Error {
 		}
 	}
 	batch := evidence.NewBatch(uint64(r.count), r.root)
-	var hasher evidence.LeafHasher
-	proof := make([]evidence.Hash, 0, 32)
 	for _, e := range entries {
-		proof = proof[:0]
-		for h := range e.proof.Elements() {
-			if len(proof) == evidence.MaxProofLen {
-				return fail(passport.ReasonEvidenceProof, "leaf %d: proof too long", e.index)
-			}
-			s, ok := h.RawText()
-			if !ok {
-				return fail(passport.ReasonEvidence, "leaf %d: proof hashes must be strings", e.index)
-			}
-			ph, err := evidence.ParseHashBytes(s)
-			if err != nil {
-				return fail(passport.ReasonEvidence, "leaf %d: proof hash: %v", e.index, err)
-			}
-			proof = append(proof, ph)
-		}
-		if err := batch.Verify(uint64(e.index), hasher.Sum(e.leaf.Raw()), proof); err != nil {
+		if err := batch.Verify(uint64(e.index), hasher.Sum(e.leaf.Raw()), e.proof); err != nil {
 			return fail(passport.ReasonEvidenceProof, "leaf %d: %v", e.index, err)
 		}
 		if err := r.doc.CheckNumbers(e.leaf); err != nil {

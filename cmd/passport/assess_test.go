@@ -70,6 +70,13 @@ func TestAssessVectors(t *testing.T) {
 			if err := vectors.Check(c.Expect, a); err != nil {
 				t.Errorf("%s: %v", c.Rule, err)
 			}
+			sp, err := json.Marshal(out.Agents[0].Skills[0].SkillPassport)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := vectors.CheckSkillPassport(c.Expect, sp); err != nil {
+				t.Errorf("%s: %v", c.Rule, err)
+			}
 		})
 	}
 }

@@ -141,6 +141,9 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag", []string{"verify", "--frobnicate", bundles["valid_eddsa"]}, cli.ExitUsage},
 		{"bad time", []string{"verify", "--trust", trustFile, "--at", "noon", bundles["valid_eddsa"]}, cli.ExitUsage},
 		{"no command", []string{}, cli.ExitUsage},
+		{"skew at its bound", []string{"verify", "--trust", trustFile, "--at", at, "--skew", "24h", bundles["valid_eddsa"]}, cli.ExitOK},
+		{"skew beyond 24 hours", []string{"verify", "--trust", trustFile, "--at", at, "--skew", "24h0m1s", bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"negative skew", []string{"verify", "--trust", trustFile, "--at", at, "--skew", "-1s", bundles["valid_eddsa"]}, cli.ExitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

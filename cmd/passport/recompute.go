@@ -21,7 +21,7 @@ func recomputeSkills(res *verifier.Result) ([]skilltrust.Recomputed, error) {
 	for _, l := range res.Evidence {
 		leaves[l.Index] = l.Record
 	}
-	return skilltrust.Recompute(p.SkillPassports, p.EvidenceCount, leaves), nil
+	return skilltrust.RecomputeAs(p.TrustModelVersion, p.SkillPassports, p.EvidenceCount, leaves), nil
 }
 
 // printRecomputed writes one line per skill passport.

@@ -52,6 +52,9 @@ func (c *signCmd) Run(e *env) error {
 	if len(doc.Passport) == 0 {
 		return cli.Usage(fmt.Errorf("%s: no passport member", c.File))
 	}
+	if err := checkInputSkills(doc.Passport); err != nil {
+		return cli.Usage(fmt.Errorf("%s: passport: %w", c.File, err))
+	}
 	var p passport.Passport
 	dec = json.NewDecoder(bytes.NewReader(doc.Passport))
 	dec.DisallowUnknownFields()
@@ -115,4 +118,28 @@ func parseDisclose(s string, n int) ([]int, error) {
 		out = append(out, i)
 	}
 	return out, nil
+}
+
+// checkInputSkills checks each skill passport of an unsigned passport as it
+// is given, in canonical form: its members follow SPEC.md §4.1 and its
+// assessmentHash is over those members (§4.14). A skill passport that
+// passes re-encodes to exactly these bytes, so the hash holds for what is
+// signed; Sign checks that again over the signed bytes.
+func checkInputSkills(raw json.RawMessage) error {
+	var body struct {
+		SkillPassports []json.RawMessage `json:"skillPassports"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return err
+	}
+	for i, sp := range body.SkillPassports {
+		c, err := passport.Canonicalize(sp)
+		if err != nil {
+			return fmt.Errorf("skillPassports[%d]: %w", i, err)
+		}
+		if err := passport.CheckSkillPassportJSON(c); err != nil {
+			return fmt.Errorf("skillPassports[%d]: %w", i, err)
+		}
+	}
+	return nil
 }

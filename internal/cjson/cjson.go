@@ -105,6 +105,8 @@ type Options struct {
 	// non-integer number is in ECMAScript form: the parser records those
 	// numbers and Doc.CheckNumbers checks the ones inside a chosen value.
 	// It lets a caller check only bytes whose origin it has authenticated.
+	// Whether the number is within the range of a double is still checked
+	// during the parse.
 	DeferNumbers bool
 }
 
@@ -193,9 +195,8 @@ func (p *parser) document() error {
 	}
 	if i < len(src) {
 		if opt.Canonical {
-			if isSpace(src[i]) {
-				return p.failAt(i, ErrNotCanonical, "whitespace after the top-level value")
-			}
+			// SPEC.md §2: anything after the value, whitespace included,
+			// is trailing data.
 			return p.failAt(i, ErrTrailing, "data after the top-level value")
 		}
 		if i, err = p.ws(i); err != nil {
@@ -427,7 +428,7 @@ type frame struct {
 	object    bool
 	prevStart uint32 // canonical mode: the previous member name's range
 	prevEnd   uint32
-	keysBase  int32 // strict mode: where this object's names start on p.keys
+	keysBase  int32 // where this object's names start on p.keys
 	seen      map[string]struct{}
 }
 
@@ -577,10 +578,18 @@ key:
 				case c == 0:
 					return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
 				case c > 0:
+					// A repeated name is out of order too; at one
+					// position the earlier guard of SPEC.md §2 wins.
+					for _, k := range p.keys[top.keysBase:] {
+						if compareKeys(k, key) == 0 {
+							return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+						}
+					}
 					return i, p.failAt(start, ErrNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
 			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
+			p.keys = append(p.keys, key)
 		} else if p.seen(top, key) {
 			return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
@@ -607,9 +616,7 @@ func (p *parser) close(top *frame, i int) {
 		p.nodes[top.node].end = uint32(i)
 		p.nodes[top.node].next = uint32(len(p.nodes))
 	}
-	if !p.opt.Canonical {
-		p.keys = p.keys[:top.keysBase]
-	}
+	p.keys = p.keys[:top.keysBase]
 }
 
 // seen reports whether key was already a member of the object top, whose
@@ -835,6 +842,13 @@ func (p *parser) number(start int) (int, error) {
 	}
 	if p.opt.Canonical {
 		if p.opt.DeferNumbers {
+			// Only the form is deferred: the range is a guard of the
+			// json step (SPEC.md §11.2 step 2), checked here.
+			if !plainCanonical(tok) {
+				if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
+					return i, p.failAt(start, ErrIntegerRange, "number beyond the range of a float64")
+				}
+			}
 			p.floats = append(p.floats, uint32(start))
 			return i, nil
 		}

@@ -108,7 +108,12 @@ func TestParseCanonical(t *testing.T) {
 		{"canonical", `{"a":[1,2.5,-3,"x"],"b":{"c":null,"d":true}}`, 0},
 		{"whitespace after colon", `{"a": 1}`, ErrNotCanonical},
 		{"leading whitespace", ` {}`, ErrNotCanonical},
-		{"trailing newline", "{}\n", ErrNotCanonical},
+		{"trailing newline", "{}\n", ErrTrailing},
+		{"repeated name out of order", `{"a":1,"b":2,"a":3}`, ErrDuplicateKey},
+		{"repeated name in order", `{"a":1,"a":2}`, ErrDuplicateKey},
+		{"trailing space", "[1] ", ErrTrailing},
+		{"leading space", " [1]", ErrNotCanonical},
+		{"underflow to zero", `[1e-400]`, ErrNotCanonical},
 		{"keys out of order", `{"b":1,"a":2}`, ErrNotCanonical},
 		{"duplicate keys", `{"a":1,"a":2}`, ErrDuplicateKey},
 		{"utf-16 order", `{"\ufb33":1,"😂":2}`, ErrNotCanonical},
@@ -142,6 +147,26 @@ func TestParseCanonical(t *testing.T) {
 				t.Errorf("Parse(%q, canonical) = %v (%v), want code %v", tt.in, got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestDeferNumbersRange pins that only the form of a number is deferred:
+// a number beyond the range of a double is refused by the parse itself
+// (SPEC.md §11.2 step 2), and one that underflows to zero is in range.
+func TestDeferNumbersRange(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Code
+	}{
+		{`[1e400]`, ErrIntegerRange},
+		{`[-1.5e309]`, ErrIntegerRange},
+		{`[1e-400]`, 0},
+		{`[1.50]`, 0},
+	} {
+		_, err := Parse([]byte(tt.in), Options{Canonical: true, DeferNumbers: true})
+		if got := code(err); got != tt.want {
+			t.Errorf("Parse(%s, deferred) = %v (%v), want %v", tt.in, got, err, tt.want)
+		}
 	}
 }
 

@@ -32,7 +32,7 @@ func refParse(src []byte, opt Options) (*Doc, error) {
 	if p.pos < len(src) {
 		if opt.Canonical {
 			if isSpace(src[p.pos]) {
-				return nil, p.fail(ErrNotCanonical, "whitespace after the top-level value")
+				return nil, p.fail(ErrTrailing, "whitespace after the top-level value")
 			}
 			return nil, p.fail(ErrTrailing, "data after the top-level value")
 		}
@@ -138,6 +138,7 @@ func (p *refParser) object(level int) error {
 	defer func() { p.keys = p.keys[:keysBase] }()
 	var seen map[string]struct{}
 	var prev []byte
+	var names [][]byte // canonical mode: this object's names so far
 	for {
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
 			return p.fail(ErrSyntax, "expected a member name")
@@ -163,10 +164,16 @@ func (p *refParser) object(level int) error {
 					return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
 				case c > 0:
 					p.pos = keyStart
+					for _, k := range names {
+						if compareKeys(k, key) == 0 {
+							return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+						}
+					}
 					return p.fail(ErrNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
 			prev = key
+			names = append(names, key)
 		} else if p.seen(&seen, keysBase, key) {
 			p.pos = keyStart
 			return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
@@ -439,6 +446,10 @@ func (p *refParser) number() error {
 	}
 	if p.opt.Canonical {
 		if p.opt.DeferNumbers {
+			if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
+				p.pos = start
+				return p.fail(ErrIntegerRange, "number beyond the range of a float64")
+			}
 			p.floats = append(p.floats, uint32(start))
 			return nil
 		}

@@ -19,6 +19,10 @@ type Fault struct {
 	ID      jsonrpc.ID
 	Code    int64 // jsonrpc.CodeParseError or jsonrpc.CodeInvalidRequest
 	Message string
+	// Cause is the strict parser's refusal (a *cjson.Error) for a frame
+	// that is JSON text outside I-JSON, so that a transport can report its
+	// reason code; nil otherwise.
+	Cause error
 }
 
 // Error returns the fault's message.
@@ -76,7 +80,9 @@ func Decode(frame []byte) (jsonrpc.Message, error) {
 		if !json.Valid(frame) {
 			return nil, parseError("%s", cjson.ErrSyntax)
 		}
-		return nil, invalid(jsonrpc.ID{}, "%s at byte %d", cerr.Code, cerr.Offset)
+		f := invalid(jsonrpc.ID{}, "%s at byte %d", cerr.Code, cerr.Offset)
+		f.Cause = cerr
+		return nil, f
 	}
 	root := doc.Root()
 	switch root.Kind() {

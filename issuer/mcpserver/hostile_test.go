@@ -28,6 +28,17 @@ func rawCall(t *testing.T, e *env, key issuer.APIKey, tool, args string) (isErro
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode == http.StatusBadRequest && strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
+		// The frame itself was refused before any tool saw it (JSON
+		// outside I-JSON anywhere in the message): the same problem
+		// details, as the transport's answer.
+		var p problem.Details
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatalf("%s %s: %v", tool, args, err)
+		}
+		pb, _ := json.Marshal(p)
+		return true, string(pb), pb
+	}
 	var msg struct {
 		Result *struct {
 			IsError           bool `json:"isError"`

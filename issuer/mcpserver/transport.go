@@ -68,7 +68,11 @@ func (t transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, err := mcpwire.Decode(body)
 	if fault, ok := errors.AsType[*mcpwire.Fault](err); ok {
-		writeProblem(w, r, issuer.Errorf(issuer.CodeInvalid, "%s", fault.Message), fault)
+		refusal := error(issuer.Errorf(issuer.CodeInvalid, "%s", fault.Message))
+		if fault.Cause != nil {
+			refusal = issuer.JSONError(fault.Cause)
+		}
+		writeProblem(w, r, refusal, fault)
 		return
 	} else if err != nil {
 		writeProblem(w, r, err, &mcpwire.Fault{Code: jsonrpc.CodeInternalError, Message: "internal error"})

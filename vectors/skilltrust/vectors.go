@@ -183,6 +183,16 @@ func Check(expect map[string]any, assessment []byte) error {
 			if !equal(want, got) {
 				bad("contradictions: got %v, want %v", got, want)
 			}
+		case "contradictionIds", "correctionIds":
+			var ids []any
+			for _, c := range list(out[strings.TrimSuffix(k, "Ids")+"s"]) {
+				ids = append(ids, object(c)["id"])
+			}
+			if !equal(want, ids) {
+				bad("%s: got %v, want %v", k, ids, want)
+			}
+		case "skillPassport":
+			// Checked by CheckSkillPassport.
 		case "corrections":
 			got := map[string]any{}
 			for _, c := range list(out["corrections"]) {
@@ -206,6 +216,32 @@ func Check(expect map[string]any, assessment []byte) error {
 			bad("unknown expectation %q", k)
 		}
 	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// CheckSkillPassport compares a skill passport, as JSON in the form of the
+// trust model version the package writes (2.1), with the members of a
+// case's "skillPassport" expectation; a member expected as null must be
+// absent. Cases without the expectation pass.
+func CheckSkillPassport(expect map[string]any, skillPassport []byte) error {
+	want, ok := expect["skillPassport"]
+	if !ok {
+		return nil
+	}
+	var got map[string]any
+	if err := json.Unmarshal(skillPassport, &got); err != nil {
+		return fmt.Errorf("skill passport: %w", err)
+	}
+	var problems []string
+	for k, w := range object(want) {
+		if !equal(w, got[k]) {
+			problems = append(problems, fmt.Sprintf("skillPassport.%s: got %v, want %v", k, got[k], w))
+		}
+	}
+	sort.Strings(problems)
 	if len(problems) > 0 {
 		return fmt.Errorf("%s", strings.Join(problems, "; "))
 	}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/remnant/passportkit/internal/cli"
+	"github.com/remnant/passportkit/passport"
+)
+
+// TestSignSkillPassportAsGiven pins SPEC.md §4.1 and §4.14 for passport
+// sign: a skill passport is checked as it is given, its hash over its own
+// members; every member of effective is written, zeros included, so one
+// whose zero counts are left out is refused for that reason (not for a hash
+// of the signer's own re-encoding), and one that follows §4.1 is signed
+// byte for byte and verifies.
+func TestSignSkillPassportAsGiven(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	keyFile := filepath.Join(dir, "issuer.jwk")
+	if code, _, stderr := run("keys", "generate", "--out", keyFile); code != cli.ExitOK {
+		t.Fatalf("keys generate: %s", stderr)
+	}
+	code, trust, stderr := run("keys", "trust", "--issuer", "https://issuer.example", keyFile)
+	if code != cli.ExitOK {
+		t.Fatalf("keys trust: %s", stderr)
+	}
+	trustFile := filepath.Join(dir, "trust.json")
+	os.WriteFile(trustFile, []byte(trust), 0o644)
+
+	// A skill passport written by hand, as another implementation would,
+	// with its hash over exactly the members given.
+	skill := func(effective string) string {
+		body := `{"assessedAt":"2026-04-30","assessment":"INSUFFICIENT_EVIDENCE","calibration":"INSUFFICIENT_DATA","contested":false,` +
+			`"effective":` + effective + `,"evidenceLevel":"VERY_LOW","policies":["contextual-trust-v2","skills-1"],` +
+			`"skill":"PostgreSQL","sourceCount":1,"stale":false,"state":"limited_evidence","visibility":"LIMITED_VISIBILITY"}`
+		sum := sha256.Sum256([]byte(body))
+		return body[:len(body)-1] + `,"assessmentHash":"` + hex.EncodeToString(sum[:]) + `"}`
+	}
+	const full = `{"binary":1,"contexts":1,"contradictions":0,"corroborations":0,"failures":0,"observations":1,"operators":1,"partial":0,"successes":1,"uncertain":0,"validators":1}`
+	const noZeros = `{"binary":1,"contexts":1,"observations":1,"operators":1,"successes":1,"validators":1}`
+	for _, tt := range []struct {
+		name, effective string
+		want            int
+		stderr          string
+	}{
+		{"every member of effective", full, cli.ExitOK, ""},
+		{"zero members left out", noZeros, cli.ExitUsage, "effective.contradictions is missing"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sp := skill(tt.effective)
+			in := `{"passport":{"subject":{"id":"agt_demo"},"skillPassports":[` + sp + `]},"evidence":[]}`
+			file := filepath.Join(dir, "unsigned.json")
+			os.WriteFile(file, []byte(in), 0o644)
+			code, bundle, stderr := run("sign", "--key", keyFile, "--issuer", "https://issuer.example", "--issued-at", "2026-05-01T00:00:00Z", file)
+			if code != tt.want || !strings.Contains(stderr, tt.stderr) {
+				t.Fatalf("exit %d, want %d; stderr %q, want it to contain %q", code, tt.want, stderr, tt.stderr)
+			}
+			if code != cli.ExitOK {
+				return
+			}
+			canon, err := passport.Canonicalize([]byte(sp))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(bundle, string(canon)) {
+				t.Errorf("the signed bundle does not carry the skill passport byte for byte")
+			}
+			bfile := filepath.Join(dir, "bundle.json")
+			os.WriteFile(bfile, []byte(bundle), 0o644)
+			if code, out, _ := run("verify", "--trust", trustFile, "--at", "2026-05-02T00:00:00Z", bfile); code != cli.ExitOK {
+				t.Errorf("verify: exit %d\n%s", code, out)
+			}
+		})
+	}
+}
