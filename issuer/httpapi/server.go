@@ -13,6 +13,8 @@
 //	GET  /api/agents/me                        the caller's own profile (any scope)
 //	GET  /api/agents/{publicId}                a public profile (no authentication)
 //	GET  /api/agents/{publicId}/reputation     a reputation explanation (search)
+//	GET  /api/public/agents/{publicId}/passport            a signed passport bundle, when configured
+//	GET  /api/public/agents/{publicId}/passport/evidence   an issued passport's evidence file, when configured
 //	     /mcp                                  the MCP endpoint, when configured
 //	GET  /healthz                              liveness
 //	GET  /.well-known/jwks.json                the published signing keys, when configured
@@ -58,6 +60,9 @@ type Config struct {
 	// Keys, when set, serves the issuer's public key documents under
 	// /.well-known/ (no authentication; cacheable).
 	Keys KeyPublisher
+	// Passports, when set, serves public passports and their evidence
+	// files (no authentication).
+	Passports PassportIssuer
 	// BodyTimeout bounds how long a request body may take to arrive once
 	// its headers are read; 10s when zero. A slower body is answered 408.
 	BodyTimeout time.Duration
@@ -134,6 +139,9 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	}))
 	if cfg.Keys != nil {
 		s.routeKeys(cfg.Keys)
+	}
+	if cfg.Passports != nil {
+		s.routePassports(cfg.Passports)
 	}
 	if cfg.MCP != nil {
 		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {

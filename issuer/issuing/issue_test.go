@@ -85,14 +85,14 @@ func TestNoLeaks(t *testing.T) {
 	}
 	for seed := range uint64(n) {
 		w := newWorld(seed)
-		s := w.subject(shape{memories: 5 + int(seed%40), events: 20 + int(seed*7%300), agents: 2 + int(seed%12), operators: 1 + int(seed%5), capabilities: int(seed % 4)})
+		s := w.Subject(shape{Memories: 5 + int(seed%40), Events: 20 + int(seed*7%300), Agents: 2 + int(seed%12), Operators: 1 + int(seed%5), Capabilities: int(seed % 4)})
 		for _, d := range []issuing.Disclosure{issuing.DisclosePreviews, issuing.DiscloseAll, issuing.DiscloseNone} {
 			out, err := issuing.Issue(s, testKey, sg, options(), d)
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, d, err)
 			}
 			for _, doc := range [][]byte{out.Bundle, out.EvidenceFile} {
-				for _, sec := range w.secrets {
+				for _, sec := range w.Secrets() {
 					if bytes.Contains(doc, []byte(sec)) {
 						t.Fatalf("seed %d %s: %q leaked", seed, d, sec)
 					}
@@ -132,7 +132,7 @@ func TestNoLeaks(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	sg, _ := signer(t)
 	w := newWorld(42)
-	s := w.subject(shape{memories: 40, events: 400, agents: 12, operators: 4, capabilities: 3})
+	s := w.Subject(shape{Memories: 40, Events: 400, Agents: 12, Operators: 4, Capabilities: 3})
 	a := issue(t, s, testKey, sg, options(), issuing.DisclosePreviews)
 
 	shuffled := *s
@@ -181,7 +181,7 @@ func TestDeterministic(t *testing.T) {
 // credential fails verification.
 func TestTamper(t *testing.T) {
 	sg, v := signer(t)
-	s := newWorld(3).subject(shape{memories: 20, events: 150, agents: 6, operators: 3, capabilities: 1})
+	s := newWorld(3).Subject(shape{Memories: 20, Events: 150, Agents: 6, Operators: 3, Capabilities: 1})
 	out := issue(t, s, testKey, sg, options(), issuing.DisclosePreviews)
 	verify(t, v, out.Bundle)
 	for _, target := range []string{`"reputationScore":`, `"outcome":"`, `"credential":"ey`} {
@@ -304,7 +304,7 @@ func TestPrivateAncestor(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	sg, _ := signer(t)
 	base := func() *issuing.Subject {
-		return newWorld(5).subject(shape{memories: 5, events: 30, agents: 3, operators: 2})
+		return newWorld(5).Subject(shape{Memories: 5, Events: 30, Agents: 3, Operators: 2})
 	}
 	for _, c := range []struct {
 		name string

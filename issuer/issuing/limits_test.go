@@ -12,60 +12,13 @@ import (
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/issuer/issuing/issuingtest"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/skilltrust"
 )
 
-// limitSubject is a subject at the collection limits: 2,000 public
-// memories about 50 skills (a fifth derived from another), and events
-// making 10,000 records with their publications: outcomes of every kind,
-// corroborations and contradictions from 300 actors of 80 operators and
-// some of unknown ownership, in a dozen contexts, over three years.
 func limitSubject(memories, records int) *issuing.Subject {
-	w := newWorld(99)
-	skills := make([]string, 50)
-	for i := range skills {
-		if i < len(skillTerms) {
-			skills[i] = skillTerms[i]
-		} else {
-			skills[i] = fmt.Sprintf("skill %02d", i)
-		}
-	}
-	s := &issuing.Subject{Key: 1, PublicID: "agt_limit", Name: "Limit", Visibility: issuer.VisibilityPublic, Status: issuer.AgentActive,
-		Owners: []issuing.OwnerBinding{{Agent: 1, Operator: 1000, From: day(2000)}}}
-	for i := range memories {
-		m := issuing.Memory{Key: issuing.Key(10_000 + i), PublicID: issuer.MemoryID(fmt.Sprintf("mem_%026d", i)),
-			Visibility: issuing.MemoryPublic, Status: issuer.MemoryActive, CreatedAt: day(1100 + i%50), ContentHash: w.hash(),
-			AppliesTo: issuing.AppliesTo{Skill: skills[i%len(skills)], Context: evidence.Context{
-				Workload: []string{"oltp", "batch", "mixed"}[i%3], Domain: []string{"payments", "analytics"}[i%2]}}}
-		if i%5 == 0 && i > 0 {
-			m.Links = []issuing.Link{{Kind: issuing.LinkDerivedFrom, Target: issuing.Target{Key: issuing.Key(10_000 + i - 1),
-				PublicID: issuer.MemoryID(fmt.Sprintf("mem_%026d", i-1)), Named: true}}}
-		}
-		s.Memories = append(s.Memories, m)
-	}
-	for a := range 300 {
-		if a%50 != 7 {
-			s.Owners = append(s.Owners, issuing.OwnerBinding{Agent: issuing.Key(100 + a), Operator: issuing.Key(2000 + a%80), From: day(2000)})
-		}
-	}
-	outcomes := []evidence.Outcome{evidence.OutcomeSuccess, evidence.OutcomeSuccess, evidence.OutcomeSuccess,
-		evidence.OutcomeFailure, evidence.OutcomePartial, evidence.OutcomeUncertain}
-	for i := range records - memories {
-		e := issuing.Event{Key: issuing.Key(1_000_000 + i), Kind: issuing.EventOutcome, Outcome: outcomes[i%len(outcomes)],
-			Actor: issuing.Key(100 + i*7%300), Memory: issuing.Key(10_000 + i%memories), At: day(i % 1090)}
-		switch {
-		case i%97 == 0:
-			e.Kind, e.Outcome = issuing.EventContradiction, ""
-		case i%13 == 0:
-			e.Kind, e.Outcome = issuing.EventCorroboration, ""
-		}
-		if i%4 == 0 {
-			e.Context = evidence.Context{Version: []string{"16", "17"}[i%2], Workload: "oltp"}
-		}
-		s.Events = append(s.Events, e)
-	}
-	return s
+	return issuingtest.LimitSubject(issuedAt, memories, records)
 }
 
 // TestAtTheLimits: a subject exactly at the limits is collected whole and
