@@ -68,7 +68,7 @@ func (s *Server) routePassports(app PassportIssuer) {
 			return err
 		}
 		if len(q["passportHash"]) != 1 {
-			return issuer.Errorf(issuer.CodeInvalid, "give the passport's hash once, as ?passportHash=sha256:…")
+			return issuer.Errorf(issuer.CodeInvalid, "give the passport's hash once, as ?passportHash=<64 hex digits>")
 		}
 		id, err := issuer.ParseAgentID(r.PathValue("publicId"))
 		if err != nil {

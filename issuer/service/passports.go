@@ -210,7 +210,7 @@ func (p *Passports) sign(ctx context.Context, id issuer.AgentID, e *issuedDraft,
 }
 
 // passportHashPattern is the form of a passportHash (SPEC.md §3).
-var passportHashPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var passportHashPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // Evidence returns the complete evidence file of the passport hash issued
 // to id. A malformed hash is invalid; an unknown one, another agent's, one
@@ -218,7 +218,7 @@ var passportHashPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 // are not_found.
 func (p *Passports) Evidence(ctx context.Context, id issuer.AgentID, hash string) ([]byte, error) {
 	if !passportHashPattern.MatchString(hash) {
-		return nil, issuer.Errorf(issuer.CodeInvalid, "passportHash must be sha256: and 64 lower-case hex digits")
+		return nil, issuer.Errorf(issuer.CodeInvalid, "passportHash must be 64 lower-case hex digits (SPEC.md §7)")
 	}
 	return p.st.IssuedEvidence(ctx, id, hash)
 }

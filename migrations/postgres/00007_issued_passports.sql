@@ -9,7 +9,7 @@
 
 -- +goose Up
 CREATE TABLE issued_passports (
-    passport_hash TEXT PRIMARY KEY CHECK (passport_hash ~ '^sha256:[0-9a-f]{64}$'),
+    passport_hash TEXT PRIMARY KEY CHECK (passport_hash ~ '^[0-9a-f]{64}$'),
     agent_id      BIGINT NOT NULL REFERENCES agents (id),
     issued_at     TIMESTAMPTZ NOT NULL,
     expires_at    TIMESTAMPTZ NOT NULL,

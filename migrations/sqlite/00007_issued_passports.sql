@@ -9,7 +9,7 @@
 
 -- +goose Up
 CREATE TABLE issued_passports (
-    passport_hash TEXT PRIMARY KEY CHECK (length(passport_hash) = 71 AND passport_hash GLOB 'sha256:*'),
+    passport_hash TEXT PRIMARY KEY CHECK (length(passport_hash) = 64 AND passport_hash NOT GLOB '*[^0-9a-f]*'),
     agent_id      INTEGER NOT NULL REFERENCES agents (id),
     issued_at     TIMESTAMP NOT NULL,
     expires_at    TIMESTAMP NOT NULL,
