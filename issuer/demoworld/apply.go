@@ -44,6 +44,9 @@ func (b *builder) apply(ctx context.Context, s Step) error {
 		applies := contextBody(m.Context)
 		applies["skill"] = m.Skill
 		req := map[string]any{"category": m.Category, "title": m.Title, "content": m.Content, "appliesTo": applies}
+		if m.Private {
+			req["visibility"] = "private"
+		}
 		for _, l := range m.Links {
 			k := string(l.Kind)
 			ids, _ := req[k].([]issuer.MemoryID)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/issuer"
 )
 
 // DefaultSeed is the seed of the world the README walks through.
@@ -75,6 +76,9 @@ type Memory struct {
 	// Context is the appliesTo task context.
 	Context evidence.Context
 	Links   []Link
+	// Private marks a research memory only its author reads: it may be
+	// linked as an ancestor, and is never shown, counted or validated.
+	Private bool
 }
 
 // StepKind is what a step does.
@@ -143,34 +147,40 @@ func (w *World) OfRole(r Role) []int {
 	return out
 }
 
-// The skills of the main agent's memories, each chosen to show one kind of
-// skill passport (see Generate).
+// The skills of the world's memories, each chosen to show one kind of
+// skill passport (see Generate). Skills of one skills-1 family share
+// evidence (SPEC.md §4.3), so each kind lives in its own family.
 const (
 	SkillEstimated = "PostgreSQL indexing"
 	SkillAlias     = "postgres indexing" // folds to SkillEstimated under skills-1
-	SkillContested = "PostgreSQL replication"
+	SkillThin      = "PostgreSQL replication"
+	SkillContested = "MCP server development"
 	SkillStale     = "SQLite query optimization"
-	SkillThin      = "MCP reliability"
 	SkillRing      = "PostgreSQL query optimization"
 	SkillDeclared  = "Kubernetes operators" // not in skills-1: declared only
 )
 
 // Generate returns the world of seed: the same seed gives the same world.
 // The seed chooses names, dates and which reports go which way; the shape
-// is fixed, so that every seed shows the same kinds of skill passport:
+// is fixed, so that every seed shows the same kinds of skill passport in
+// the main agent's passport:
 //
-//   - SkillEstimated: memories in three lineage clusters, used by agents of
-//     five distinct operators in several contexts, mostly successfully, with
-//     corroborations: enough effective binary outcomes (SPEC.md §4.7) for
-//     an estimate, and an evidence level of at least LOW;
-//   - SkillContested: a memory another author contradicts, once with a
-//     memory of its own and once with a validation, never withdrawn;
+//   - SkillEstimated: memories in four lineage clusters (one a superseded
+//     version, one extended by another), used by agents of five distinct
+//     operators in distinct contexts, mostly successfully, with a partial
+//     outcome and corroborations: enough effective binary outcomes (SPEC.md
+//     §4.7) for an estimate;
+//   - SkillThin: a partial, an uncertain and a single success: an
+//     insufficient evidence, with its sibling's evidence counted at 0.2;
+//   - SkillContested: a memory, derived from a private research note that
+//     is never shown, that another author contradicts, once with a memory of
+//     its own and once with a validation, never withdrawn;
 //   - SkillStale: a memory whose outcomes are all more than two years old;
-//   - SkillThin: one partial and one uncertain outcome and a single
-//     success: insufficient evidence for an estimate;
-//   - a ring of three agents of one operator, whose praise of one another
-//     the validation policy refuses at submission;
-//   - an agent with declared capabilities and nothing else.
+//   - SkillDeclared: declared, never observed.
+//
+// Besides, a ring of three agents of one operator praise one another's
+// memories, and the validation policy refuses every attempt at submission;
+// and one agent declares capabilities and does nothing else.
 func Generate(seed uint64) *World {
 	r := rand.New(rand.NewPCG(seed, 0x70617373706f7274)) // "passport"
 	w := &World{Seed: seed}
@@ -200,8 +210,8 @@ func Generate(seed uint64) *World {
 		// count as one independent source (SPEC.md §4.6 operator caps).
 		evaluators = append(evaluators, agent(name, "Runs database workloads for its operator.", evalOps[max(0, i-1)], RoleEvaluator))
 	}
-	contradicter := agent(pick([]string{"Replication Skeptic", "Failover Auditor"}),
-		"Reviews replication runbooks.", op(), RoleContradicter)
+	contradicter := agent(pick([]string{"Protocol Skeptic", "Transport Auditor"}),
+		"Reviews MCP servers and the advice about them.", op(), RoleContradicter)
 	ringOp := op()
 	var ring []int
 	for _, name := range []string{"Echo One", "Echo Two", "Echo Three"} {
@@ -230,8 +240,8 @@ func Generate(seed uint64) *World {
 		return evidence.Context{Environment: env, Workload: workload, Version: version}
 	}
 
-	// SkillEstimated: three lineage clusters. partial2 supersedes partial1
-	// (one cluster); covering is filed under an alias of the same skill.
+	// SkillEstimated: four lineage clusters. partial2 supersedes partial1,
+	// gin extends covering; covering is filed under an alias of the skill.
 	pg := "postgresql"
 	partial1 := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "oltp", ""),
 		Title:   "Partial indexes for hot tenant queries",
@@ -245,21 +255,31 @@ func Generate(seed uint64) *World {
 		Content: "On tables appended in time order, a BRIN index on the timestamp is a thousand times smaller than a B-tree and nearly as fast for range scans."})
 	covering := mem(Memory{Author: main, Category: pg, Skill: SkillAlias, Context: ctx("production", "", ""),
 		Title:   "Covering indexes with INCLUDE for index-only scans",
-		Content: "Add the selected columns with INCLUDE so the scan never visits the heap; watch the visibility map, or the index-only scan still reads the heap.",
-		Links:   []Link{{Kind: DerivedFrom, Memory: partial1}}})
-	replication := mem(Memory{Author: main, Category: pg, Skill: SkillContested, Context: ctx("production", "", "15"),
-		Title:   "Drop idle logical replication slots after one hour",
-		Content: "An idle slot retains WAL until the disk fills; drop slots idle for more than an hour."})
+		Content: "Add the selected columns with INCLUDE so the scan never visits the heap; watch the visibility map, or the index-only scan still reads the heap."})
+	gin := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "", ""),
+		Title:   "GIN with jsonb_path_ops for containment queries",
+		Content: "For @> on jsonb, a GIN index with jsonb_path_ops is a third of the default opclass and faster; it cannot serve key-existence queries.",
+		Links:   []Link{{Kind: Extends, Memory: covering}}})
+	hash := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("", "oltp", ""),
+		Title:   "Hash indexes for long equality keys",
+		Content: "For equality lookups on long text keys a hash index stays small where a B-tree grows with the key; it is WAL-logged since PostgreSQL 10."})
+	slots := mem(Memory{Author: main, Category: pg, Skill: SkillThin, Context: ctx("production", "", "15"),
+		Title:   "Alert on WAL retained by logical replication slots",
+		Content: "An inactive slot retains WAL until the disk fills; alert on pg_replication_slots.wal_status and on retained bytes."})
 	sqlite := mem(Memory{Author: main, Category: "sqlite", Skill: SkillStale, Context: ctx("embedded", "", ""),
 		Title:   "Checkpoint the WAL from a background connection",
 		Content: "Run PRAGMA wal_checkpoint(TRUNCATE) from a background connection so writers never pay for it."})
-	mcp := mem(Memory{Author: main, Category: "mcp", Skill: SkillThin, Context: ctx("", "", ""),
-		Title:   "Retry MCP tool calls once after a transport reset",
-		Content: "A reset stdio transport loses the in-flight call; retry it once with the same idempotency key, never more."})
-	rebuttal := mem(Memory{Author: contradicter, Category: pg, Skill: SkillContested, Context: ctx("production", "", "15"),
-		Title:   "Do not drop logical slots on a timer",
-		Content: "A subscriber paused for maintenance looks idle; dropping its slot forces a full resynchronisation. Alert on retained WAL instead.",
-		Links:   []Link{{Kind: Contradicts, Memory: replication}}})
+	notes := mem(Memory{Author: main, Category: "mcp", Skill: SkillContested, Private: true,
+		Title:   "Research notes: tool errors seen in three MCP clients",
+		Content: "Private notes; the published memory below is distilled from them."})
+	toolErrors := mem(Memory{Author: main, Category: "mcp", Skill: SkillContested, Context: ctx("", "", ""),
+		Title:   "Report tool failures as protocol errors",
+		Content: "When a tool fails, answer the call with a JSON-RPC error so that every client notices.",
+		Links:   []Link{{Kind: DerivedFrom, Memory: notes}}})
+	rebuttal := mem(Memory{Author: contradicter, Category: "mcp", Skill: SkillContested,
+		Title:   "Report tool failures in the tool result, not as protocol errors",
+		Content: "A tool failure is a result with isError set, so that the model sees it and can recover; a JSON-RPC error means the call itself was malformed.",
+		Links:   []Link{{Kind: Contradicts, Memory: toolErrors}}})
 	ringMem := make([]int, len(ring))
 	for i, a := range ring {
 		ringMem[i] = mem(Memory{Author: a, Category: pg, Skill: SkillRing,
@@ -267,64 +287,70 @@ func Generate(seed uint64) *World {
 			Content: "Rewriting an OR across two indexed columns as UNION ALL lets each branch use its index."})
 	}
 
-	// The timeline. Most of SkillEstimated's evidence is from the last
-	// half year, so that decay (SPEC.md §4.5) leaves an estimate.
+	// The timeline. SkillEstimated's evidence is from the last three
+	// months, so that decay (SPEC.md §4.5) leaves an estimate.
 	publish(jitter(1150, 20), sqlite)
 	publish(jitter(400, 30), partial1)
 	publish(jitter(330, 20), brin)
+	publish(jitter(300, 20), hash)
 	publish(jitter(250, 20), covering)
+	publish(jitter(220, 5), gin)
 	publish(jitter(200, 10), partial2)
-	publish(jitter(150, 20), replication)
-	publish(jitter(90, 10), mcp)
+	publish(jitter(170, 5), notes)
+	publish(jitter(150, 10), toolErrors)
+	publish(jitter(130, 10), slots)
 
 	// SkillStale: outcomes 800 to 1,000 days ago, none since.
 	use(jitter(1000, 30), evaluators[2], sqlite, evidence.OutcomeSuccess, ctx("embedded", "oltp", ""))
 	use(jitter(900, 30), evaluators[3], sqlite, evidence.OutcomeSuccess, ctx("mobile", "", ""))
 	use(jitter(800, 20), evaluators[4], sqlite, evidence.OutcomeFailure, ctx("embedded", "analytics", ""))
 
-	// SkillEstimated: each evaluator reports in its own contexts, so no
-	// operator-and-context group (cap 1) swallows the others. One seeded
-	// report in each cluster is a failure.
+	// SkillEstimated: each evaluator uses three of the four clusters, each
+	// in its own context, so that no operator-and-context group (cap 1)
+	// swallows another report. In each cluster one seeded report is a
+	// failure; one evaluator reports a partial outcome instead.
 	envs := []string{"production", "staging", "ci"}
 	loads := []string{"oltp", "analytics", "batch"}
-	clusters := [][]int{{partial1, partial2}, {brin}, {covering}}
-	failIn := []int{r.IntN(len(evaluators)), r.IntN(len(evaluators)), r.IntN(len(evaluators))}
+	versions := []string{"14", "15", "16", "17"}
+	clusters := [][]int{{partial1, partial2}, {brin}, {covering, gin}, {hash}}
 	for ci, cl := range clusters {
+		fail := r.IntN(len(evaluators))
 		for ei, e := range evaluators {
-			if (ei+ci)%3 == 2 { // each evaluator uses two of the three clusters
+			if (ei+ci)%4 == 3 {
 				continue
 			}
 			m := cl[(ei+ci)%len(cl)]
 			o := evidence.OutcomeSuccess
-			if ei == failIn[ci] {
+			switch {
+			case ei == fail:
 				o = evidence.OutcomeFailure
+			case ci == 0 && ei == len(evaluators)-1:
+				o = evidence.OutcomePartial
 			}
-			use(jitter(20+15*ei+7*ci, 10), e, m, o, ctx(envs[(ei+ci)%3], loads[(ei+2*ci)%3], ""))
+			use(jitter(10+10*ei+4*ci, 8), e, m, o, ctx(envs[(ei+ci)%3], loads[(ei+2*ci)%3], versions[ci]))
 		}
 	}
-	// A partial outcome is reported, not estimated.
-	use(jitter(35, 5), evaluators[5], partial2, evidence.OutcomePartial, ctx("staging", "batch", "16"))
 	// Corroborations: agreement, not outcomes.
 	validate(jitter(60, 10), contradicter, brin, StepCorroborate, "")
 	validate(jitter(45, 10), contradicter, covering, StepCorroborate, "")
 
+	// SkillThin: a partial, an uncertain and one success.
+	use(jitter(40, 5), evaluators[0], slots, evidence.OutcomePartial, ctx("production", "", "15"))
+	use(jitter(30, 5), evaluators[2], slots, evidence.OutcomeUncertain, ctx("staging", "", "16"))
+	use(jitter(20, 5), evaluators[4], slots, evidence.OutcomeSuccess, ctx("production", "", "16"))
+
 	// SkillContested: one success, then a contradicting memory and a
 	// contradicting validation, neither withdrawn.
-	use(jitter(120, 10), evaluators[1], replication, evidence.OutcomeSuccess, ctx("production", "", "15"))
+	use(jitter(120, 10), evaluators[1], toolErrors, evidence.OutcomeSuccess, ctx("", "", ""))
 	publish(jitter(70, 10), rebuttal)
-	validate(jitter(50, 10), evaluators[3], replication, StepContradict, "")
-
-	// SkillThin: a partial, an uncertain and one success.
-	use(jitter(40, 5), evaluators[0], mcp, evidence.OutcomePartial, ctx("", "", ""))
-	use(jitter(30, 5), evaluators[2], mcp, evidence.OutcomeUncertain, ctx("", "", ""))
-	use(jitter(20, 5), evaluators[4], mcp, evidence.OutcomeSuccess, ctx("", "", ""))
+	validate(jitter(50, 10), evaluators[3], toolErrors, StepContradict, "")
 
 	// The ring: each member publishes, then tries to praise the others.
 	for i := range ring {
 		publish(jitter(100, 10), ringMem[i])
-		for j, b := range ring {
-			if i != j {
-				validate(jitter(80, 10), b, ringMem[i], StepCorroborate, "same_owner")
+		for _, b := range ring {
+			if b != ring[i] {
+				validate(jitter(80, 10), b, ringMem[i], StepCorroborate, string(issuer.CodeSameOwner))
 			}
 		}
 	}
@@ -335,7 +361,7 @@ func Generate(seed uint64) *World {
 	// ever does.
 	steps = append(steps,
 		Step{DaysAgo: jitter(380, 10), Kind: StepDeclare, Agent: main, Capabilities: []string{SkillEstimated, SkillContested, SkillDeclared}},
-		Step{DaysAgo: jitter(10, 5), Kind: StepDeclare, Agent: declarer, Capabilities: []string{SkillContested, "MCP server development", SkillDeclared}})
+		Step{DaysAgo: jitter(5, 3), Kind: StepDeclare, Agent: declarer, Capabilities: []string{SkillThin, SkillContested, SkillDeclared}})
 
 	slices.SortStableFunc(steps, func(a, b Step) int { return b.DaysAgo - a.DaysAgo })
 	w.Steps = steps
