@@ -11,17 +11,29 @@ import (
 )
 
 // recomputeSkills re-derives every skill passport of a verified bundle from
-// its disclosed evidence (SPEC.md §4.15).
-func recomputeSkills(res *verifier.Result) ([]skilltrust.Recomputed, error) {
+// its disclosed evidence (SPEC.md §4.15), or from leaves, every leaf of a
+// checked evidence file, when not nil.
+func recomputeSkills(res *verifier.Result, leaves map[int][]byte) ([]skilltrust.Recomputed, error) {
 	p, err := res.Decode()
 	if err != nil {
 		return nil, err
 	}
-	leaves := make(map[int][]byte, len(res.Evidence))
-	for _, l := range res.Evidence {
-		leaves[l.Index] = l.Record
+	if leaves == nil {
+		leaves = make(map[int][]byte, len(res.Evidence))
+		for _, l := range res.Evidence {
+			leaves[l.Index] = l.Record
+		}
 	}
 	return skilltrust.RecomputeAs(p.TrustModelVersion, p.SkillPassports, p.EvidenceCount, leaves), nil
+}
+
+// printEvidenceFile writes the evidence file's check.
+func printEvidenceFile(w io.Writer, c *EvidenceFileCheck) {
+	if c.OK {
+		fmt.Fprintf(w, "\nevidence file: ok, %s\n", c.Detail)
+		return
+	}
+	fmt.Fprintf(w, "\nevidence file: FAIL %s: %s\n", c.Reason, c.Detail)
 }
 
 // printRecomputed writes one line per skill passport.

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/skilltrust"
@@ -19,7 +20,8 @@ type verifyCmd struct {
 	Skew      time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
 	Subject   string        `help:"Require the passport to describe this agent id."`
 	JSON      bool          `name:"json" help:"Print one JSON object instead of text."`
-	Recompute bool          `help:"Recompute every skill passport from the disclosed evidence; fail on any difference."`
+	Recompute bool          `help:"Recompute every skill passport from the disclosed evidence (or the --evidence file); fail on any difference."`
+	Evidence  string        `help:"With --recompute: the passport's complete evidence file (as the issuer serves it); its records' root must be the signed evidenceRoot, and every skill passport is recomputed from it." placeholder:"FILE" type:"path"`
 	Bundle    string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
 }
 
@@ -36,10 +38,24 @@ func (c *verifyCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	var recomputed []skilltrust.Recomputed
-	if c.Recompute && res.Verified {
-		if recomputed, err = recomputeSkills(res); err != nil {
+	var file []byte
+	if c.Evidence != "" {
+		if file, err = readInput(e, c.Evidence, evidence.MaxFileSize); err != nil {
 			return err
+		}
+	}
+	var recomputed []skilltrust.Recomputed
+	var evCheck *EvidenceFileCheck
+	if c.Recompute && res.Verified {
+		var leaves map[int][]byte
+		if file != nil {
+			check, all := checkEvidenceFile(res, file)
+			evCheck, leaves = &check, all
+		}
+		if evCheck == nil || evCheck.OK {
+			if recomputed, err = recomputeSkills(res, leaves); err != nil {
+				return err
+			}
 		}
 	}
 	if c.JSON {
@@ -47,18 +63,24 @@ func (c *verifyCmd) Run(e *env) error {
 		enc.SetEscapeHTML(false)
 		out := struct {
 			*verifier.Result
-			Recompute []skilltrust.Recomputed `json:"recompute,omitempty"`
-		}{res, recomputed}
+			EvidenceFile *EvidenceFileCheck      `json:"evidenceFile,omitempty"`
+			Recompute    []skilltrust.Recomputed `json:"recompute,omitempty"`
+		}{res, evCheck, recomputed}
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
 	} else {
 		printResult(e, res)
-		if c.Recompute && res.Verified {
+		if evCheck != nil {
+			printEvidenceFile(e.stdout, evCheck)
+		}
+		if c.Recompute && res.Verified && (evCheck == nil || evCheck.OK) {
 			printRecomputed(e.stdout, recomputed)
 		}
 	}
 	switch {
+	case res.Verified && evCheck != nil && !evCheck.OK:
+		return cli.Exit(cli.ExitFailed, fmt.Errorf("evidence file: %s: %s", evCheck.Reason, evCheck.Detail))
 	case res.Verified && c.Recompute:
 		if err := recomputeError(recomputed); err != nil {
 			return cli.Exit(cli.ExitFailed, err)
@@ -71,6 +93,15 @@ func (c *verifyCmd) Run(e *env) error {
 	default:
 		return cli.Silent(cli.ExitFailed)
 	}
+}
+
+// Validate refuses --evidence without --recompute: the file is read only to
+// recompute from it.
+func (c *verifyCmd) Validate() error {
+	if c.Evidence != "" && !c.Recompute {
+		return errors.New("--evidence needs --recompute")
+	}
+	return nil
 }
 
 // setup reads the trust file and flags into a verifier and a policy.
