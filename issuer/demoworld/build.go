@@ -41,7 +41,9 @@ func (c *Clock) Now() time.Time {
 	return c.t
 }
 
-func (c *Clock) set(t time.Time) {
+// Set moves the clock to t. A build moves it step by step; afterwards a
+// caller may set it to the present to use the same store for issuing.
+func (c *Clock) Set(t time.Time) {
 	c.mu.Lock()
 	c.t = t
 	c.mu.Unlock()
@@ -198,7 +200,7 @@ func Build(ctx context.Context, w *World, env Env) (*Result, error) {
 		// Steps of one day are a minute apart, from 09:00 UTC.
 		return anchor.AddDate(0, 0, -daysAgo).Add(9*time.Hour + time.Duration(n)*time.Minute)
 	}
-	env.Clock.set(at(createdDaysAgo, 0))
+	env.Clock.Set(at(createdDaysAgo, 0))
 	for i, op := range w.Operators {
 		env.IDs.arm(w.Seed, "operator", i)
 		id, err := env.Admin.CreateOperator(ctx, op.Name)
@@ -218,7 +220,7 @@ func Build(ctx context.Context, w *World, env Env) (*Result, error) {
 		}
 	}
 	for n, s := range w.Steps {
-		env.Clock.set(at(s.DaysAgo, n))
+		env.Clock.Set(at(s.DaysAgo, n))
 		if s.Agent == declarer && b.keys[declarer] == "" {
 			// The declarer is created last, just before its only act, so
 			// that its existence marks a finished world.
