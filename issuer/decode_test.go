@@ -107,7 +107,7 @@ func TestDecodeVectors(t *testing.T) {
 // baseline of the same run.
 func BenchmarkDecode(b *testing.B) {
 	body := []byte(`{"category":"Power BI / Performance","title":"Query folding","content":"` +
-		strings.Repeat("Keep steps foldable. ", 200) + `","appliesTo":["power bi","sql"],"confidence":0.75,` +
+		strings.Repeat("Keep steps foldable. ", 200) + `","appliesTo":{"skill":"power bi","domain":"sql"},"confidence":0.75,` +
 		`"lineage":{"relation":"extends","memoryId":"mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"}}`)
 	b.Run("strict", func(b *testing.B) {
 		b.ReportAllocs()

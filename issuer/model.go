@@ -38,24 +38,38 @@ const (
 	Supersedes  LineageRelation = "supersedes"
 )
 
-// Lineage names a memory's parent and the relation to it.
+// Lineage names a memory's parent and the relation to it: the single
+// link of earlier versions, still accepted on publish as a shorthand for
+// one link of [Memory.DerivedFrom], [Memory.Extends] or [Memory.Supersedes].
 type Lineage struct {
 	Relation LineageRelation `json:"relation"`
 	Parent   MemoryID        `json:"memoryId"`
 }
 
 // Memory is a published memory as its full retrieval returns it. Author is
-// empty unless the author is public and active, or is the viewer.
+// empty unless the author is public and active, or is the viewer. The
+// lineage arrays name only targets the viewer may read: public, active
+// memories, or the viewer's own.
 type Memory struct {
-	ID        MemoryID     `json:"id"`
-	Author    AgentID      `json:"author,omitempty"`
-	Category  string       `json:"category"`
-	Domain    string       `json:"domain"`
-	Title     string       `json:"title"`
-	Content   string       `json:"content"`
-	AppliesTo []string     `json:"appliesTo"`
-	Lineage   *Lineage     `json:"lineage,omitempty"`
-	Status    MemoryStatus `json:"status"`
+	ID         MemoryID         `json:"id"`
+	Author     AgentID          `json:"author,omitempty"`
+	Category   string           `json:"category"`
+	Domain     string           `json:"domain"`
+	Title      string           `json:"title"`
+	Content    string           `json:"content"`
+	AppliesTo  AppliesTo        `json:"appliesTo"`
+	Visibility MemoryVisibility `json:"visibility"`
+	// ContentHash is "sha256:" and the hex SHA-256 of Content as stored,
+	// computed by the issuer.
+	ContentHash string `json:"contentHash"`
+	// VersionRoot is the first version of this memory's supersedes chain,
+	// when it is not this memory and the viewer may read it.
+	VersionRoot MemoryID     `json:"versionRoot,omitempty"`
+	DerivedFrom []MemoryID   `json:"derivedFrom,omitempty"`
+	Extends     []MemoryID   `json:"extends,omitempty"`
+	Supersedes  []MemoryID   `json:"supersedes,omitempty"`
+	Contradicts []MemoryID   `json:"contradicts,omitempty"`
+	Status      MemoryStatus `json:"status"`
 	// Confidence is the numeric confidence: the baseline the author stated,
 	// moved by weighted validations.
 	Confidence        reputation.Milli          `json:"confidence"`

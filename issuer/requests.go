@@ -20,8 +20,6 @@ const (
 	MaxCategory            = 100       // characters of a memory category
 	MaxTitle               = 200       // characters of a memory title
 	MaxContent             = 20000     // characters of a memory's content
-	MaxAppliesTo           = 20        // labels on one memory
-	MaxLabel               = 100       // characters of one appliesTo label
 	MaxConsultedMemories   = 20        // memories in one consultation
 	MaxReputationLimit     = 50        // events on one page of a reputation report
 	DefaultReputationLimit = 20
@@ -139,14 +137,25 @@ func ParseReceiptFeedback(body []byte, receipt ReceiptID) (Feedback, error) {
 
 // PublishRequest is the wire form of a new memory.
 type PublishRequest struct {
-	Category  string   `json:"category"`
-	Title     string   `json:"title"`
-	Content   string   `json:"content"`
-	AppliesTo []string `json:"appliesTo,omitempty"`
+	Category  string            `json:"category"`
+	Title     string            `json:"title"`
+	Content   string            `json:"content"`
+	AppliesTo *AppliesToRequest `json:"appliesTo,omitempty"`
+	// Visibility is public (the default) or private: a research memory
+	// only its author reads.
+	Visibility *string `json:"visibility,omitempty"`
 	// Confidence is the author's own confidence, 0 to 1 with at most three
 	// decimals; 0.5 when absent. Validations move it from there.
 	Confidence *reputation.Milli `json:"confidence,omitempty"`
-	Lineage    *struct {
+	// The lineage links: memory ids the author may link to.
+	DerivedFrom []string `json:"derivedFrom,omitempty"`
+	Extends     []string `json:"extends,omitempty"`
+	Supersedes  []string `json:"supersedes,omitempty"`
+	Contradicts []string `json:"contradicts,omitempty"`
+	// Lineage is the single link of earlier versions, kept as a shorthand:
+	// {"relation":"derived_from|extends|supersedes","memoryId":…} is one
+	// link of that kind.
+	Lineage *struct {
 		Relation string `json:"relation"`
 		MemoryID string `json:"memoryId"`
 	} `json:"lineage,omitempty"`
@@ -158,9 +167,12 @@ type Publication struct {
 	Domain     string
 	Title      string
 	Content    string
-	AppliesTo  []string
+	AppliesTo  AppliesTo
+	Visibility MemoryVisibility
 	Confidence reputation.Milli
-	Lineage    *Lineage
+	// Links are the lineage links, by kind in the order of [LinkKinds],
+	// then as given; a target appears at most once per kind.
+	Links []Link
 }
 
 // ParsePublication decodes and checks the body of a new memory.
@@ -186,19 +198,18 @@ func ParsePublication(body []byte) (Publication, error) {
 	if p.Content, err = cleanText("content", r.Content, 1, MaxContent, proseText); err != nil {
 		return p, err
 	}
-	if len(r.AppliesTo) > MaxAppliesTo {
-		return p, Errorf(CodeInvalid, "appliesTo has more than %d labels", MaxAppliesTo)
-	}
-	p.AppliesTo = []string{}
-	seen := map[string]bool{}
-	for _, l := range r.AppliesTo {
-		l, err := cleanText("appliesTo label", l, 1, MaxLabel, lineText)
-		if err != nil {
+	if r.AppliesTo != nil {
+		if p.AppliesTo, err = r.AppliesTo.Normalize(); err != nil {
 			return p, err
 		}
-		if !seen[l] {
-			seen[l] = true
-			p.AppliesTo = append(p.AppliesTo, l)
+	}
+	p.Visibility = MemoryPublic
+	if r.Visibility != nil {
+		switch v := MemoryVisibility(*r.Visibility); v {
+		case MemoryPublic, MemoryPrivate:
+			p.Visibility = v
+		default:
+			return p, Errorf(CodeInvalid, "visibility %q is not one of public, private", truncate(*r.Visibility, 40))
 		}
 	}
 	p.Confidence = DefaultConfidence
@@ -208,16 +219,44 @@ func ParsePublication(body []byte) (Publication, error) {
 		}
 		p.Confidence = *r.Confidence
 	}
+	given := map[LinkKind][]string{LinkDerivedFrom: r.DerivedFrom, LinkExtends: r.Extends, LinkSupersedes: r.Supersedes, LinkContradicts: r.Contradicts}
 	if r.Lineage != nil {
-		rel := LineageRelation(r.Lineage.Relation)
-		if rel != DerivedFrom && rel != Extends && rel != Supersedes {
+		var kind LinkKind
+		switch LineageRelation(r.Lineage.Relation) {
+		case DerivedFrom:
+			kind = LinkDerivedFrom
+		case Extends:
+			kind = LinkExtends
+		case Supersedes:
+			kind = LinkSupersedes
+		default:
 			return p, Errorf(CodeInvalid, "lineage relation %q is not one of derived_from, extends, supersedes", truncate(r.Lineage.Relation, 40))
 		}
-		parent, err := ParseMemoryID(r.Lineage.MemoryID)
-		if err != nil {
-			return p, err
+		given[kind] = append(given[kind], r.Lineage.MemoryID)
+	}
+	for _, kind := range LinkKinds {
+		seen := map[MemoryID]bool{}
+		for _, s := range given[kind] {
+			id, err := ParseMemoryID(s)
+			if err != nil {
+				return p, err
+			}
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			p.Links = append(p.Links, Link{Kind: kind, Target: id})
 		}
-		p.Lineage = &Lineage{Relation: rel, Parent: parent}
+	}
+	if len(p.Links) > MaxLinks {
+		return p, Errorf(CodeInvalid, "a memory has at most %d lineage links", MaxLinks)
+	}
+	if p.Visibility == MemoryPrivate {
+		for _, l := range p.Links {
+			if l.Kind == LinkContradicts {
+				return p, Errorf(CodeInvalid, "a private memory cannot contradict another memory")
+			}
+		}
 	}
 	return p, nil
 }

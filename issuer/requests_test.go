@@ -3,6 +3,7 @@ package issuer_test
 import (
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,12 +98,20 @@ func TestFingerprintSeparatesInputs(t *testing.T) {
 
 func TestParsePublication(t *testing.T) {
 	p, err := issuer.ParsePublication([]byte(`{"category":" Power BI / Performance ","title":"Slow visuals","content":"Use aggregations.",
-		"appliesTo":["skill: Power BI","skill: Power BI","version: 2024"],"confidence":0.75,
+		"appliesTo":{"skill":" Power BI ","version":"2024","environment":""},"confidence":0.75,
+		"derivedFrom":["mem_bbbbbbbbbbbbbbbbbbbbbbbbbb","mem_bbbbbbbbbbbbbbbbbbbbbbbbbb"],
+		"contradicts":["mem_cccccccccccccccccccccccccc"],
 		"lineage":{"relation":"supersedes","memoryId":"mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Domain != "power bi / performance" || p.Confidence != 750 || len(p.AppliesTo) != 2 || p.Lineage.Relation != issuer.Supersedes {
+	want := []issuer.Link{
+		{Kind: issuer.LinkDerivedFrom, Target: "mem_bbbbbbbbbbbbbbbbbbbbbbbbbb"},
+		{Kind: issuer.LinkSupersedes, Target: "mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"},
+		{Kind: issuer.LinkContradicts, Target: "mem_cccccccccccccccccccccccccc"},
+	}
+	if p.Domain != "power bi / performance" || p.Confidence != 750 || p.AppliesTo.Skill != "Power BI" ||
+		p.AppliesTo.Version != "2024" || p.Visibility != issuer.MemoryPublic || !slices.Equal(p.Links, want) {
 		t.Fatalf("%+v", p)
 	}
 	for _, bad := range []string{
@@ -111,7 +120,13 @@ func TestParsePublication(t *testing.T) {
 		`{"category":"x","title":"t","content":"c","confidence":0.12345}`,
 		`{"category":"x","title":"t","content":"c","lineage":{"relation":"copies","memoryId":"mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"}}`,
 		`{"category":"x","title":"t","content":"c","lineage":{"relation":"extends","memoryId":"agt_aaaaaaaaaaaaaaaaaaaaaaaaaa"}}`,
-		`{"category":"x","title":"t","content":"c","appliesTo":["` + strings.Repeat("a", 101) + `"]}`,
+		`{"category":"x","title":"t","content":"c","appliesTo":{"skill":"` + strings.Repeat("a", 201) + `"}}`,
+		`{"category":"x","title":"t","content":"c","appliesTo":{"workload":"` + strings.Repeat("é", 101) + `"}}`,
+		`{"category":"x","title":"t","content":"c","appliesTo":{"skill":"a\u200bb"}}`,
+		`{"category":"x","title":"t","content":"c","visibility":"secret"}`,
+		`{"category":"x","title":"t","content":"c","visibility":"private","contradicts":["mem_cccccccccccccccccccccccccc"]}`,
+		`{"category":"x","title":"t","content":"c","extends":["mem_bad"]}`,
+		`{"category":"x","title":"t","content":"c","derivedFrom":[` + manyLinks(21) + `]}`,
 		`{"category":"x","title":"","content":"c"}`,
 	} {
 		if _, err := issuer.ParsePublication([]byte(bad)); issuer.ErrorCode(err) != issuer.CodeInvalid {
@@ -252,7 +267,8 @@ func FuzzParseReceiptFeedback(f *testing.F) {
 }
 
 func FuzzParsePublication(f *testing.F) {
-	f.Add([]byte(`{"category":"Power BI","title":"t","content":"c","appliesTo":["a"],"confidence":0.5}`))
+	f.Add([]byte(`{"category":"Power BI","title":"t","content":"c","appliesTo":{"skill":"a","domain":"b"},"confidence":0.5}`))
+	f.Add([]byte(`{"category":"Power BI","title":"t","content":"c","visibility":"private","derivedFrom":["mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"]}`))
 	f.Add([]byte(`{"category":" ","title":"t","content":"c"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p, err := issuer.ParsePublication(body)
@@ -260,8 +276,14 @@ func FuzzParsePublication(f *testing.F) {
 			checkCallerError(t, err)
 			return
 		}
-		if p.Domain == "" || p.Domain != reputation.NormalizeDomain(p.Category) || p.Confidence < 0 || p.Confidence > reputation.One {
+		if p.Domain == "" || p.Domain != reputation.NormalizeDomain(p.Category) || p.Confidence < 0 || p.Confidence > reputation.One ||
+			len(p.Links) > issuer.MaxLinks || len(p.AppliesTo.Skill) > issuer.MaxClaimBytes {
 			t.Fatalf("accepted %+v", p)
+		}
+		for _, v := range p.AppliesTo.Values() {
+			if len(v) > issuer.MaxClaimBytes {
+				t.Fatalf("accepted a label of %d bytes", len(v))
+			}
 		}
 	})
 }
@@ -320,4 +342,17 @@ func checkCallerError(t *testing.T, err error) {
 	default:
 		t.Fatalf("refusal %v has code %s", err, code)
 	}
+}
+
+// manyLinks returns n distinct memory ids as JSON strings, comma separated.
+func manyLinks(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		const abc = "abcdefghijklmnopqrstuvwxyz"
+		b.WriteString(`"mem_` + strings.Repeat("a", 24) + string(abc[i/26%26]) + string(abc[i%26]) + `"`)
+	}
+	return b.String()
 }

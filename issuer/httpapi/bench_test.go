@@ -58,7 +58,7 @@ func benchFeedbackHTTP(b *testing.B, engine store.Engine, clients int) {
 			b.Fatal(err)
 		}
 		for range 8 {
-			m, err := app.Publish(ctx, p, issuer.Publication{Category: "bench", Domain: "bench", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
+			m, err := app.Publish(ctx, p, issuer.Publication{Category: "bench", Domain: "bench", Title: "t", Content: "c", Confidence: 500})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -112,7 +112,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 		ctx := context.Background()
 		_, author := e.agent("author")
 		evalKey, evaluator := e.agent("evaluator")
-		mem, err := storetest.Service(db).Publish(ctx, author, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
+		mem, err := storetest.Service(db).Publish(ctx, author, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", Confidence: 500})
 		if err != nil {
 			t.Fatal(err)
 		}

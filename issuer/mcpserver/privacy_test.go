@@ -32,7 +32,7 @@ func TestPrivateAgentUnnamedOverHTTPAndMCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		pub := func(p issuer.Principal) issuer.MemoryID {
-			m, err := db.Publish(ctx, p, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
+			m, err := db.Publish(ctx, p, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", Confidence: 500})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/issuing"
 	"github.com/remnant/passportkit/reputation"
 )
 
@@ -27,6 +29,30 @@ type Store interface {
 	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
 	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
+	// SetCapabilities replaces p's declared capabilities and bumps p's
+	// subject revision to token, in one transaction.
+	SetCapabilities(ctx context.Context, p issuer.Principal, caps []string, token string) ([]string, error)
+
+	SubjectSource
+}
+
+// SubjectSource reads what a passport is computed from. issuer/store
+// implements it for both engines; the issuing endpoints, the cache and the
+// demo read subjects through it.
+type SubjectSource interface {
+	// LoadSubject reads a public, active subject's records as they stand,
+	// within the collection limits, in one read-only transaction (a
+	// consistent snapshot): its profile, declared capabilities, activity,
+	// reputation, memories, the events on them and the owner-binding
+	// history of every agent those events name. at is the issuing time:
+	// records after it are not read. An unknown, private, unlisted or
+	// suspended subject is issuer.CodeNotFound.
+	LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) (*issuing.Subject, error)
+	// SubjectRevision returns the subject's current revision token: a
+	// random token replaced in the same transaction as any write that
+	// changes the subject's evidence, "" before the first such write.
+	// An unknown agent is issuer.CodeNotFound.
+	SubjectRevision(ctx context.Context, id issuer.AgentID) (string, error)
 }
 
 // Executor is a store's data access inside one transaction, shaped like
@@ -117,6 +143,7 @@ type Target struct {
 	AuthorStatus issuer.AgentStatus
 	Domain       string
 	Status       issuer.MemoryStatus
+	Visibility   issuer.MemoryVisibility
 	// Consumed and SameOwner are read for direct feedback only.
 	Consumed, SameOwner bool
 	// Summary and BaseConfidence are the memory's knowledge summary.
@@ -168,7 +195,29 @@ type ValidationPlan struct {
 	// memories validated directly for the first time, plus a first
 	// validation of a consultation.
 	FeedbackGiven int
-	Audit         *AuditWrite
+	// Outcome records an outcome report, or is nil.
+	Outcome *OutcomeWrite
+	// Revisions replace subject revision tokens: of every author whose
+	// evidence the plan changes.
+	Revisions []RevisionWrite
+	Audit     *AuditWrite
+}
+
+// OutcomeWrite records an evaluator's current outcome report on a memory,
+// replacing its earlier one. For success and failure, Position names the
+// position it set (Ref.ID, at Ref.Revision); nil for partial and
+// uncertain.
+type OutcomeWrite struct {
+	Memory   int64
+	Outcome  issuer.Outcome
+	Context  evidence.Context
+	Position *issuer.ValidationRef
+}
+
+// RevisionWrite sets a subject's revision token.
+type RevisionWrite struct {
+	Agent int64
+	Token string
 }
 
 // IdempotencyWrite records a key with its response. A concurrent request

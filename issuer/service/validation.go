@@ -52,6 +52,9 @@ func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem is
 		// No audit entry: feedback_history records every revision of a
 		// position, with its change, transport and time.
 		res = issuer.FeedbackResult{OK: true, Validation: out.ref, Confidence: out.summary}
+		if err := pl.bumpRevisions(); err != nil {
+			return err
+		}
 		if err := pl.finish(target, res); err != nil {
 			return err
 		}
@@ -161,6 +164,9 @@ func (s *Service) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal,
 		if res.Validations == nil {
 			res.Validations = []issuer.ReceiptValidation{}
 		}
+		if err := pl.bumpRevisions(); err != nil {
+			return err
+		}
 		if err := pl.finish(target, res); err != nil {
 			return err
 		}
@@ -196,5 +202,5 @@ func replay(st *ValidationState, f issuer.Feedback, target string, res any) (boo
 // visible reports whether the memory may be retrieved, consulted or
 // validated: it is active and so is its author.
 func (t *Target) visible() bool {
-	return t.Status == issuer.MemoryActive && t.AuthorStatus == issuer.AgentActive
+	return t.Status == issuer.MemoryActive && t.AuthorStatus == issuer.AgentActive && t.Visibility == issuer.MemoryPublic
 }

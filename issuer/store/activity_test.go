@@ -49,7 +49,7 @@ func TestActivityCountersEqualHistoryAfterStorm(t *testing.T) {
 							_, _, err = svc(db).SubmitReceiptFeedback(f.ctx, r, rc.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportMCP)
 						}
 					case 2:
-						_, err = db.Publish(f.ctx, r, issuer.Publication{Category: "go", Domain: "go", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
+						_, err = db.Publish(f.ctx, r, issuer.Publication{Category: "go", Domain: "go", Title: "t", Content: "c", Confidence: 500})
 					case 3:
 						st := issuer.MemoryQuarantined
 						if j%8 == 7 {

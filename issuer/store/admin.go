@@ -165,6 +165,9 @@ func (db *DB) BindOwner(ctx context.Context, op issuer.OperatorID, agent issuer.
 		if _, err := exec(ctx, tx, `INSERT INTO agent_owner_bindings (agent_id, operator_id, bound_at) VALUES (?, ?, ?)`, agentKey, opKey, now); err != nil {
 			return fmt.Errorf("store: bind owner: %w", err)
 		}
+		if err := db.bumpRevision(ctx, tx, now, agentKey); err != nil {
+			return err
+		}
 		return audit(ctx, tx, now, ActorAdmin, "agent.owner_bound", string(agent), map[string]any{"operator": op})
 	})
 }
@@ -177,17 +180,23 @@ func (db *DB) SetAgentStatus(ctx context.Context, agent issuer.AgentID, status i
 	}
 	return db.inTx(ctx, func(tx *sqlx.Tx) error {
 		now := db.timestamp()
-		var prev string
-		if err := get(ctx, tx, &prev, `SELECT status FROM agents WHERE public_id = ?`+db.forUpdate(), agent); err != nil {
+		var prev struct {
+			Key    int64  `db:"id"`
+			Status string `db:"status"`
+		}
+		if err := get(ctx, tx, &prev, `SELECT id, status FROM agents WHERE public_id = ?`+db.forUpdate(), agent); err != nil {
 			return notFound(err, "agent %s not found", agent)
 		}
-		if prev == string(status) {
+		if prev.Status == string(status) {
 			return nil
 		}
 		if _, err := exec(ctx, tx, `UPDATE agents SET status = ?, updated_at = ? WHERE public_id = ?`, status, now, agent); err != nil {
 			return fmt.Errorf("store: set agent status: %w", err)
 		}
-		return audit(ctx, tx, now, ActorAdmin, "agent.status_changed", string(agent), map[string]string{"from": prev, "to": string(status)})
+		if err := db.bumpRevision(ctx, tx, now, prev.Key); err != nil {
+			return err
+		}
+		return audit(ctx, tx, now, ActorAdmin, "agent.status_changed", string(agent), map[string]string{"from": prev.Status, "to": string(status)})
 	})
 }
 
@@ -205,11 +214,18 @@ func (db *DB) ModerateMemory(ctx context.Context, actor string, mem issuer.Memor
 		if prev == m.Status {
 			return nil
 		}
-		var author int64
-		if err := get(ctx, tx, &author, `UPDATE memories SET status = ?, updated_at = ? WHERE public_id = ? RETURNING author_id`, m.Status, now, mem); err != nil {
+		var row struct {
+			Author     int64  `db:"author_id"`
+			Visibility string `db:"visibility"`
+		}
+		if err := get(ctx, tx, &row, `UPDATE memories SET status = ?, updated_at = ? WHERE public_id = ? RETURNING author_id, visibility`, m.Status, now, mem); err != nil {
 			return fmt.Errorf("store: moderate: %w", err)
 		}
-		if prev == issuer.MemoryActive || m.Status == issuer.MemoryActive {
+		author := row.Author
+		if err := db.bumpRevision(ctx, tx, now, author); err != nil {
+			return err
+		}
+		if row.Visibility == string(issuer.MemoryPublic) && (prev == issuer.MemoryActive || m.Status == issuer.MemoryActive) {
 			n := 1
 			if prev == issuer.MemoryActive {
 				n = -1

@@ -43,7 +43,7 @@ func newBenchWorld(b *testing.B, engine store.Engine, authors, memoriesEach, eva
 		a := newAgent(fmt.Sprint("author ", i))
 		w.authors = append(w.authors, a)
 		for range memoriesEach {
-			m, err := svc(db).Publish(ctx, a, issuer.Publication{Category: "bench", Domain: "bench", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 500})
+			m, err := svc(db).Publish(ctx, a, issuer.Publication{Category: "bench", Domain: "bench", Title: "t", Content: "c", Confidence: 500})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -61,7 +61,7 @@ func (f *fixture) publish(author issuer.Principal, category string) issuer.Memor
 	f.t.Helper()
 	m, err := svc(f.db).Publish(f.ctx, author, issuer.Publication{
 		Category: category, Domain: reputation.NormalizeDomain(category), Title: "A finding",
-		Content: "Some knowledge.", AppliesTo: []string{}, Confidence: 500,
+		Content: "Some knowledge.", Confidence: 500,
 	})
 	if err != nil {
 		f.t.Fatalf("publish: %v", err)

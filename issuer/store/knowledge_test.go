@@ -13,7 +13,7 @@ func TestKnowledgeStateAndConfidenceThroughValidations(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db)
 		author := f.agent("author")
-		pub := issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", AppliesTo: []string{}, Confidence: 600}
+		pub := issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", Confidence: 600}
 		mem, err := svc(db).Publish(f.ctx, author, pub)
 		if err != nil {
 			t.Fatal(err)
@@ -67,8 +67,8 @@ func TestLineageGrantsNothing(t *testing.T) {
 		}
 		score := f.score(author)
 		child, err := svc(db).Publish(f.ctx, author, issuer.Publication{
-			Category: "sql", Domain: "sql", Title: "v2", Content: "better", AppliesTo: []string{}, Confidence: 500,
-			Lineage: &issuer.Lineage{Relation: issuer.Supersedes, Parent: parent},
+			Category: "sql", Domain: "sql", Title: "v2", Content: "better", Confidence: 500,
+			Links: []issuer.Link{{Kind: issuer.LinkSupersedes, Target: parent}},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -76,8 +76,8 @@ func TestLineageGrantsNothing(t *testing.T) {
 		if child.ConfidenceState != reputation.StateNew || child.ValidationSummary.IndependentValidators != 0 {
 			t.Fatalf("a new version inherited validations: %+v", child.ValidationSummary)
 		}
-		if child.Lineage == nil || child.Lineage.Parent != parent || child.Lineage.Relation != issuer.Supersedes {
-			t.Fatalf("lineage %+v", child.Lineage)
+		if len(child.Supersedes) != 1 || child.Supersedes[0] != parent || child.VersionRoot != parent {
+			t.Fatalf("lineage %+v %s", child.Supersedes, child.VersionRoot)
 		}
 		if f.score(author) != score {
 			t.Fatal("publishing a new version changed the author's score")

@@ -19,40 +19,40 @@ import (
 
 // memoryRow is a memory as the store reads it.
 type memoryRow struct {
-	Key            int64          `db:"id"`
-	PublicID       string         `db:"public_id"`
-	AuthorKey      int64          `db:"author_id"`
-	Author         string         `db:"author_public_id"`
-	AuthorStatus   string         `db:"author_status"`
-	AuthorVis      string         `db:"author_visibility"`
-	Category       string         `db:"category"`
-	Domain         string         `db:"domain"`
-	Title          string         `db:"title"`
-	Content        string         `db:"content"`
-	AppliesTo      string         `db:"applies_to"`
-	Status         string         `db:"status"`
-	Confidence     int64          `db:"confidence"`
-	Summary        string         `db:"validation_summary_json"`
-	EvidenceAt     sql.NullTime   `db:"evidence_at"`
-	CreatedAt      time.Time      `db:"created_at"`
-	LineageRel     sql.NullString `db:"lineage_relation"`
-	LineageParent  sql.NullString `db:"parent_public_id"`
-	VersionRootKey sql.NullInt64  `db:"version_root_id"`
+	Key            int64         `db:"id"`
+	PublicID       string        `db:"public_id"`
+	AuthorKey      int64         `db:"author_id"`
+	Author         string        `db:"author_public_id"`
+	AuthorStatus   string        `db:"author_status"`
+	AuthorVis      string        `db:"author_visibility"`
+	Category       string        `db:"category"`
+	Domain         string        `db:"domain"`
+	Title          string        `db:"title"`
+	Content        string        `db:"content"`
+	AppliesTo      string        `db:"applies_claim"`
+	Visibility     string        `db:"visibility"`
+	ContentHash    string        `db:"content_hash"`
+	Status         string        `db:"status"`
+	Confidence     int64         `db:"confidence"`
+	Summary        string        `db:"validation_summary_json"`
+	EvidenceAt     sql.NullTime  `db:"evidence_at"`
+	CreatedAt      time.Time     `db:"created_at"`
+	VersionRootKey sql.NullInt64 `db:"version_root_id"`
 }
 
 // memoryColumns and memoryFrom read a memoryRow.
 const (
 	memoryColumns = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.status AS author_status,
-	a.visibility AS author_visibility, m.category, m.domain, m.title, m.content, m.applies_to, m.status, m.confidence, m.validation_summary_json,
-	m.evidence_at, m.created_at, m.lineage_relation, p.public_id AS parent_public_id, m.version_root_id`
-	memoryFrom = `FROM memories m JOIN agents a ON a.id = m.author_id LEFT JOIN memories p ON p.id = m.lineage_parent_id`
+	a.visibility AS author_visibility, m.category, m.domain, m.title, m.content, m.applies_claim, m.visibility, m.content_hash,
+	m.status, m.confidence, m.validation_summary_json, m.evidence_at, m.created_at, m.version_root_id`
+	memoryFrom = `FROM memories m JOIN agents a ON a.id = m.author_id`
 )
 
 const memorySelect = `SELECT ` + memoryColumns + ` ` + memoryFrom
 
 // targetColumns read only what a validation needs of its memory: not its
 // text, which may be large.
-const targetColumns = `m.id, m.public_id, m.author_id, a.status AS author_status, m.domain, m.status`
+const targetColumns = `m.id, m.public_id, m.author_id, a.status AS author_status, m.domain, m.status, m.visibility`
 
 // targetFrom joins what targetColumns read.
 const targetFrom = `FROM memories m JOIN agents a ON a.id = m.author_id`
@@ -71,19 +71,22 @@ const memoryEligibilitySelect = `SELECT ` + targetColumns + `,
 	` + targetFrom
 
 // visible reports whether the memory may be retrieved, consulted or
-// validated: it is active and so is its author.
+// validated by others: it is public and active, and its author is active.
 func (m *memoryRow) visible() bool {
-	return m.Status == string(issuer.MemoryActive) && m.AuthorStatus == string(issuer.AgentActive)
+	return m.Status == string(issuer.MemoryActive) && m.AuthorStatus == string(issuer.AgentActive) &&
+		m.Visibility == string(issuer.MemoryPublic)
 }
 
-// loadVisibleMemory reads a memory that the caller may see, or answers
-// not_found.
-func loadVisibleMemory(ctx context.Context, q sqlx.ExtContext, id issuer.MemoryID) (*memoryRow, error) {
+// loadVisibleMemory reads a memory that viewer may see, or answers
+// not_found: a visible memory, or viewer's own active private memory.
+// A viewer of 0 sees only visible memories.
+func loadVisibleMemory(ctx context.Context, q sqlx.ExtContext, id issuer.MemoryID, viewer int64) (*memoryRow, error) {
 	var m memoryRow
 	if err := get(ctx, q, &m, memorySelect+` WHERE m.public_id = ?`, id); err != nil {
 		return nil, notFound(err, "memory %s not found", id)
 	}
-	if !m.visible() {
+	own := viewer != 0 && m.AuthorKey == viewer && m.Status == string(issuer.MemoryActive) && m.AuthorStatus == string(issuer.AgentActive)
+	if !m.visible() && !own {
 		return nil, issuer.Errorf(issuer.CodeNotFound, "memory %s not found", id)
 	}
 	return &m, nil
@@ -114,17 +117,23 @@ func (m *memoryRow) authorShownTo(viewer int64) bool {
 }
 
 // memory converts a row to the full retrieval form as viewer sees it: the
-// author is omitted unless authorShownTo(viewer).
-func (m *memoryRow) memory(viewer int64) (issuer.Memory, error) {
+// author is omitted unless authorShownTo(viewer); lineage names only the
+// targets viewer may read.
+func (m *memoryRow) memory(ctx context.Context, q sqlx.ExtContext, viewer int64) (issuer.Memory, error) {
 	out := issuer.Memory{
-		ID:         issuer.MemoryID(m.PublicID),
-		Category:   m.Category,
-		Domain:     m.Domain,
-		Title:      m.Title,
-		Content:    m.Content,
-		Status:     issuer.MemoryStatus(m.Status),
-		Confidence: reputation.Milli(m.Confidence),
-		CreatedAt:  m.CreatedAt.UTC(),
+		ID:          issuer.MemoryID(m.PublicID),
+		Category:    m.Category,
+		Domain:      m.Domain,
+		Title:       m.Title,
+		Content:     m.Content,
+		Visibility:  issuer.MemoryVisibility(m.Visibility),
+		ContentHash: m.ContentHash,
+		Status:      issuer.MemoryStatus(m.Status),
+		Confidence:  reputation.Milli(m.Confidence),
+		CreatedAt:   m.CreatedAt.UTC(),
+	}
+	if err := m.lineage(ctx, q, viewer, &out); err != nil {
+		return out, err
 	}
 	if err := json.Unmarshal([]byte(m.AppliesTo), &out.AppliesTo); err != nil {
 		return out, fmt.Errorf("store: appliesTo of %s: %w", m.PublicID, err)
@@ -141,16 +150,88 @@ func (m *memoryRow) memory(viewer int64) (issuer.Memory, error) {
 		t := m.EvidenceAt.Time.UTC()
 		out.EvidenceUpdatedAt = &t
 	}
-	if m.LineageRel.Valid {
-		out.Lineage = &issuer.Lineage{Relation: issuer.LineageRelation(m.LineageRel.String), Parent: issuer.MemoryID(m.LineageParent.String)}
-	}
 	return out, nil
+}
+
+// readableTarget is the condition, on a memory t and its author ta, that
+// viewer (the first parameter) may read t: t is public and active with an
+// active author, or t is viewer's own.
+const readableTarget = `(t.author_id = ? OR (t.visibility = 'public' AND t.status = 'active' AND ta.status = 'active'))`
+
+// lineage fills out's lineage from memory_links and the version root,
+// naming only what viewer may read.
+func (m *memoryRow) lineage(ctx context.Context, q sqlx.ExtContext, viewer int64, out *issuer.Memory) error {
+	var links []struct {
+		Kind   string `db:"kind"`
+		Target string `db:"public_id"`
+	}
+	err := sel(ctx, q, &links, `SELECT l.kind, t.public_id FROM memory_links l JOIN memories t ON t.id = l.target_id
+		JOIN agents ta ON ta.id = t.author_id WHERE l.memory_id = ? AND `+readableTarget+` ORDER BY l.kind, l.position`, m.Key, viewer)
+	if err != nil {
+		return fmt.Errorf("store: read lineage: %w", err)
+	}
+	for _, l := range links {
+		id := issuer.MemoryID(l.Target)
+		switch issuer.LinkKind(l.Kind) {
+		case issuer.LinkDerivedFrom:
+			out.DerivedFrom = append(out.DerivedFrom, id)
+		case issuer.LinkExtends:
+			out.Extends = append(out.Extends, id)
+		case issuer.LinkSupersedes:
+			out.Supersedes = append(out.Supersedes, id)
+		case issuer.LinkContradicts:
+			out.Contradicts = append(out.Contradicts, id)
+		}
+	}
+	if m.VersionRootKey.Valid {
+		var root []string
+		if err := sel(ctx, q, &root, `SELECT t.public_id FROM memories t JOIN agents ta ON ta.id = t.author_id
+			WHERE t.id = ? AND `+readableTarget, m.VersionRootKey.Int64, viewer); err != nil {
+			return fmt.Errorf("store: read version root: %w", err)
+		}
+		if len(root) == 1 {
+			out.VersionRoot = issuer.MemoryID(root[0])
+		}
+	}
+	return nil
+}
+
+// linkTarget is a lineage target as Publish checks it.
+type linkTarget struct {
+	Key          int64         `db:"id"`
+	PublicID     string        `db:"public_id"`
+	Author       int64         `db:"author_id"`
+	AuthorStatus string        `db:"author_status"`
+	Visibility   string        `db:"visibility"`
+	Status       string        `db:"status"`
+	VersionRoot  sql.NullInt64 `db:"version_root_id"`
+}
+
+// linkable reports whether author may link to t with kind: any visible
+// memory; and, except for contradicts, the author's own active private
+// memories (research ancestors, for de-duplication only).
+func (t *linkTarget) linkable(author int64, kind issuer.LinkKind) bool {
+	active := t.Status == string(issuer.MemoryActive) && t.AuthorStatus == string(issuer.AgentActive)
+	switch {
+	case !active:
+		return false
+	case t.Visibility == string(issuer.MemoryPublic):
+		return true
+	default:
+		return kind != issuer.LinkContradicts && t.Author == author
+	}
 }
 
 // Publish records a new memory by p. Its domain is the normalised
 // category; its numeric confidence starts at the author's stated
-// confidence, which stays its baseline. Lineage is recorded as given and
-// grants nothing.
+// confidence, which stays its baseline. Lineage links are recorded as
+// given and grant nothing; each target must be a memory p may link to
+// (see linkable), else the publication is refused as not_found, so that
+// a private memory's existence is not revealed. contentHash is "sha256:"
+// and the hex SHA-256 of the content as stored; the version root is the
+// version root of the first supersedes target (or that target, when it is
+// a first version), none for a memory that supersedes nothing. p's
+// revision is bumped in the same transaction.
 func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error) {
 	id, err := issuer.NewMemoryID(db.rand)
 	if err != nil {
@@ -160,45 +241,80 @@ func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Public
 	if err != nil {
 		return issuer.Memory{}, fmt.Errorf("store: appliesTo: %w", err)
 	}
+	if pub.Visibility == "" {
+		pub.Visibility = issuer.MemoryPublic
+	}
 	hash := sha256.Sum256([]byte(pub.Content))
 	var out issuer.Memory
 	err = db.inTx(ctx, func(tx *sqlx.Tx) error {
 		now := db.timestamp()
-		var parent, root sql.NullInt64
-		var rel sql.NullString
-		if pub.Lineage != nil {
-			pm, err := loadVisibleMemory(ctx, tx, pub.Lineage.Parent)
-			if err != nil {
-				return err
+		targets := map[issuer.MemoryID]*linkTarget{}
+		if len(pub.Links) > 0 {
+			ids := make([]issuer.MemoryID, 0, len(pub.Links))
+			for _, l := range pub.Links {
+				ids = append(ids, l.Target)
 			}
-			parent = sql.NullInt64{Int64: pm.Key, Valid: true}
-			rel = sql.NullString{String: string(pub.Lineage.Relation), Valid: true}
-			if pub.Lineage.Relation == issuer.Supersedes {
-				root = pm.VersionRootKey
+			query, args, err := sqlx.In(`SELECT m.id, m.public_id, m.author_id, a.status AS author_status, m.visibility, m.status,
+				m.version_root_id FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (?)`, ids)
+			if err != nil {
+				return fmt.Errorf("store: publish: %w", err)
+			}
+			var found []linkTarget
+			if err := sel(ctx, tx, &found, query, args...); err != nil {
+				return fmt.Errorf("store: read link targets: %w", err)
+			}
+			for i := range found {
+				targets[issuer.MemoryID(found[i].PublicID)] = &found[i]
+			}
+		}
+		var root sql.NullInt64
+		for _, l := range pub.Links {
+			t := targets[l.Target]
+			if t == nil || !t.linkable(p.Key, l.Kind) {
+				return issuer.Errorf(issuer.CodeNotFound, "%s target %s not found", l.Kind, l.Target)
+			}
+			if l.Kind == issuer.LinkSupersedes && !root.Valid {
+				root = t.VersionRoot
 				if !root.Valid {
-					root = parent
+					root = sql.NullInt64{Int64: t.Key, Valid: true}
 				}
 			}
 		}
-		_, err := exec(ctx, tx, `INSERT INTO memories (public_id, author_id, category, domain, title, content, content_hash,
-			applies_to, confidence, validation_base_confidence, status, lineage_relation, lineage_parent_id, version_root_id,
-			created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?)`,
-			id, p.Key, pub.Category, pub.Domain, pub.Title, pub.Content, hex.EncodeToString(hash[:]),
-			string(applies), int64(pub.Confidence), int64(pub.Confidence), rel, parent, root, now, now)
+		key, err := insertID(ctx, tx, `INSERT INTO memories (public_id, author_id, category, domain, title, content, content_hash,
+			applies_claim, visibility, confidence, validation_base_confidence, status, version_root_id,
+			created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
+			id, p.Key, pub.Category, pub.Domain, pub.Title, pub.Content, "sha256:"+hex.EncodeToString(hash[:]),
+			string(applies), string(pub.Visibility), int64(pub.Confidence), int64(pub.Confidence), root, now, now)
 		if err != nil {
 			return fmt.Errorf("store: publish: %w", err)
 		}
-		if err := audit(ctx, tx, now, string(p.AgentID), "memory.published", string(id), map[string]string{"domain": pub.Domain}); err != nil {
+		if len(pub.Links) > 0 {
+			rows := make([]string, len(pub.Links))
+			args := make([]any, 0, 4*len(pub.Links))
+			for i, l := range pub.Links {
+				rows[i] = "(?, ?, ?, ?)"
+				args = append(args, key, string(l.Kind), targets[l.Target].Key, i)
+			}
+			if _, err := exec(ctx, tx, `INSERT INTO memory_links (memory_id, kind, target_id, position) VALUES `+strings.Join(rows, ", "), args...); err != nil {
+				return fmt.Errorf("store: record lineage: %w", err)
+			}
+		}
+		if err := audit(ctx, tx, now, string(p.AgentID), "memory.published", string(id), map[string]string{"domain": pub.Domain, "visibility": string(pub.Visibility)}); err != nil {
 			return err
 		}
-		if err := addActivity(ctx, tx, p.Key, countPublished, 1); err != nil {
+		if pub.Visibility == issuer.MemoryPublic {
+			if err := addActivity(ctx, tx, p.Key, countPublished, 1); err != nil {
+				return err
+			}
+		}
+		if err := db.bumpRevision(ctx, tx, now, p.Key); err != nil {
 			return err
 		}
-		m, err := loadVisibleMemory(ctx, tx, id)
+		m, err := loadVisibleMemory(ctx, tx, id, p.Key)
 		if err != nil {
 			return err
 		}
-		out, err = m.memory(p.Key)
+		out, err = m.memory(ctx, tx, p.Key)
 		return err
 	})
 	return out, err
@@ -209,7 +325,7 @@ func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Public
 func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error) {
 	var out issuer.Memory
 	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		m, err := loadVisibleMemory(ctx, tx, id)
+		m, err := loadVisibleMemory(ctx, tx, id, p.Key)
 		if err != nil {
 			return err
 		}
@@ -220,7 +336,7 @@ func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.Memory
 		if err := addActivity(ctx, tx, p.Key, countRetrievals, 1); err != nil {
 			return err
 		}
-		out, err = m.memory(p.Key)
+		out, err = m.memory(ctx, tx, p.Key)
 		return err
 	})
 	return out, err
@@ -249,7 +365,7 @@ func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.Memo
 	err = db.inTx(ctx, func(tx *sqlx.Tx) error {
 		now := db.timestamp()
 		out.CreatedAt = now
-		query, args, err := sqlx.In(`SELECT m.public_id, m.id, m.status, a.status AS author_status
+		query, args, err := sqlx.In(`SELECT m.public_id, m.id, m.status, m.visibility, a.status AS author_status
 			FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (?)`, ids)
 		if err != nil {
 			return fmt.Errorf("store: consult: %w", err)
@@ -258,6 +374,7 @@ func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.Memo
 			PublicID     string `db:"public_id"`
 			Key          int64  `db:"id"`
 			Status       string `db:"status"`
+			Visibility   string `db:"visibility"`
 			AuthorStatus string `db:"author_status"`
 		}
 		if err := sel(ctx, tx, &found, query, args...); err != nil {
@@ -265,7 +382,7 @@ func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.Memo
 		}
 		keyOf := make(map[issuer.MemoryID]int64, len(found))
 		for _, f := range found {
-			row := memoryRow{Status: f.Status, AuthorStatus: f.AuthorStatus}
+			row := memoryRow{Status: f.Status, Visibility: f.Visibility, AuthorStatus: f.AuthorStatus}
 			if row.visible() {
 				keyOf[issuer.MemoryID(f.PublicID)] = f.Key
 			}
@@ -304,7 +421,7 @@ func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.Memo
 // Validations returns a memory's validation summary. It reveals neither the
 // memory's text nor any evaluator's reasons.
 func (db *DB) Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error) {
-	m, err := loadVisibleMemory(ctx, db.x, id)
+	m, err := loadVisibleMemory(ctx, db.x, id, 0)
 	if err != nil {
 		return reputation.Summary{}, err
 	}

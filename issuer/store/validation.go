@@ -211,7 +211,7 @@ func forUpdate(br batchRunner) string {
 
 // targetDest returns the scan destinations of targetColumns.
 func targetDest(t *service.Target) []any {
-	return []any{&t.Key, &t.PublicID, &t.Author, &t.AuthorStatus, &t.Domain, &t.Status}
+	return []any{&t.Key, &t.PublicID, &t.Author, &t.AuthorStatus, &t.Domain, &t.Status, &t.Visibility}
 }
 
 // positionReads read what the positions on the target memories (selected
@@ -473,6 +473,25 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 		add(`INSERT INTO agent_activity_counters (agent_id, `+string(countFeedbackGiven)+`) VALUES (?, ?)
 			ON CONFLICT (agent_id) DO UPDATE SET `+string(countFeedbackGiven)+` = agent_activity_counters.`+string(countFeedbackGiven)+` + excluded.`+string(countFeedbackGiven),
 			ev, plan.FeedbackGiven)
+	}
+	if o := plan.Outcome; o != nil {
+		ctxJSON, err := json.Marshal(o.Context)
+		if err != nil {
+			return fmt.Errorf("store: outcome context: %w", err)
+		}
+		var fb, rev any
+		fbSQL := "?"
+		if o.Position != nil {
+			fbSQL, fb, rev = "(SELECT id FROM feedback WHERE public_id = ?)", string(o.Position.ID), o.Position.Revision
+		}
+		add(`INSERT INTO memory_outcomes (memory_id, evaluator_id, outcome, context, feedback_id, feedback_revision, created_at, updated_at)
+			VALUES (?, ?, ?, ?, `+fbSQL+`, ?, ?, ?)
+			ON CONFLICT (memory_id, evaluator_id) DO UPDATE SET outcome = excluded.outcome, context = excluded.context,
+			feedback_id = excluded.feedback_id, feedback_revision = excluded.feedback_revision, updated_at = excluded.updated_at`,
+			o.Memory, ev, string(o.Outcome), string(ctxJSON), fb, rev, now, now)
+	}
+	for _, r := range plan.Revisions {
+		add(setRevision, r.Agent, r.Token, now)
 	}
 	if a := plan.Audit; a != nil {
 		detail, err := encodeDetail(a.Detail)

@@ -1,0 +1,157 @@
+package service
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/reputation"
+)
+
+// NewRevisionToken returns a fresh subject revision token: 128 random bits
+// in hex. Tokens are random, not counters, so that a token from a
+// transaction that rolled back is never issued again by a later one.
+func NewRevisionToken(rand io.Reader) (string, error) {
+	var b [16]byte
+	if _, err := io.ReadFull(rand, b[:]); err != nil {
+		return "", fmt.Errorf("service: revision token: %w", err)
+	}
+	return "rev_" + hex.EncodeToString(b[:]), nil
+}
+
+// bumpRevisions adds a revision write for every author whose memory the
+// plan changes a position or an outcome report on. An exact repeat, which
+// writes nothing, bumps nothing.
+func (pl *planner) bumpRevisions() error {
+	var authors []int64
+	for _, p := range pl.plan.Positions {
+		if !slices.Contains(authors, p.Author) {
+			authors = append(authors, p.Author)
+		}
+	}
+	if o := pl.plan.Outcome; o != nil {
+		for _, t := range pl.st.Targets {
+			if t.Key == o.Memory && !slices.Contains(authors, t.Author) {
+				authors = append(authors, t.Author)
+			}
+		}
+	}
+	for _, a := range authors {
+		tok, err := NewRevisionToken(pl.s.rand)
+		if err != nil {
+			return err
+		}
+		pl.plan.Revisions = append(pl.plan.Revisions, RevisionWrite{Agent: a, Token: tok})
+	}
+	return nil
+}
+
+// outcomeType maps the outcomes that are validation positions to their
+// type: success is used_successfully, failure used_unsuccessfully.
+func outcomeType(o issuer.Outcome) (reputation.Type, bool) {
+	switch o {
+	case issuer.OutcomeSuccess:
+		return reputation.UsedSuccessfully, true
+	case issuer.OutcomeFailure:
+		return reputation.UsedUnsuccessfully, true
+	}
+	return "", false
+}
+
+// ReportOutcome records p's outcome report on a memory it consumed. A
+// success or failure is p's used_successfully or used_unsuccessfully
+// position, through the validation write path and every rule of
+// [Service.SubmitFeedback] (one position per evaluator and memory; an
+// unchanged repeat changes no position). partial and uncertain are
+// recorded with no reputation effect, under the same eligibility rules:
+// the caller must hold the feedback scope, have retrieved the memory, not
+// be its author and share no known operator with its author. The report
+// replaces p's earlier report on the memory; the memory's author's
+// subject revision is bumped in the same transaction.
+func (s *Service) ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (res issuer.OutcomeResult, replayed bool, err error) {
+	if err := p.Require(issuer.ScopeFeedback); err != nil {
+		return res, false, err
+	}
+	typ, positional := outcomeType(o.Outcome)
+	f := issuer.Feedback{Type: typ, IdempotencyKey: o.IdempotencyKey}
+	target := "outcome:" + o.Fingerprint(mem)
+	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
+		res, replayed = issuer.OutcomeResult{}, false
+		st, err := ex.LoadValidation(ctx, ValidationQuery{Evaluator: p.Key, Memory: mem, IdempotencyKey: o.IdempotencyKey})
+		if err != nil {
+			return err
+		}
+		if done, err := replay(st, f, target, &res); done || err != nil {
+			replayed = done
+			return err
+		}
+		if len(st.Targets) != 1 || !st.Targets[0].visible() {
+			return issuer.Errorf(issuer.CodeNotFound, "memory %s not found", mem)
+		}
+		m := &st.Targets[0]
+		switch {
+		case m.Author == p.Key:
+			return issuer.Errorf(issuer.CodeSelfFeedback, "an agent cannot report an outcome of its own memory")
+		case !m.Consumed:
+			return issuer.Errorf(issuer.CodeConsumptionRequired, "retrieve memory %s before reporting its outcome", mem)
+		case m.SameOwner:
+			return issuer.Errorf(issuer.CodeSameOwner, "agents of the same operator cannot report outcomes of one another's memories")
+		}
+		pl := s.newPlanner(st, p, f, via, 0)
+		write := &OutcomeWrite{Memory: m.Key, Outcome: o.Outcome, Context: o.Context}
+		res = issuer.OutcomeResult{OK: true, MemoryID: mem, Outcome: o.Outcome}
+		if positional {
+			out, err := pl.apply(m)
+			if err != nil {
+				return err
+			}
+			ref := out.ref
+			write.Position, res.Validation = &ref, &ref
+		}
+		pl.plan.Outcome = write
+		if err := pl.bumpRevisions(); err != nil {
+			return err
+		}
+		if err := pl.finish(target, res); err != nil {
+			return err
+		}
+		return ex.WriteValidation(ctx, pl.plan)
+	})
+	return res, replayed, err
+}
+
+// DeclareCapabilities replaces p's declared capabilities (publish scope).
+// Declarations carry no evidentiary weight; they are listed in p's
+// passport as claims.
+func (s *Service) DeclareCapabilities(ctx context.Context, p issuer.Principal, caps []string) (issuer.Capabilities, error) {
+	if err := p.Require(issuer.ScopePublish); err != nil {
+		return issuer.Capabilities{}, err
+	}
+	caps, err := issuer.NormalizeCapabilities(caps)
+	if err != nil {
+		return issuer.Capabilities{}, err
+	}
+	tok, err := NewRevisionToken(s.rand)
+	if err != nil {
+		return issuer.Capabilities{}, err
+	}
+	out, err := s.store.SetCapabilities(ctx, p, caps, tok)
+	return issuer.Capabilities{Capabilities: out}, err
+}
+
+// LoadSubject reads a public, active subject's records for issuing; see
+// [SubjectSource.LoadSubject].
+func (s *Service) LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) (*issuing.Subject, error) {
+	return s.store.LoadSubject(ctx, id, at)
+}
+
+// SubjectRevision returns a subject's current revision token; see
+// [SubjectSource.SubjectRevision].
+func (s *Service) SubjectRevision(ctx context.Context, id issuer.AgentID) (string, error) {
+	return s.store.SubjectRevision(ctx, id)
+}

@@ -1,0 +1,312 @@
+package store_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/reputation"
+)
+
+// publishWith publishes pub by author through the service and fails on
+// error; category, title and content default to fixed text.
+func (f *fixture) publishWith(author issuer.Principal, pub issuer.Publication) issuer.Memory {
+	f.t.Helper()
+	m, err := svc(f.db).Publish(f.ctx, author, f.pub(pub))
+	if err != nil {
+		f.t.Fatalf("publish: %v", err)
+	}
+	return m
+}
+
+func (f *fixture) pub(pub issuer.Publication) issuer.Publication {
+	if pub.Category == "" {
+		pub.Category, pub.Domain = "sql", "sql"
+	}
+	if pub.Title == "" {
+		pub.Title = "A finding"
+	}
+	if pub.Content == "" {
+		pub.Content = "Some knowledge."
+	}
+	if pub.Confidence == 0 {
+		pub.Confidence = 500
+	}
+	return pub
+}
+
+// revision returns p's subject revision token.
+func (f *fixture) revision(p issuer.Principal) string {
+	f.t.Helper()
+	r, err := f.db.SubjectRevision(f.ctx, p.AgentID)
+	if err != nil {
+		f.t.Fatalf("revision: %v", err)
+	}
+	return r
+}
+
+func (f *fixture) outcome(p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport) (issuer.OutcomeResult, bool, error) {
+	return svc(f.db).ReportOutcome(f.ctx, p, mem, o, issuer.TransportHTTP)
+}
+
+func TestPublishRecordsClaimsAndLineage(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		author, other, reader := f.agent("author"), f.agent("other"), f.agent("reader")
+		claim := issuer.AppliesTo{Skill: "sql tuning", Context: evidence.Context{Domain: "finance", Version: "16"}}
+		ancestor := f.publishWith(author, issuer.Publication{Visibility: issuer.MemoryPrivate, Content: "private research notes"})
+		theirs := f.publishWith(other, issuer.Publication{})
+		v1 := f.publishWith(author, issuer.Publication{AppliesTo: claim, Links: []issuer.Link{
+			{Kind: issuer.LinkDerivedFrom, Target: ancestor.ID}, {Kind: issuer.LinkExtends, Target: theirs.ID},
+		}})
+		v2 := f.publishWith(author, issuer.Publication{Links: []issuer.Link{{Kind: issuer.LinkSupersedes, Target: v1.ID}}})
+		v3 := f.publishWith(author, issuer.Publication{Links: []issuer.Link{{Kind: issuer.LinkSupersedes, Target: v2.ID}}})
+
+		if v1.AppliesTo != claim || v1.VersionRoot != "" || !strings.HasPrefix(v1.ContentHash, "sha256:") || len(v1.ContentHash) != 71 {
+			t.Fatalf("v1 %+v", v1)
+		}
+		if v3.VersionRoot != v1.ID || v2.VersionRoot != v1.ID {
+			t.Fatalf("version roots %s %s; want %s", v2.VersionRoot, v3.VersionRoot, v1.ID)
+		}
+		// The author sees its private ancestor; a reader never does.
+		if mine := f.retrieve(author, v1.ID); len(mine.DerivedFrom) != 1 || mine.DerivedFrom[0] != ancestor.ID {
+			t.Fatalf("author's view %+v", mine.DerivedFrom)
+		}
+		seen := f.retrieve(reader, v1.ID)
+		if len(seen.DerivedFrom) != 0 || len(seen.Extends) != 1 || seen.Extends[0] != theirs.ID {
+			t.Fatalf("reader's view derivedFrom %v extends %v", seen.DerivedFrom, seen.Extends)
+		}
+		_, err := svc(db).Retrieve(f.ctx, reader, ancestor.ID)
+		wantCode(t, err, issuer.CodeNotFound)
+		_, err = svc(db).Consult(f.ctx, reader, []issuer.MemoryID{ancestor.ID})
+		wantCode(t, err, issuer.CodeNotFound)
+		_, err = svc(db).Validations(f.ctx, reader, ancestor.ID)
+		wantCode(t, err, issuer.CodeNotFound)
+		// A private memory is not counted as published.
+		if n := f.profile(author).Stats.MemoriesPublished; n != 3 {
+			t.Fatalf("memoriesPublished %d; want 3", n)
+		}
+	})
+}
+
+func TestPublishRefusesLinksTheAuthorMayNotMake(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		author, other := f.agent("author"), f.agent("other")
+		theirPrivate := f.publishWith(other, issuer.Publication{Visibility: issuer.MemoryPrivate})
+		ownPrivate := f.publishWith(author, issuer.Publication{Visibility: issuer.MemoryPrivate})
+		hidden := f.publishWith(other, issuer.Publication{})
+		if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, hidden.ID, issuer.Moderation{Status: issuer.MemoryQuarantined}); err != nil {
+			t.Fatal(err)
+		}
+		unknown := issuer.MemoryID("mem_" + strings.Repeat("a", 26))
+		before, rev := snapshot(t, db), f.revision(author)
+		for name, l := range map[string]issuer.Link{
+			"another's private memory":     {Kind: issuer.LinkDerivedFrom, Target: theirPrivate.ID},
+			"a quarantined memory":         {Kind: issuer.LinkExtends, Target: hidden.ID},
+			"an unknown memory":            {Kind: issuer.LinkSupersedes, Target: unknown},
+			"contradicting a private memo": {Kind: issuer.LinkContradicts, Target: ownPrivate.ID},
+		} {
+			_, err := svc(db).Publish(f.ctx, author, f.pub(issuer.Publication{Links: []issuer.Link{l}}))
+			if issuer.ErrorCode(err) != issuer.CodeNotFound {
+				t.Errorf("%s: %v; want not_found", name, err)
+			}
+		}
+		if changed := diffSnapshots(before, snapshot(t, db)); len(changed) > 0 {
+			t.Fatalf("refused publications changed %v", changed)
+		}
+		if f.revision(author) != rev {
+			t.Fatal("a refused publication bumped the revision")
+		}
+	})
+}
+
+func TestOutcomeReports(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		op, err := db.CreateOperator(f.ctx, "Acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		author := f.agentWith(store.NewAgent{Name: "author", Operator: op})
+		sibling := f.agentWith(store.NewAgent{Name: "sibling", Operator: op})
+		ev, stranger := f.agent("evaluator"), f.agent("stranger")
+		mem := f.publishWith(author, issuer.Publication{AppliesTo: issuer.AppliesTo{Skill: "sql"}}).ID
+		f.retrieve(sibling, mem)
+		f.retrieve(ev, mem)
+
+		rev := f.revision(author)
+		before := snapshot(t, db)
+		_, _, err = f.outcome(stranger, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess})
+		wantCode(t, err, issuer.CodeConsumptionRequired)
+		_, _, err = f.outcome(sibling, mem, issuer.OutcomeReport{Outcome: issuer.OutcomePartial})
+		wantCode(t, err, issuer.CodeSameOwner)
+		_, _, err = f.outcome(author, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeUncertain})
+		wantCode(t, err, issuer.CodeSelfFeedback)
+		_, _, err = f.outcome(ev, "mem_"+issuer.MemoryID(strings.Repeat("b", 26)), issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess})
+		wantCode(t, err, issuer.CodeNotFound)
+		if changed := diffSnapshots(before, snapshot(t, db)); len(changed) > 0 {
+			t.Fatalf("refused reports changed %v", changed)
+		}
+		if f.revision(author) != rev {
+			t.Fatal("a refused report bumped the revision")
+		}
+
+		// partial and uncertain: recorded, no reputation effect.
+		rep := derived(t, db)
+		for _, o := range []issuer.Outcome{issuer.OutcomePartial, issuer.OutcomeUncertain} {
+			res, _, err := f.outcome(ev, mem, issuer.OutcomeReport{Outcome: o, Context: evidence.Context{Environment: "prod"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Validation != nil || res.Outcome != o {
+				t.Fatalf("%s: %+v", o, res)
+			}
+			if r := f.revision(author); r == rev {
+				t.Fatalf("%s did not bump the revision", o)
+			} else {
+				rev = r
+			}
+		}
+		if changed := diffSnapshots(rep, derived(t, db)); len(changed) > 0 {
+			t.Fatalf("partial/uncertain changed reputation: %v", changed)
+		}
+		if n := f.count(`SELECT COUNT(*) FROM feedback`); n != 0 {
+			t.Fatalf("%d positions after partial/uncertain", n)
+		}
+
+		// success is the used_successfully position, with its effect.
+		score := f.score(author)
+		res, replayed, err := f.outcome(ev, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess, IdempotencyKey: "k1"})
+		if err != nil || replayed {
+			t.Fatal(err, replayed)
+		}
+		if res.Validation == nil || res.Validation.Type != reputation.UsedSuccessfully || res.Validation.Revision != 1 {
+			t.Fatalf("success: %+v", res)
+		}
+		if f.score(author) <= score {
+			t.Fatal("success had no reputation effect")
+		}
+		// The same key and input replays; other input conflicts.
+		again, replayed, err := f.outcome(ev, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess, IdempotencyKey: "k1"})
+		if err != nil || !replayed || again.Validation.ID != res.Validation.ID {
+			t.Fatal("replay:", err, replayed, again)
+		}
+		_, _, err = f.outcome(ev, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeFailure, IdempotencyKey: "k1"})
+		wantCode(t, err, issuer.CodeIdempotencyConflict)
+		// failure replaces the position: one position per evaluator and memory.
+		res, _, err = f.outcome(ev, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeFailure})
+		if err != nil || res.Validation.Type != reputation.UsedUnsuccessfully || res.Validation.Revision != 2 {
+			t.Fatal(err, res)
+		}
+		if n := f.count(`SELECT COUNT(*) FROM feedback`); n != 1 {
+			t.Fatalf("%d positions; want 1", n)
+		}
+		if n := f.count(`SELECT COUNT(*) FROM memory_outcomes`); n != 1 {
+			t.Fatalf("%d current reports; want 1", n)
+		}
+	})
+}
+
+func TestCapabilities(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		a := f.agent("a")
+		rev := f.revision(a)
+		got, err := svc(db).DeclareCapabilities(f.ctx, a, []string{"sql tuning", " power bi ", "sql tuning"})
+		if err != nil || strings.Join(got.Capabilities, "|") != "sql tuning|power bi" {
+			t.Fatal(err, got)
+		}
+		r1 := f.revision(a)
+		if r1 == rev {
+			t.Fatal("declaring capabilities did not bump the revision")
+		}
+		if _, err := svc(db).DeclareCapabilities(f.ctx, a, []string{"power bi", "sql tuning"}); err != nil {
+			t.Fatal(err)
+		}
+		if f.revision(a) != r1 {
+			t.Fatal("an unchanged declaration bumped the revision")
+		}
+		before := snapshot(t, db)
+		for _, bad := range [][]string{nil, {""}, {strings.Repeat("x", 201)}, {"a\u202eb"}, make([]string, 65)} {
+			_, err := svc(db).DeclareCapabilities(f.ctx, a, bad)
+			wantCode(t, err, issuer.CodeInvalid)
+		}
+		if changed := diffSnapshots(before, snapshot(t, db)); len(changed) > 0 {
+			t.Fatalf("refused declarations changed %v", changed)
+		}
+		noPublish := f.agent("reader", issuer.ScopeSearch)
+		_, err = svc(db).DeclareCapabilities(f.ctx, noPublish, []string{"x"})
+		wantCode(t, err, issuer.CodeInsufficientScope)
+	})
+}
+
+func TestRevisionFollowsEvidence(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		author, ev := f.agent("author"), f.agent("evaluator")
+		bumped := func(what string, fn func()) {
+			t.Helper()
+			before := f.revision(author)
+			fn()
+			if f.revision(author) == before {
+				t.Errorf("%s did not bump the revision", what)
+			}
+		}
+		var mem issuer.MemoryID
+		bumped("publish", func() { mem = f.publish(author, "sql") })
+		f.retrieve(ev, mem)
+		bumped("a validation of its memory", func() { f.validate(ev, mem, reputation.Corroborate, "") })
+		bumped("moderation", func() {
+			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, mem, issuer.Moderation{Status: issuer.MemoryQuarantined}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		op, err := db.CreateOperator(f.ctx, "Acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bumped("an owner binding", func() {
+			if err := db.BindOwner(f.ctx, op, author.AgentID); err != nil {
+				t.Fatal(err)
+			}
+		})
+		// Only the subject whose evidence changed is bumped.
+		before := f.revision(ev)
+		f.publish(author, "go")
+		if f.revision(ev) != before {
+			t.Error("another agent's publication bumped the evaluator's revision")
+		}
+		bumped("a status change", func() {
+			if err := db.SetAgentStatus(f.ctx, author.AgentID, issuer.AgentSuspended); err != nil {
+				t.Fatal(err)
+			}
+		})
+		_, err = db.SubjectRevision(f.ctx, "agt_"+issuer.AgentID(strings.Repeat("c", 26)))
+		wantCode(t, err, issuer.CodeNotFound)
+	})
+}
+
+func TestSkillTrustHistoryIsAppendOnly(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		a := f.agent("a")
+		x := db.UnsafeSQL()
+		if _, err := x.ExecContext(f.ctx, x.Rebind(`INSERT INTO skill_trust_history (subject_id, skill, policy, source_revision,
+			assessed_at, state, estimate, operators, contradictions, assessment_hash) VALUES (?, 'sql', 'skills-1', 'rev', ?, 'EMERGING', 610, 2, 0, 'sha256:00')`),
+			a.Key, "2026-01-01 00:00:00+00:00"); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{`UPDATE skill_trust_history SET state = 'STRONG'`, `DELETE FROM skill_trust_history`} {
+			if _, err := x.ExecContext(f.ctx, q); err == nil {
+				t.Errorf("%s was allowed", q)
+			}
+		}
+		if _, err := x.ExecContext(f.ctx, x.Rebind(`INSERT INTO network_metrics (day, name, value) VALUES (?, 'skill_gamified_points', 1)`), "2026-01-01"); err == nil {
+			t.Error("an unknown network metric was accepted")
+		}
+	})
+}

@@ -1,0 +1,453 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/reputation"
+)
+
+// What LoadSubject reads at most: the collection limits of SPEC.md §5.6.
+// Each query asks for one row more, so that a subject beyond a limit is
+// detected (and marked truncated) without reading the rest.
+const (
+	loadMemories = evidence.MaxMemories
+	loadEvents   = evidence.MaxReports
+)
+
+// LoadSubject reads what subject id's passport is computed from, as of at,
+// in one read-only transaction (REPEATABLE READ on PostgreSQL; one SQLite
+// read transaction), so that every list comes from one snapshot.
+//
+// Bounded reads: the subject's memories created by at, oldest first, at
+// most 2,000; the events on them by at, oldest first, at most 10,000 of
+// all kinds together. Reaching either bound sets Truncated. Keeping the
+// oldest keeps every withdrawal with the contradiction it withdraws.
+// Events come from: position changes to corroborate, contradict,
+// used_successfully and used_unsuccessfully (feedback_history, the full
+// history), with the context of the outcome report that set them;
+// partial and uncertain outcome reports; public, active memories of other
+// active authors that contradict the subject's memory; a change of
+// position away from contradict (a resolution of that contradiction); and
+// the subject's memories that supersede its own earlier memory (a
+// revision of the earlier one).
+func (db *DB) LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) (*issuing.Subject, error) {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.engine == Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	var out *issuing.Subject
+	err := db.retry(ctx, func() error {
+		tx, err := db.x.BeginTxx(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("store: begin: %w", err)
+		}
+		defer tx.Rollback()
+		out, err = loadSubject(ctx, tx, id, at.UTC())
+		if err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, at time.Time) (*issuing.Subject, error) {
+	var a struct {
+		Key         int64  `db:"id"`
+		PublicID    string `db:"public_id"`
+		Name        string `db:"name"`
+		Description string `db:"description"`
+		Status      string `db:"status"`
+		Visibility  string `db:"visibility"`
+	}
+	if err := get(ctx, tx, &a, `SELECT id, public_id, name, description, status, visibility FROM agents WHERE public_id = ?`, id); err != nil {
+		return nil, notFound(err, "agent %s not found", id)
+	}
+	if a.Status != string(issuer.AgentActive) || a.Visibility != string(issuer.VisibilityPublic) {
+		return nil, issuer.Errorf(issuer.CodeNotFound, "agent %s not found", id)
+	}
+	s := &issuing.Subject{
+		Key: issuing.Key(a.Key), PublicID: issuer.AgentID(a.PublicID), Name: a.Name, Description: a.Description,
+		Visibility: issuer.Visibility(a.Visibility), Status: issuer.AgentStatus(a.Status),
+	}
+	if err := loadProfile(ctx, tx, s, at); err != nil {
+		return nil, err
+	}
+	if err := loadMemoriesOf(ctx, tx, s, at); err != nil {
+		return nil, err
+	}
+	if err := loadEventsOf(ctx, tx, s, at); err != nil {
+		return nil, err
+	}
+	if err := loadOwners(ctx, tx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// loadProfile reads the capabilities, activity and reputation.
+func loadProfile(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.Time) error {
+	var caps []struct {
+		Name       string    `db:"name"`
+		DeclaredAt time.Time `db:"declared_at"`
+	}
+	if err := sel(ctx, tx, &caps, `SELECT name, declared_at FROM agent_capabilities WHERE agent_id = ? AND declared_at <= ?
+		ORDER BY name LIMIT ?`, s.Key, at, issuing.MaxInputCapabilities); err != nil {
+		return fmt.Errorf("store: read capabilities: %w", err)
+	}
+	for _, c := range caps {
+		s.Capabilities = append(s.Capabilities, issuing.Capability{Name: c.Name, DeclaredAt: c.DeclaredAt.UTC()})
+	}
+	var act struct {
+		Published int64 `db:"memories_published"`
+		Feedback  int64 `db:"feedback_given"`
+		Consumed  int64 `db:"consumed"`
+	}
+	// memories_published counts public, active memories (the counter
+	// the write path keeps); consumed counts distinct public memories
+	// retrieved.
+	if err := get(ctx, tx, &act, `SELECT COALESCE(c.memories_published, 0) AS memories_published,
+		COALESCE(c.feedback_given, 0) AS feedback_given,
+		(SELECT COUNT(DISTINCT r.memory_id) FROM retrievals r JOIN memories m ON m.id = r.memory_id
+			WHERE r.agent_id = x.id AND m.visibility = 'public') AS consumed
+		FROM (SELECT CAST(? AS BIGINT) AS id) x LEFT JOIN agent_activity_counters c ON c.agent_id = x.id`, s.Key); err != nil {
+		return fmt.Errorf("store: read activity: %w", err)
+	}
+	s.Activity = issuing.Activity{MemoriesPublished: int(act.Published), MemoriesConsumed: int(act.Consumed), FeedbackGiven: int(act.Feedback)}
+	var doms []struct {
+		Domain     string    `db:"domain"`
+		Score      int64     `db:"score"`
+		Confidence int64     `db:"confidence"`
+		Sample     int       `db:"sample_size"`
+		Positive   int       `db:"positive_events"`
+		Negative   int       `db:"negative_events"`
+		UpdatedAt  time.Time `db:"updated_at"`
+	}
+	if err := sel(ctx, tx, &doms, `SELECT domain, score, confidence, sample_size, positive_events, negative_events, updated_at
+		FROM agent_domain_reputation WHERE agent_id = ? ORDER BY domain`, s.Key); err != nil {
+		return fmt.Errorf("store: read domains: %w", err)
+	}
+	for _, d := range doms {
+		s.Domains = append(s.Domains, issuer.DomainReputation{Domain: d.Domain, Score: reputation.Milli(d.Score),
+			Confidence: reputation.Milli(d.Confidence), SampleSize: d.Sample, PositiveEvents: d.Positive,
+			NegativeEvents: d.Negative, UpdatedAt: d.UpdatedAt.UTC()})
+	}
+	var agg []struct {
+		Score int64  `db:"score"`
+		Level string `db:"trust_level"`
+	}
+	if err := sel(ctx, tx, &agg, `SELECT score, trust_level FROM agent_reputation_aggregates WHERE agent_id = ?`, s.Key); err != nil {
+		return fmt.Errorf("store: read reputation: %w", err)
+	}
+	s.TrustLevel = reputation.TrustLevel("new")
+	if len(agg) == 1 {
+		s.ReputationScore, s.TrustLevel = reputation.Milli(agg[0].Score), reputation.TrustLevel(agg[0].Level)
+	}
+	return nil
+}
+
+// loadMemoriesOf reads the subject's memories (oldest first, bounded) with
+// their links and version roots.
+func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.Time) error {
+	var rows []struct {
+		Key         int64          `db:"id"`
+		PublicID    string         `db:"public_id"`
+		Visibility  string         `db:"visibility"`
+		Status      string         `db:"status"`
+		CreatedAt   time.Time      `db:"created_at"`
+		AppliesTo   string         `db:"applies_claim"`
+		ContentHash string         `db:"content_hash"`
+		RootKey     sql.NullInt64  `db:"root_id"`
+		RootID      sql.NullString `db:"root_public_id"`
+		RootNamed   sql.NullBool   `db:"root_named"`
+	}
+	if err := sel(ctx, tx, &rows, `SELECT m.id, m.public_id, m.visibility, m.status, m.created_at, m.applies_claim, m.content_hash,
+		t.id AS root_id, t.public_id AS root_public_id, `+namedTarget+` AS root_named
+		FROM memories m LEFT JOIN memories t ON t.id = m.version_root_id LEFT JOIN agents ta ON ta.id = t.author_id
+		WHERE m.author_id = ? AND m.created_at <= ? ORDER BY m.created_at, m.id LIMIT ?`, s.Key, at, loadMemories+1); err != nil {
+		return fmt.Errorf("store: read memories: %w", err)
+	}
+	if len(rows) > loadMemories {
+		rows, s.Truncated = rows[:loadMemories], true
+	}
+	index := make(map[int64]int, len(rows))
+	keys := make([]int64, 0, len(rows))
+	for _, r := range rows {
+		var claim issuer.AppliesTo
+		if err := json.Unmarshal([]byte(r.AppliesTo), &claim); err != nil {
+			return fmt.Errorf("store: appliesTo of %s: %w", r.PublicID, err)
+		}
+		m := issuing.Memory{
+			Key: issuing.Key(r.Key), PublicID: issuer.MemoryID(r.PublicID), Visibility: issuing.MemoryVisibility(r.Visibility),
+			Status: issuer.MemoryStatus(r.Status), CreatedAt: r.CreatedAt.UTC(),
+			AppliesTo:   issuing.AppliesTo{Skill: claim.Skill, Context: claim.Context},
+			ContentHash: r.ContentHash,
+		}
+		if m.Visibility != issuing.MemoryPublic {
+			// A private memory is loaded only to join lineages: nothing
+			// that names or describes it leaves the store.
+			m.PublicID, m.ContentHash, m.AppliesTo = "", "", issuing.AppliesTo{}
+		}
+		if r.RootKey.Valid {
+			m.VersionRoot = target(r.RootKey.Int64, r.RootID.String, r.RootNamed.Bool)
+		}
+		index[r.Key] = len(s.Memories)
+		keys = append(keys, r.Key)
+		s.Memories = append(s.Memories, m)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var links []struct {
+		Memory   int64  `db:"memory_id"`
+		Kind     string `db:"kind"`
+		Target   int64  `db:"target_id"`
+		PublicID string `db:"public_id"`
+		Named    bool   `db:"named"`
+	}
+	query, args, err := sqlx.In(`SELECT l.memory_id, l.kind, l.target_id, t.public_id, `+namedTarget+` AS named
+		FROM memory_links l JOIN memories t ON t.id = l.target_id JOIN agents ta ON ta.id = t.author_id
+		WHERE l.memory_id IN (?) ORDER BY l.memory_id, l.kind, l.position`, keys)
+	if err != nil {
+		return fmt.Errorf("store: read links: %w", err)
+	}
+	if err := sel(ctx, tx, &links, query, args...); err != nil {
+		return fmt.Errorf("store: read links: %w", err)
+	}
+	for _, l := range links {
+		m := &s.Memories[index[l.Memory]]
+		m.Links = append(m.Links, issuing.Link{Kind: issuing.LinkKind(l.Kind), Target: target(l.Target, l.PublicID, l.Named)})
+	}
+	return nil
+}
+
+// target is a link target or version root; one that may not be named
+// keeps only its key, which joins lineages.
+func target(key int64, id string, named bool) issuing.Target {
+	if !named {
+		id = ""
+	}
+	return issuing.Target{Key: issuing.Key(key), PublicID: issuer.MemoryID(id), Named: named}
+}
+
+// namedTarget says whether memory t (author ta) may be named in a
+// passport: it is public and active, and so is its author.
+const namedTarget = `(t.visibility = 'public' AND t.status = 'active' AND ta.status = 'active')`
+
+// eventRow is one event as loaded, before keys are assigned.
+type eventRow struct {
+	Source   string         `db:"source"` // h: history, o: outcome report, c: contradicting memory, r: revision
+	ID       int64          `db:"id"`     // the source row's id
+	Group    int64          `db:"grp"`    // h: the feedback id; else 0
+	Revision int64          `db:"revision"`
+	Type     string         `db:"type"`
+	Actor    int64          `db:"actor"`
+	Memory   int64          `db:"memory"`
+	At       eventTime      `db:"ev_at"`
+	Context  sql.NullString `db:"context"`
+}
+
+// loadEventsOf reads the events on the subject's loaded memories, oldest
+// first, bounded.
+func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.Time) error {
+	if len(s.Memories) == 0 {
+		return nil
+	}
+	keys := make([]int64, len(s.Memories))
+	for i, m := range s.Memories {
+		keys[i] = int64(m.Key)
+	}
+	// Each part is bounded on its own, then the union; one more row than
+	// the bound detects truncation. Position history is read with every
+	// type, so that a change away from contradict is seen.
+	query, args, err := sqlx.In(`SELECT * FROM (
+		SELECT 'h' AS source, h.id, h.feedback_id AS grp, h.revision, h.type, f.evaluator_id AS actor, f.memory_id AS memory,
+			h.created_at AS ev_at, mo.context
+		FROM feedback_history h JOIN feedback f ON f.id = h.feedback_id
+		LEFT JOIN memory_outcomes mo ON mo.feedback_id = h.feedback_id AND mo.feedback_revision = h.revision
+		WHERE f.memory_id IN (?) AND h.change = 'position' AND h.created_at <= ?
+		UNION ALL
+		SELECT 'o', mo.id, 0, 0, mo.outcome, mo.evaluator_id, mo.memory_id, mo.updated_at, mo.context
+		FROM memory_outcomes mo WHERE mo.memory_id IN (?) AND mo.feedback_id IS NULL AND mo.updated_at <= ?
+		UNION ALL
+		SELECT 'c', t.id, 0, 0, 'contradicts', t.author_id, l.target_id, t.created_at, NULL
+		FROM memory_links l JOIN memories t ON t.id = l.memory_id JOIN agents ta ON ta.id = t.author_id
+		WHERE l.target_id IN (?) AND l.kind = 'contradicts' AND `+namedTarget+` AND t.author_id <> ? AND t.created_at <= ?
+		UNION ALL
+		SELECT 'r', t.id, 0, 0, 'supersedes', t.author_id, l.target_id, t.created_at, NULL
+		FROM memory_links l JOIN memories t ON t.id = l.memory_id
+		WHERE l.target_id IN (?) AND l.kind = 'supersedes' AND t.author_id = ? AND t.created_at <= ?
+	) e ORDER BY ev_at, source, id LIMIT ?`, keys, at, keys, at, keys, s.Key, at, keys, s.Key, at, 2*loadEvents+2)
+	if err != nil {
+		return fmt.Errorf("store: read events: %w", err)
+	}
+	var rows []eventRow
+	if err := sel(ctx, tx, &rows, query, args...); err != nil {
+		return fmt.Errorf("store: read events: %w", err)
+	}
+	// A history row of useful or not_useful is no event itself, but it
+	// may follow a contradict (a resolution); the read above is bounded
+	// at twice the limit so that such rows cannot crowd out events.
+	if len(rows) > 2*loadEvents+1 {
+		s.Truncated = true
+	}
+	prevType := map[int64]string{}           // feedback id → its last position type
+	contradiction := map[int64]issuing.Key{} // feedback id → its current contradiction event
+	add := func(e issuing.Event) bool {
+		if len(s.Events) == loadEvents {
+			s.Truncated = true
+			return false
+		}
+		e.Key = issuing.Key(len(s.Events) + 1)
+		s.Events = append(s.Events, e)
+		return true
+	}
+	for _, r := range rows {
+		e := issuing.Event{Actor: issuing.Key(r.Actor), Memory: issuing.Key(r.Memory), At: time.Time(r.At).UTC()}
+		if r.Context.Valid {
+			if err := json.Unmarshal([]byte(r.Context.String), &e.Context); err != nil {
+				return fmt.Errorf("store: outcome context: %w", err)
+			}
+		}
+		switch r.Source {
+		case "h":
+			prev := prevType[r.Group]
+			prevType[r.Group] = r.Type
+			if prev == string(reputation.Contradict) && r.Type != prev {
+				e := e
+				e.Kind, e.Resolves, e.Context = issuing.EventResolution, contradiction[r.Group], evidence.Context{}
+				if !add(e) {
+					break
+				}
+				delete(contradiction, r.Group)
+			}
+			switch reputation.Type(r.Type) {
+			case reputation.Corroborate:
+				e.Kind = issuing.EventCorroboration
+			case reputation.Contradict:
+				e.Kind = issuing.EventContradiction
+			case reputation.UsedSuccessfully:
+				e.Kind, e.Outcome = issuing.EventOutcome, evidence.OutcomeSuccess
+			case reputation.UsedUnsuccessfully:
+				e.Kind, e.Outcome = issuing.EventOutcome, evidence.OutcomeFailure
+			default:
+				continue
+			}
+			if !add(e) {
+				break
+			}
+			if e.Kind == issuing.EventContradiction {
+				contradiction[r.Group] = s.Events[len(s.Events)-1].Key
+			}
+		case "o":
+			e.Kind, e.Outcome = issuing.EventOutcome, evidence.Outcome(r.Type)
+			add(e)
+		case "c":
+			e.Kind = issuing.EventContradiction
+			add(e)
+		case "r":
+			e.Kind = issuing.EventRevision
+			add(e)
+		}
+		if s.Truncated {
+			break
+		}
+	}
+	return nil
+}
+
+// loadOwners reads the owner-binding history of the subject and of every
+// actor of its events.
+func loadOwners(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error {
+	agents := []int64{int64(s.Key)}
+	for _, e := range s.Events {
+		agents = append(agents, int64(e.Actor))
+	}
+	slices.Sort(agents)
+	agents = slices.Compact(agents)
+	var rows []struct {
+		Agent    int64        `db:"agent_id"`
+		Operator int64        `db:"operator_id"`
+		From     time.Time    `db:"bound_at"`
+		Until    sql.NullTime `db:"unbound_at"`
+	}
+	for chunk := range slices.Chunk(agents, 5000) {
+		query, args, err := sqlx.In(`SELECT agent_id, operator_id, bound_at, unbound_at FROM agent_owner_bindings
+			WHERE agent_id IN (?) ORDER BY agent_id, bound_at, id`, chunk)
+		if err != nil {
+			return fmt.Errorf("store: read owners: %w", err)
+		}
+		var part []struct {
+			Agent    int64        `db:"agent_id"`
+			Operator int64        `db:"operator_id"`
+			From     time.Time    `db:"bound_at"`
+			Until    sql.NullTime `db:"unbound_at"`
+		}
+		if err := sel(ctx, tx, &part, query, args...); err != nil {
+			return fmt.Errorf("store: read owners: %w", err)
+		}
+		rows = append(rows, part...)
+	}
+	for _, r := range rows {
+		b := issuing.OwnerBinding{Agent: issuing.Key(r.Agent), Operator: issuing.Key(r.Operator), From: r.From.UTC()}
+		if r.Until.Valid {
+			b.Until = r.Until.Time.UTC()
+		}
+		s.Owners = append(s.Owners, b)
+	}
+	slices.SortFunc(s.Owners, func(x, y issuing.OwnerBinding) int {
+		return cmp.Or(cmp.Compare(x.Agent, y.Agent), x.From.Compare(y.From))
+	})
+	return nil
+}
+
+// eventTime scans a timestamp. SQLite reports a column of a compound
+// SELECT without its declared type, so the driver may hand over the text
+// it stored instead of a time.
+type eventTime time.Time
+
+// sqliteLayouts are the layouts modernc.org/sqlite writes times in.
+var sqliteLayouts = []string{
+	"2006-01-02 15:04:05.999999999-07:00",
+	"2006-01-02T15:04:05.999999999-07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999",
+	time.RFC3339Nano,
+}
+
+// Scan implements sql.Scanner.
+func (t *eventTime) Scan(v any) error {
+	var s string
+	switch v := v.(type) {
+	case time.Time:
+		*t = eventTime(v)
+		return nil
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	default:
+		return fmt.Errorf("store: cannot read %T as a time", v)
+	}
+	for _, l := range sqliteLayouts {
+		if p, err := time.Parse(l, s); err == nil {
+			*t = eventTime(p)
+			return nil
+		}
+	}
+	return fmt.Errorf("store: cannot read %q as a time", s)
+}
