@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func build(t *testing.T, engine store.Engine, seed uint64) *world {
 	}
 	// The store now serves the present, as the demo's issuing store does.
 	x.clock.Set(now)
-	x.ring, err = keyring.New(x.db, keyring.Config{Issuer: "http://demo.test", Dir: t.TempDir(), MaxPassportTTL: 24 * time.Hour})
+	x.ring, err = keyring.New(x.db, keyring.Config{Issuer: "http://demo.test", Dir: keyDir(t), MaxPassportTTL: 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,4 +264,13 @@ func keys(m map[string]passport.SkillPassport) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// keyDir returns a key directory the keyring accepts: mode 0700.
+func keyDir(t *testing.T) string {
+	dir := t.TempDir() + "/keys"
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
