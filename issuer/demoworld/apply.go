@@ -56,8 +56,9 @@ func (b *builder) apply(ctx context.Context, s Step) error {
 		if err != nil {
 			return err
 		}
-		b.env.IDs.arm(w.Seed, "memory", s.Memory)
+		disarm := b.env.IDs.arm(w.Seed, "memory", s.Memory)
 		got, err := b.env.Service.Publish(ctx, p, pub)
+		disarm()
 		if err != nil {
 			return err
 		}

@@ -72,10 +72,18 @@ func (s *IDs) Read(p []byte) (int, error) {
 	return src.Read(p)
 }
 
-func (s *IDs) arm(seed uint64, kind string, index int) {
+// arm derives the next read from the entity's stream and returns the
+// function that disarms it, so that a call failing before its first read
+// leaves nothing armed for a later one (an API key, say).
+func (s *IDs) arm(seed uint64, kind string, index int) (disarm func()) {
 	s.mu.Lock()
 	s.armed = entityStream(seed, kind, index)
 	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.armed = nil
+		s.mu.Unlock()
+	}
 }
 
 // entityStream is the deterministic stream an entity's identifier is read
@@ -202,8 +210,9 @@ func Build(ctx context.Context, w *World, env Env) (*Result, error) {
 	}
 	env.Clock.Set(at(createdDaysAgo, 0))
 	for i, op := range w.Operators {
-		env.IDs.arm(w.Seed, "operator", i)
+		disarm := env.IDs.arm(w.Seed, "operator", i)
 		id, err := env.Admin.CreateOperator(ctx, op.Name)
+		disarm()
 		if err != nil {
 			return nil, fmt.Errorf("demoworld: operator %q: %w", op.Name, err)
 		}
@@ -257,10 +266,11 @@ type builder struct {
 
 func (b *builder) createAgent(ctx context.Context, i int) error {
 	a := b.w.Agents[i]
-	b.env.IDs.arm(b.w.Seed, "agent", i)
+	disarm := b.env.IDs.arm(b.w.Seed, "agent", i)
 	created, err := b.env.Admin.CreateAgent(ctx, store.NewAgent{
 		Name: a.Name, Description: a.Description, Operator: b.w.operatorID(a.Operator),
 	})
+	disarm()
 	if err != nil {
 		return fmt.Errorf("demoworld: agent %q: %w", a.Name, err)
 	}
