@@ -206,13 +206,9 @@ func parseRecord(raw []byte) (Record, error) {
 }
 
 // Canonical returns the record's canonical JSON (RFC 8785): its evidence
-// leaf.
+// leaf. See [Record.AppendCanonical].
 func (r Record) Canonical() ([]byte, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return jcs.Transform(b)
+	return r.AppendCanonical(make([]byte, 0, 256))
 }
 
 // checkJSON refuses what encoding/json would accept silently: duplicate

@@ -38,6 +38,7 @@ type commands struct {
 	Memories   memoriesCmd   `cmd:"" help:"Moderate memories."`
 	Reputation reputationCmd `cmd:"" help:"Maintain reputation aggregates."`
 	Keys       keysCmd       `cmd:"" help:"Manage the issuer's signing keys and export its trust file."`
+	Passports  passportsCmd  `cmd:"" help:"Issue passports offline."`
 	Version    versionCmd    `cmd:"" help:"Print the version."`
 }
 

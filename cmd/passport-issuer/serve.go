@@ -83,6 +83,7 @@ func (c *serveCmd) Run(e *env) error {
 	app := service.New(db, service.Options{})
 	handler := httpapi.New(app, e.log, httpapi.Config{
 		Keys:          ring,
+		Passports:     service.NewPassports(db, ring, service.PassportOptions{}),
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,

@@ -495,7 +495,9 @@ func day(t time.Time) evidence.Date { return calendar.Of(t.UTC()) }
 
 // candidates builds every record the subject's data yields.
 func (a *adapter) candidates() []candidate {
-	var cs []candidate
+	// One candidate per capability, memory and event at most: allocated
+	// once, as a candidate holds a whole record.
+	cs := make([]candidate, 0, len(a.s.Capabilities)+len(a.s.Memories)+len(a.s.Events))
 	subject := a.actor(a.s.Key)
 	add := func(c candidate) int {
 		cs = append(cs, c)

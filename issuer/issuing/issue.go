@@ -18,9 +18,11 @@ import (
 )
 
 // Signer signs a passport and its evidence as a bundle: the issuer's
-// active key. *passport.Signer is one.
+// active key. *passport.Signer is one. The leaves are the records'
+// canonical JSON, as the collection holds them, so they are not
+// canonicalised again.
 type Signer interface {
-	Sign(p *passport.Passport, records []json.RawMessage, disclose []int) ([]byte, error)
+	SignCanonical(p *passport.Passport, leaves [][]byte, disclose []int) ([]byte, error)
 }
 
 var _ Signer = (*passport.Signer)(nil)
@@ -216,14 +218,11 @@ func (dr *Draft) Sign(signer Signer, d Disclosure) (*Issued, error) {
 	default:
 		return nil, issuer.Errorf(issuer.CodeInvalid, "unknown disclosure %q", clip(string(d)))
 	}
-	records := make([]json.RawMessage, len(dr.collection.Leaves))
-	for i, l := range dr.collection.Leaves {
-		records[i] = l
-	}
+	leaves := dr.collection.Leaves
 	p := dr.Passport
-	bundle, err := signer.Sign(&p, records, disclose)
+	bundle, err := signer.SignCanonical(&p, leaves, disclose)
 	if passport.ReasonOf(err) == passport.ReasonBundleTooLarge {
-		size, serr := dr.bundleSize(signer, records, disclose)
+		size, serr := dr.bundleSize(signer, leaves, disclose)
 		if serr != nil {
 			return nil, serr
 		}
@@ -251,9 +250,9 @@ func (dr *Draft) Sign(signer Signer, d Disclosure) (*Issued, error) {
 // bundleSize is the size the bundle disclosing every index in disclose
 // would have: the bundle without evidence, plus each disclosure's canonical
 // JSON and the commas between them.
-func (dr *Draft) bundleSize(signer Signer, records []json.RawMessage, disclose []int) (int, error) {
+func (dr *Draft) bundleSize(signer Signer, leaves [][]byte, disclose []int) (int, error) {
 	p := dr.Passport
-	bare, err := signer.Sign(&p, records, nil)
+	bare, err := signer.SignCanonical(&p, leaves, nil)
 	if err != nil {
 		return 0, fmt.Errorf("issuing: sign: %w", err)
 	}

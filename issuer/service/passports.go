@@ -15,17 +15,11 @@ import (
 	"github.com/remnant/passportkit/passport"
 )
 
-// SubjectStore is what issuing needs of a database: a subject's evidence,
-// its revision token, and the archive of issued passports. issuer/store
-// implements it for PostgreSQL and SQLite.
+// SubjectStore is what issuing needs of a database: a subject's evidence
+// and revision token ([SubjectSource]), and the archive of issued
+// passports. issuer/store implements it for PostgreSQL and SQLite.
 type SubjectStore interface {
-	// LoadSubject reads everything a passport for id is computed from, as
-	// of at, in one read transaction. An unknown agent is not_found.
-	LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) (*issuing.Subject, error)
-	// SubjectRevision returns id's revision token: a random token replaced
-	// in the same transaction as any write that changes the subject's
-	// evidence, visibility or status. An unknown agent is not_found.
-	SubjectRevision(ctx context.Context, id issuer.AgentID) (string, error)
+	SubjectSource
 	// SaveIssuedPassport keeps an issued passport until purgeAfter.
 	SaveIssuedPassport(ctx context.Context, p IssuedPassport, purgeAfter time.Time) error
 	// IssuedEvidence returns the evidence file of passport hash issued to
@@ -141,7 +135,7 @@ func (p *Passports) Issue(ctx context.Context, id issuer.AgentID, d issuing.Disc
 	if err != nil {
 		return nil, err
 	}
-	now := p.now().UTC().Truncate(time.Second)
+	now := p.now().UTC()
 	key := cacheKey{revision: rev, context: "passport", hour: hourBucket(now)}
 	v, ok := p.cache.get(id, key)
 	if !ok {
@@ -154,7 +148,9 @@ func (p *Passports) Issue(ctx context.Context, id issuer.AgentID, d issuing.Disc
 	return p.sign(ctx, id, v.(*issuedDraft), d)
 }
 
-// assemble loads and assembles a fresh passport for id, issued at now.
+// assemble loads and assembles a fresh passport for id, issued at now. The
+// subject is read as of now exactly, and the passport says it was issued
+// at now's second: a record made earlier in that second is included.
 func (p *Passports) assemble(ctx context.Context, id issuer.AgentID, now time.Time) (*issuedDraft, error) {
 	sub, err := p.st.LoadSubject(ctx, id, now)
 	if err != nil {
@@ -171,11 +167,12 @@ func (p *Passports) assemble(ctx context.Context, id issuer.AgentID, now time.Ti
 	if _, err := io.ReadFull(p.rand, pk); err != nil {
 		return nil, fmt.Errorf("service: pseudonym key: %w", err)
 	}
+	issued := now.Truncate(time.Second)
 	c, err := issuing.Collect(sub, pk, now)
 	if err != nil {
 		return nil, err
 	}
-	draft, err := issuing.Assemble(sub, c, issuing.Options{Issuer: p.keys.Issuer(), IssuedAt: now, Validity: p.validity})
+	draft, err := issuing.Assemble(sub, c, issuing.Options{Issuer: p.keys.Issuer(), IssuedAt: issued, Validity: p.validity})
 	if err != nil {
 		return nil, err
 	}

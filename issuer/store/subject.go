@@ -307,9 +307,10 @@ func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.
 	}
 	prevType := map[int64]string{}           // feedback id → its last position type
 	contradiction := map[int64]issuing.Key{} // feedback id → its current contradiction event
+	full := false
 	add := func(e issuing.Event) bool {
 		if len(s.Events) == loadEvents {
-			s.Truncated = true
+			s.Truncated, full = true, true
 			return false
 		}
 		e.Key = issuing.Key(len(s.Events) + 1)
@@ -363,7 +364,7 @@ func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.
 			e.Kind = issuing.EventRevision
 			add(e)
 		}
-		if s.Truncated {
+		if full {
 			break
 		}
 	}

@@ -74,19 +74,25 @@ func Open(t testing.TB, engine store.Engine, opts store.Options) *store.DB {
 	return db
 }
 
+// URL returns the --db value of a fresh, empty database on engine,
+// removed when t ends: a SQLite file, or a PostgreSQL schema of its own.
+func URL(t testing.TB, engine store.Engine) string {
+	t.Helper()
+	switch engine {
+	case store.SQLite:
+		return filepath.Join(t.TempDir(), "test.db")
+	case store.Postgres:
+		return postgresSchema(t)
+	}
+	t.Fatalf("storetest: unknown engine %q", engine)
+	return ""
+}
+
 // OpenEmpty is like Open but leaves the database unmigrated.
 func OpenEmpty(t testing.TB, engine store.Engine, opts store.Options) *store.DB {
 	t.Helper()
 	ctx := context.Background()
-	var dsn string
-	switch engine {
-	case store.SQLite:
-		dsn = filepath.Join(t.TempDir(), "test.db")
-	case store.Postgres:
-		dsn = postgresSchema(t)
-	default:
-		t.Fatalf("storetest: unknown engine %q", engine)
-	}
+	dsn := URL(t, engine)
 	if opts.Logger == nil {
 		opts.Logger = Logger(t)
 	}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
+	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/reputation"
+)
+
+// buildVerifier builds the passport command, as a third party installs it.
+func buildVerifier(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "passport")
+	if out, err := exec.Command("go", "build", "-o", bin, "../passport").CombinedOutput(); err != nil {
+		t.Fatalf("build passport: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// serveIssuer runs serve on dsn until the test ends and returns its URL.
+func serveIssuer(t *testing.T, dsn, keys string, extra ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var logs syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, append([]string{"--db", dsn, "serve", "--addr", "127.0.0.1:0", "--keys", keys, "--rate", "1000", "--burst", "1000"}, extra...), io.Discard, &logs)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-exit:
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m := urlRE.FindStringSubmatch(logs.String()); m != nil {
+			return m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %s", logs.String())
+		}
+	}
+}
+
+// recordWorld records, through the service, a subject whose memories were
+// reused by evaluators of other operators, and returns the subject.
+func recordWorld(t *testing.T, dsn string) issuer.AgentID {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc := service.New(db, service.Options{})
+	agent := func(name string) issuer.Principal {
+		op, err := db.CreateOperator(ctx, name+" Inc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := db.CreateAgent(ctx, store.NewAgent{Name: name, Operator: op})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := db.Authenticate(ctx, a.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	subject := agent("Subject")
+	var mems []issuer.MemoryID
+	for i, skill := range []string{"PostgreSQL indexing", "PostgreSQL indexing", "SQLite"} {
+		m, err := svc.Publish(ctx, subject, issuer.Publication{Category: "Databases", Domain: "databases", Title: fmt.Sprint("Note ", i),
+			Content: "How to index.", Visibility: issuer.MemoryPublic,
+			AppliesTo: issuer.AppliesTo{Skill: skill, Context: evidence.Context{Version: "16"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mems = append(mems, m.ID)
+	}
+	outcomes := []issuer.Outcome{issuer.OutcomeSuccess, issuer.OutcomeSuccess, issuer.OutcomeFailure, issuer.OutcomePartial}
+	for i := range 4 {
+		ev := agent(fmt.Sprint("Evaluator ", i))
+		for j, m := range mems {
+			if _, err := svc.Retrieve(ctx, ev, m); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := svc.ReportOutcome(ctx, ev, m, issuer.OutcomeReport{Outcome: outcomes[(i+j)%len(outcomes)],
+				Context: evidence.Context{Environment: "prod"}}, issuer.TransportHTTP); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := svc.SubmitFeedback(ctx, ev, mems[2], issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return subject.AgentID
+}
+
+// get GETs url with an optional If-None-Match and returns the status, the
+// ETag and the body.
+func get(t *testing.T, url, etag string) (int, string, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header.Get("ETag"), b
+}
+
+// TestPassportEndToEnd: on each engine, what agents record through the
+// service is issued over HTTP; the built passport command verifies the
+// bundle with the trust file the issuer serves and re-derives it from the
+// evidence file; a tampered bundle fails; a passport of a rotated-out key
+// still verifies; the offline command issues the same kind of passport.
+func TestPassportEndToEnd(t *testing.T) {
+	bin := buildVerifier(t)
+	for _, engine := range storetest.Engines(t) {
+		t.Run(string(engine), func(t *testing.T) {
+			dir := t.TempDir()
+			path := func(name string) string { return filepath.Join(dir, name) }
+			write := func(name string, b []byte) string {
+				if err := os.WriteFile(path(name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return path(name)
+			}
+			verify := func(args ...string) (int, string) {
+				t.Helper()
+				out, err := exec.Command(bin, append([]string{"verify"}, args...)...).CombinedOutput()
+				if ee, ok := err.(*exec.ExitError); ok {
+					return ee.ExitCode(), string(out)
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				return 0, string(out)
+			}
+
+			dsn := storetest.URL(t, engine)
+			keys := path("keys")
+			cmd(t, dsn, "migrate")
+			subject := recordWorld(t, dsn)
+			base := serveIssuer(t, dsn, keys)
+			pp := base + "/api/public/agents/" + string(subject) + "/passport"
+
+			status, etag, bundle := get(t, pp, "")
+			if status != 200 {
+				t.Fatalf("passport: %d %s", status, bundle)
+			}
+			if status, _, _ := get(t, pp, etag); status != 304 {
+				t.Fatalf("If-None-Match: %d", status)
+			}
+			_, _, trust := get(t, base+"/.well-known/passport-trust.json", "")
+			hash := strings.Trim(etag, `"`)
+			status, _, file := get(t, pp+"/evidence?passportHash="+hash, "")
+			if status != 200 {
+				t.Fatalf("evidence: %d %s", status, file)
+			}
+			bundlePath, trustPath, filePath := write("bundle.json", bundle), write("trust.json", trust), write("evidence.json", file)
+
+			if code, out := verify("--trust", trustPath, bundlePath); code != 0 {
+				t.Fatalf("verify: exit %d\n%s", code, out)
+			}
+			code, out := verify("--trust", trustPath, "--recompute", "--evidence", filePath, bundlePath)
+			if code != 0 || !strings.Contains(out, "evidence file: ok") || !strings.Contains(out, "match") {
+				t.Fatalf("verify --recompute --evidence: exit %d\n%s", code, out)
+			}
+			if strings.Contains(out, "differs") || strings.Contains(out, "not_disclosed") {
+				t.Fatalf("recompute:\n%s", out)
+			}
+
+			// Tampering with the signed bytes, or with the evidence file.
+			tampered := bytes.Replace(bundle, []byte(`"trustLevel":"`), []byte(`"trustLevel":"x`), 1)
+			if code, out := verify("--trust", trustPath, write("tampered.json", tampered)); code != 1 {
+				t.Fatalf("tampered bundle: exit %d\n%s", code, out)
+			}
+			altered := bytes.Replace(file, []byte(`"outcome":"failure"`), []byte(`"outcome":"success"`), 1)
+			if bytes.Equal(altered, file) {
+				t.Fatal("the evidence file has no failure to alter")
+			}
+			if code, out := verify("--trust", trustPath, "--recompute", "--evidence", write("altered.json", altered), bundlePath); code != 1 || !strings.Contains(out, "evidence_root_mismatch") {
+				t.Fatalf("altered evidence file: exit %d\n%s", code, out)
+			}
+
+			// Rotation: the old key's passport still verifies with the new
+			// trust file, and new passports are signed by the new key.
+			cmd(t, dsn, "keys", "rotate", "--keys", keys)
+			_, _, trust2 := get(t, base+"/.well-known/passport-trust.json", "")
+			trust2Path := write("trust2.json", trust2)
+			if code, out := verify("--trust", trust2Path, bundlePath); code != 0 {
+				t.Fatalf("after rotation: exit %d\n%s", code, out)
+			}
+
+			// Offline issuance with the new key.
+			cmd(t, dsn, "passports", "issue", string(subject), "--keys", keys, "--disclose", "all", "-o", path("offline.json"), "--evidence", path("offline-evidence.json"))
+			if code, out := verify("--trust", trust2Path, "--recompute", path("offline.json")); code != 0 || !strings.Contains(out, "match") {
+				t.Fatalf("offline bundle: exit %d\n%s", code, out)
+			}
+			if code, out := verify("--trust", trust2Path, "--recompute", "--evidence", path("offline-evidence.json"), path("offline.json")); code != 0 {
+				t.Fatalf("offline evidence: exit %d\n%s", code, out)
+			}
+			if code, out := verify("--trust", trustPath, path("offline.json")); code == 0 {
+				t.Fatalf("a trust file without the new key accepted its passport:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestPassportsIssueRefusals: each refusal of the offline command is a
+// clear error that changes nothing.
+func TestPassportsIssueRefusals(t *testing.T) {
+	dir := t.TempDir()
+	dsn := filepath.Join(dir, "issuer.db")
+	keys := filepath.Join(dir, "keys")
+	fail := func(want string, args ...string) {
+		t.Helper()
+		var out, errs bytes.Buffer
+		if code := run(context.Background(), append([]string{"--db", dsn}, args...), &out, &errs); code == 0 || !strings.Contains(errs.String(), want) {
+			t.Fatalf("%v: exit %d, want an error naming %q: %s", args, code, want, errs.String())
+		}
+		if out.Len() != 0 {
+			t.Fatalf("%v wrote %q", args, out.String())
+		}
+	}
+	fail("no schema yet", "passports", "issue", "agt_aaaaaaaaaaaaaaaaaaaaaaaaaa", "--keys", keys)
+	cmd(t, dsn, "migrate")
+	var a struct {
+		PublicID string `json:"publicId"`
+	}
+	json.Unmarshal([]byte(cmd(t, dsn, "agents", "create", "--name", "Subject", "--json")), &a)
+	fail("no active signing key", "passports", "issue", a.PublicID, "--keys", keys)
+	cmd(t, dsn, "keys", "rotate", "--keys", keys)
+	fail("not found", "passports", "issue", "agt_aaaaaaaaaaaaaaaaaaaaaaaaaa", "--keys", keys)
+	fail("agt_", "passports", "issue", "nonsense", "--keys", keys)
+	fail("disclose", "passports", "issue", a.PublicID, "--keys", keys, "--disclose", "everything")
+
+	files, _ := filepath.Glob(filepath.Join(keys, "*"))
+	for _, f := range files {
+		os.Chmod(f, 0o644)
+	}
+	fail("readable by group or others", "passports", "issue", a.PublicID, "--keys", keys)
+	for _, f := range files {
+		os.Chmod(f, 0o600)
+	}
+	if out := cmd(t, dsn, "passports", "issue", a.PublicID, "--keys", keys); !strings.Contains(out, `"bundleVersion"`) {
+		t.Fatalf("issue: %s", out)
+	}
+}
