@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/remnant/passportkit/internal/clitest"
+	"github.com/remnant/passportkit/issuer/demoworld"
+	"github.com/remnant/passportkit/verifier"
 )
 
 // TestREADMEQuickStart keeps the README's quick start truthful: its first
@@ -68,5 +74,78 @@ func TestREADMEQuickStart(t *testing.T) {
 		if !strings.Contains(out, l) || !strings.Contains(section, l) {
 			t.Errorf("the README and demo should both say %q", l)
 		}
+	}
+}
+
+// TestDemoServes runs demo as the quick start does, serving afterwards: the
+// main agent's passport is served over HTTP, verifies against the served
+// trust file, and its evidence file is served by passportHash.
+func TestDemoServes(t *testing.T) {
+	dir := t.TempDir() + string(os.PathSeparator)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"--db", dir + "passportkit.db", "demo", "--addr", "127.0.0.1:0",
+			"--keys", dir + "passportkit-keys", "--out", dir + "demo"}, io.Discard, &logs)
+	}()
+	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+	var base string
+	for deadline := time.Now().Add(60 * time.Second); base == ""; {
+		if m := urlRE.FindStringSubmatch(logs.String()); m != nil {
+			base = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("demo did not start serving: %s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	get := func(path string) (*http.Response, []byte) {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s: %s", path, resp.Status, b)
+		}
+		return resp, b
+	}
+
+	w := demoworld.Generate(demoworld.DefaultSeed)
+	main := string(w.AgentID(w.Main()))
+	_, trustFile := get("/.well-known/passport-trust.json")
+	resp, bundle := get("/api/public/agents/" + main + "/passport")
+	trust, err := verifier.ParseTrust(trustFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verifier.New(trust)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := v.Verify(ctx, bundle, verifier.Policy{Subject: main})
+	if err != nil || !res.Verified {
+		t.Fatalf("the served passport does not verify: %v %+v", err, res)
+	}
+	hash := strings.Trim(resp.Header.Get("ETag"), `"`)
+	_, file := get("/api/public/agents/" + main + "/passport/evidence?passportHash=" + url.QueryEscape(hash))
+	if !bytes.Contains(file, []byte(res.EvidenceRoot)) {
+		t.Errorf("the served evidence file does not name the passport's evidenceRoot %s", res.EvidenceRoot)
+	}
+
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("demo exited %d: %s", code, logs.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("demo did not stop")
 	}
 }
