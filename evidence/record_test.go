@@ -285,8 +285,8 @@ func TestBlankAndIdentifiers(t *testing.T) {
 	}
 	for s, want := range map[string]bool{"sha256:" + strings.Repeat("0f", 32): true, "sha256:" + strings.Repeat("0F", 32): false,
 		"sha256:" + strings.Repeat("0", 63): false, "sha512:" + strings.Repeat("0", 64): false} {
-		if contentHash(s) != want {
-			t.Errorf("contentHash(%q) = %t", s, !want)
+		if ValidContentHash(s) != want {
+			t.Errorf("ValidContentHash(%q) = %t", s, !want)
 		}
 	}
 }

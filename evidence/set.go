@@ -243,8 +243,9 @@ func pseudonym(s, prefix string) bool {
 	return true
 }
 
-// contentHash reports whether s is "sha256:" and 64 lower-case hex digits.
-func contentHash(s string) bool {
+// ValidContentHash reports whether s has the form of a lineage contentHash:
+// "sha256:" and 64 lower-case hex digits.
+func ValidContentHash(s string) bool {
 	h, ok := strings.CutPrefix(s, "sha256:")
 	if !ok || len(h) != 64 {
 		return false
@@ -379,7 +380,7 @@ func (l *Lineage) validate(id string) error {
 	if l.VersionRoot != "" && !pseudonym(l.VersionRoot, "mem_") {
 		return bad("lineage versionRoot %q is not a mem_ pseudonym", l.VersionRoot)
 	}
-	if l.ContentHash != "" && !contentHash(l.ContentHash) {
+	if l.ContentHash != "" && !ValidContentHash(l.ContentHash) {
 		return bad("lineage contentHash %q is not sha256: and 64 lower-case hex digits", l.ContentHash)
 	}
 	for _, links := range [][]string{l.DerivedFrom, l.Extends, l.Supersedes} {

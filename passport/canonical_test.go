@@ -91,3 +91,21 @@ func TestMarshal(t *testing.T) {
 		t.Errorf("Marshal = %s, want %s", got, want)
 	}
 }
+
+// A passport without skill passports predates the trust model: it has no
+// trustModelVersion member at all (SPEC.md §3), never an empty one, which
+// verifiers refuse as version_unsupported.
+func TestPassportWithoutTrustModelOmitsItsVersion(t *testing.T) {
+	p := Passport{PassportVersion: Version, Issuer: "https://issuer.example", Subject: Subject{ID: "agt_7Qm2xKp9"}}
+	got, err := Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(got, []byte("trustModelVersion")) {
+		t.Fatalf("Marshal = %s, want no trustModelVersion member", got)
+	}
+	p.TrustModelVersion = TrustModelVersion
+	if got, _ = Marshal(p); !bytes.Contains(got, []byte(`"trustModelVersion":"`+TrustModelVersion+`"`)) {
+		t.Fatalf("Marshal = %s, want trustModelVersion %s", got, TrustModelVersion)
+	}
+}

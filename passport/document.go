@@ -33,7 +33,7 @@ const MaxSkillPassports = 50
 // is backed by the evidence records that EvidenceRoot commits to.
 type Passport struct {
 	PassportVersion   string `json:"passportVersion"`
-	TrustModelVersion string `json:"trustModelVersion"`
+	TrustModelVersion string `json:"trustModelVersion,omitempty"`
 
 	Issuer    string  `json:"issuer"`
 	Subject   Subject `json:"subject"`

@@ -13,6 +13,39 @@ import (
 // reputationCmd groups the reputation commands.
 type reputationCmd struct {
 	Rebuild reputationRebuildCmd `cmd:"" help:"Rebuild an author's aggregates and counters from its journal."`
+	Recount reputationRecountCmd `cmd:"" help:"Recount every agent's activity counters (published, retrievals, consultations, feedback given) from history, and correct those that differ."`
+}
+
+type reputationRecountCmd struct {
+	Check bool `help:"Only report the agents whose counters differ; change nothing (exit 1 when any do)."`
+}
+
+func (c *reputationRecountCmd) Run(e *env) error {
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	drift, err := db.CheckActivity(e.ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range drift {
+		fmt.Fprintf(e.stdout, "%s: stored %+v, counted %+v\n", d.Agent, d.Stored, d.Counted)
+	}
+	if c.Check {
+		if len(drift) > 0 {
+			return cli.Silent(cli.ExitFailed)
+		}
+		fmt.Fprintln(e.stdout, "activity counters match history")
+		return nil
+	}
+	n, err := db.RebuildActivity(e.ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "corrected the activity counters of %s\n", plural(n, "agent", "agents"))
+	return nil
 }
 
 type reputationRebuildCmd struct {

@@ -173,7 +173,7 @@ func (s *Subject) validate() error {
 		if err := checkContext(m.AppliesTo.Context); err != nil {
 			return bad("memory %d: %v", m.Key, err)
 		}
-		if m.ContentHash != "" && !contentHash(m.ContentHash) {
+		if m.ContentHash != "" && !evidence.ValidContentHash(m.ContentHash) {
 			return bad("memory %d: content hash is not sha256: and 64 lower-case hex digits", m.Key)
 		}
 		for _, l := range m.Links {
@@ -277,19 +277,6 @@ func cleanContext(c evidence.Context) evidence.Context {
 		}
 	}
 	return c
-}
-
-func contentHash(s string) bool {
-	h, ok := strings.CutPrefix(s, "sha256:")
-	if !ok || len(h) != 64 {
-		return false
-	}
-	for i := range len(h) {
-		if c := h[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func clip(s string) string {
