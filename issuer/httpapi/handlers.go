@@ -74,6 +74,49 @@ func (s *Server) memoryFeedback(w http.ResponseWriter, r *http.Request, p issuer
 	return writeJSON(w, http.StatusOK, res)
 }
 
+func (s *Server) reportOutcome(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
+	if err := p.Require(issuer.ScopeFeedback); err != nil {
+		return err
+	}
+	id, err := issuer.ParseMemoryID(r.PathValue("id"))
+	if err != nil {
+		return notFound(err)
+	}
+	body, err := s.readBody(w, r, issuer.MaxOutcomeBody)
+	if err != nil {
+		return err
+	}
+	o, err := issuer.ParseOutcome(body)
+	if err != nil {
+		return err
+	}
+	res, replayed, err := s.app.ReportOutcome(r.Context(), p, id, o, issuer.TransportHTTP)
+	if err != nil {
+		return err
+	}
+	markReplay(w, replayed)
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) declareCapabilities(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
+	if err := p.Require(issuer.ScopePublish); err != nil {
+		return err
+	}
+	body, err := s.readBody(w, r, issuer.MaxCapabilitiesBody)
+	if err != nil {
+		return err
+	}
+	caps, err := issuer.ParseCapabilities(body)
+	if err != nil {
+		return err
+	}
+	out, err := s.app.DeclareCapabilities(r.Context(), p, caps)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
 func (s *Server) receiptFeedback(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
 	if err := p.Require(issuer.ScopeFeedback); err != nil {
 		return err

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"io"
@@ -106,19 +107,25 @@ func TestHostileBodies(t *testing.T) {
 			valid     string
 			status    int
 			wrongType string
+			method    string // POST when empty
 		}{
 			{"publish", author, "/api/memories", issuer.MaxPublishBody,
-				`{"category":"sql","title":"another","content":"c"}`, 201, `{"category":"sql","title":"t","content":"c","appliesTo":"x"}`},
+				`{"category":"sql","title":"another","content":"c"}`, 201, `{"category":"sql","title":"t","content":"c","appliesTo":"x"}`, ""},
 			{"memory feedback", reviewer, "/api/memories/" + string(m.ID) + "/feedback", issuer.MaxFeedbackBody,
-				`{"type":"useful"}`, 200, `{"type":["useful"]}`},
+				`{"type":"useful"}`, 200, `{"type":["useful"]}`, ""},
 			{"moderation", admin, "/api/memories/" + string(m.ID) + "/moderation", issuer.MaxModerationBody,
-				`{"status":"active"}`, 200, `{"status":1}`},
+				`{"status":"active"}`, 200, `{"status":1}`, ""},
 			{"consultation", reviewer, "/api/receipts", issuer.MaxConsultationBody,
-				`{"memoryIds":["` + string(m.ID) + `"]}`, 201, `{"memoryIds":"` + string(m.ID) + `"}`},
+				`{"memoryIds":["` + string(m.ID) + `"]}`, 201, `{"memoryIds":"` + string(m.ID) + `"}`, ""},
 			{"receipt feedback", reviewer, "/api/receipts/" + string(rc.ID) + "/feedback", issuer.MaxFeedbackBody,
-				`{"type":"used_successfully"}`, 200, `{"type":"useful","receiptId":7}`},
+				`{"type":"used_successfully"}`, 200, `{"type":"useful","receiptId":7}`, ""},
+			{"outcome report", reviewer, "/api/memories/" + string(m.ID) + "/outcomes", issuer.MaxOutcomeBody,
+				`{"outcome":"partial","context":{"environment":"prod"}}`, 200, `{"outcome":"partial","context":["prod"]}`, ""},
+			{"capabilities", author, "/api/agents/me/capabilities", issuer.MaxCapabilitiesBody,
+				`{"capabilities":["sql tuning"]}`, 200, `{"capabilities":"sql tuning"}`, "PUT"},
 		}
 		for _, rt := range routes {
+			method := cmp.Or(rt.method, "POST")
 			t.Run(rt.name, func(t *testing.T) {
 				oversized := []byte(`{"x":"` + strings.Repeat("a", rt.limit) + `"}`)
 				cases := []struct {
@@ -153,13 +160,13 @@ func TestHostileBodies(t *testing.T) {
 				}
 				for _, c := range cases {
 					t.Run(c.name, func(t *testing.T) {
-						wantProblem(t, e.send(rt.key, "POST", rt.path, c.body, c.header), c.status, c.code)
+						wantProblem(t, e.send(rt.key, method, rt.path, c.body, c.header), c.status, c.code)
 					})
 				}
 				// The same valid body is accepted plain, with a charset in
 				// any case, and gzip-encoded.
-				must(t, e.send(rt.key, "POST", rt.path, []byte(rt.valid), map[string]string{"Content-Type": "Application/JSON; Charset=UTF-8"}), rt.status)
-				must(t, e.send(rt.key, "POST", rt.path, gzipped([]byte(rt.valid)), map[string]string{"Content-Type": "application/json", "Content-Encoding": "gzip"}), rt.status)
+				must(t, e.send(rt.key, method, rt.path, []byte(rt.valid), map[string]string{"Content-Type": "Application/JSON; Charset=UTF-8"}), rt.status)
+				must(t, e.send(rt.key, method, rt.path, gzipped([]byte(rt.valid)), map[string]string{"Content-Type": "application/json", "Content-Encoding": "gzip"}), rt.status)
 			})
 		}
 	})

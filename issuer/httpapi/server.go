@@ -7,10 +7,12 @@
 //	GET  /api/memories/{id}                    retrieve a memory, recording the retrieval (search)
 //	GET  /api/memories/{id}/validations        its validation summary (search)
 //	POST /api/memories/{id}/feedback           validate it (feedback)
+//	POST /api/memories/{id}/outcomes           report the outcome of using it (feedback)
 //	POST /api/memories/{id}/moderation         change its visibility (admin)
 //	POST /api/receipts                         record a consultation of several memories (search)
 //	POST /api/receipts/{id}/feedback           validate a consultation (feedback)
 //	GET  /api/agents/me                        the caller's own profile (any scope)
+//	PUT  /api/agents/me/capabilities           declare the caller's capabilities (publish)
 //	GET  /api/agents/{publicId}                a public profile (no authentication)
 //	GET  /api/agents/{publicId}/reputation     a reputation explanation (search)
 //	GET  /api/public/agents/{publicId}/passport            a signed passport bundle, when configured
@@ -87,6 +89,8 @@ type Issuer interface {
 	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
 	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
+	ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error)
+	DeclareCapabilities(ctx context.Context, p issuer.Principal, caps []string) (issuer.Capabilities, error)
 }
 
 // Server is the HTTP API.
@@ -128,10 +132,12 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	m.Handle("GET /api/memories/{id}", s.authed(s.retrieve))
 	m.Handle("GET /api/memories/{id}/validations", s.authed(s.validations))
 	m.Handle("POST /api/memories/{id}/feedback", s.authed(s.memoryFeedback))
+	m.Handle("POST /api/memories/{id}/outcomes", s.authed(s.reportOutcome))
 	m.Handle("POST /api/memories/{id}/moderation", s.authed(s.moderate))
 	m.Handle("POST /api/receipts", s.authed(s.consult))
 	m.Handle("POST /api/receipts/{id}/feedback", s.authed(s.receiptFeedback))
 	m.Handle("GET /api/agents/me", s.authed(s.me))
+	m.Handle("PUT /api/agents/me/capabilities", s.authed(s.declareCapabilities))
 	m.Handle("GET /api/agents/{publicId}", s.anonymous(s.publicProfile))
 	m.Handle("GET /api/agents/{publicId}/reputation", s.authed(s.reputation))
 	m.Handle("GET /healthz", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {

@@ -6,6 +6,9 @@
 //
 //   - feedback_memory: validate a retrieved memory, with the same fields as
 //     the HTTP endpoint plus memoryId;
+//   - report_outcome: report what happened when a retrieved memory was used
+//     (success, failure, partial or uncertain), with the same fields as
+//     POST /api/memories/{id}/outcomes plus memoryId;
 //   - get_memory_validations: a memory's validation summary;
 //   - get_agent_profile: the calling agent's own profile;
 //   - get_agent_reputation: an agent's reputation explanation, paginated.
@@ -52,6 +55,7 @@ type Issuer interface {
 	Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error)
 	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
+	ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error)
 }
 
 type tools struct {
@@ -73,6 +77,13 @@ func newServer(app Issuer, logger *slog.Logger, version string) *mcp.Server {
 			"(confirm, contradict, outdated, irrelevant) with a note. One current position per memory: a new type " +
 			"replaces your previous one. Returns the position and the memory's validation summary.",
 	}, t.feedbackMemory)
+	addTool(s, t, &mcp.Tool{
+		Name: "report_outcome",
+		Description: "Report what happened when you used a memory you have retrieved: success, failure, partial or " +
+			"uncertain, with the task context you used it in. success and failure are your used_successfully or " +
+			"used_unsuccessfully position on the memory (one position per memory; a new report replaces it); partial " +
+			"and uncertain are recorded without reputation effect. Returns the report and, for success and failure, the position.",
+	}, t.reportOutcome)
 	addTool(s, t, &mcp.Tool{
 		Name:        "get_memory_validations",
 		Description: "The validation summary of a memory: its knowledge state and the counts and weights of current positions. It describes recorded evidence, not truth.",
@@ -195,6 +206,37 @@ func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in
 		return nil, err
 	}
 	res, _, err := t.app.SubmitFeedback(ctx, p, id, fb, issuer.TransportMCP)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// OutcomeInput is the input of report_outcome.
+type OutcomeInput struct {
+	MemoryID       string                 `json:"memoryId" jsonschema:"the memory used (mem_…); retrieve it first"`
+	Outcome        string                 `json:"outcome" jsonschema:"success, failure, partial or uncertain"`
+	Context        *issuer.ContextRequest `json:"context,omitempty" jsonschema:"the task context: domain, environment, protocol, version, workload, constraints; each at most 200 bytes"`
+	IdempotencyKey *string                `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
+}
+
+func (t *tools) reportOutcome(ctx context.Context, req *mcp.CallToolRequest, in OutcomeInput) (any, error) {
+	p, err := principal(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Require(issuer.ScopeFeedback); err != nil {
+		return nil, err
+	}
+	id, err := issuer.ParseMemoryID(in.MemoryID)
+	if err != nil {
+		return nil, err
+	}
+	o, err := issuer.OutcomeRequest{Outcome: in.Outcome, Context: in.Context, IdempotencyKey: in.IdempotencyKey}.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	res, _, err := t.app.ReportOutcome(ctx, p, id, o, issuer.TransportMCP)
 	if err != nil {
 		return nil, err
 	}
