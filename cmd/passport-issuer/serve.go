@@ -81,9 +81,16 @@ func (c *serveCmd) Run(e *env) error {
 	}
 
 	app := service.New(db, service.Options{})
+	passports := service.NewPassports(db, ring, service.PassportOptions{})
+	// Replicas on one PostgreSQL database free each other's cached
+	// passports as soon as a write commits.
+	listenCtx, stopListening := context.WithCancel(e.ctx)
+	listening := make(chan error, 1)
+	go func() { listening <- db.ListenRevisions(listenCtx, passports.Invalidate) }()
+	defer func() { stopListening(); <-listening }()
 	handler := httpapi.New(app, e.log, httpapi.Config{
 		Keys:          ring,
-		Passports:     service.NewPassports(db, ring, service.PassportOptions{}),
+		Passports:     passports,
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,

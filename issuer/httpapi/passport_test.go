@@ -313,3 +313,28 @@ func TestPassportOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestPassportAtTheLimits: at the collection limits the default bundle is
+// served, and disclose=all is refused with 413 naming the size.
+func TestPassportAtTheLimits(t *testing.T) {
+	t.Parallel()
+	pe := newPassportEnv(t, store.SQLite)
+	if _, err := pe.ring.EnsureActive(context.Background(), passport.EdDSA); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := pe.subject("Limit", 1, "")
+	pe.subjects.set(id, issuingtest.LimitSubject(issueTime, evidence.MaxMemories, evidence.MaxReports))
+	path := "/api/public/agents/" + string(id) + "/passport"
+	r := must(t, pe.get(path, ""), 200)
+	if res := pe.verify(r.body); !res.Verified {
+		t.Fatalf("not verified: %+v", res)
+	}
+	p := wantProblem(t, pe.get(path+"?disclose=all", ""), 413, issuer.CodeTooLarge)
+	if !strings.Contains(p.Detail, fmt.Sprint(passport.MaxBundleSize)) || !strings.Contains(p.Detail, "disclose=previews") {
+		t.Fatalf("413 detail %q", p.Detail)
+	}
+	ev := must(t, pe.get(path+"/evidence?passportHash="+strings.Trim(r.header.Get("ETag"), `"`), ""), 200)
+	if set, err := evidence.Parse(ev.body); err != nil || len(set.Records()) != evidence.MaxReports {
+		t.Fatalf("evidence file: %v", err)
+	}
+}

@@ -137,6 +137,14 @@ func (c *cache) invalidate(id issuer.AgentID) {
 	}
 }
 
+// clear drops every entry.
+func (c *cache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.subjects = map[issuer.AgentID]*list.Element{}
+	c.order.Init()
+}
+
 // len returns the number of subjects and of entries held.
 func (c *cache) len() (subjects, entries int) {
 	c.mu.Lock()

@@ -220,8 +220,19 @@ func (p *Passports) Evidence(ctx context.Context, id issuer.AgentID, hash string
 	return p.st.IssuedEvidence(ctx, id, hash)
 }
 
-// Invalidate drops every cached answer about id. Writes through this
-// process call it; on PostgreSQL other replicas' writes arrive through
-// LISTEN/NOTIFY. Correctness does not depend on it: entries are keyed by
-// the revision token read on every request.
-func (p *Passports) Invalidate(id issuer.AgentID) { p.cache.invalidate(id) }
+// Invalidate drops every cached passport of id, and of every subject when
+// id is "". It is what a notification of a changed revision calls (on
+// PostgreSQL, replicas learn of each other's writes through LISTEN/NOTIFY,
+// see store.DB.ListenRevisions). Correctness does not depend on it: entries
+// are keyed by the revision token read on every request, so an entry of an
+// older revision is never served; invalidation frees it early.
+func (p *Passports) Invalidate(id issuer.AgentID) {
+	if id == "" {
+		p.cache.clear()
+		return
+	}
+	p.cache.invalidate(id)
+}
+
+// Cached returns how many subjects and passports the cache holds.
+func (p *Passports) Cached() (subjects, passports int) { return p.cache.len() }

@@ -31,3 +31,22 @@ $$;
 
 CREATE TRIGGER issued_passports_immutable BEFORE UPDATE ON issued_passports
     FOR EACH ROW EXECUTE FUNCTION passportkit_issued_passport_immutable();
+
+-- Replicas invalidate each other's caches: every change of a subject's
+-- revision token notifies the channel passportkit_subject_revision with
+-- the subject's public id. A notification is delivered only when its
+-- transaction commits, so a rolled-back write invalidates nothing (and its
+-- token was never readable). Caches stay correct without it: they are
+-- keyed by the token read on every request; the notification frees them
+-- early.
+-- +goose StatementBegin
+CREATE FUNCTION passportkit_notify_subject_revision() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('passportkit_subject_revision', (SELECT public_id FROM agents WHERE id = NEW.agent_id));
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER skill_trust_revisions_notify AFTER INSERT OR UPDATE ON skill_trust_revisions
+    FOR EACH ROW EXECUTE FUNCTION passportkit_notify_subject_revision();
