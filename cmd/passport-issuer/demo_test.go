@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -133,7 +134,19 @@ func TestDemoServes(t *testing.T) {
 	if err != nil || !res.Verified {
 		t.Fatalf("the served passport does not verify: %v %+v", err, res)
 	}
-	hash := strings.Trim(resp.Header.Get("ETag"), `"`)
+	// As the README does: the hash from the bundle's snapshot.
+	var b struct {
+		Snapshot struct {
+			PassportHash string `json:"passportHash"`
+		} `json:"snapshot"`
+	}
+	if err := json.Unmarshal(bundle, &b); err != nil {
+		t.Fatal(err)
+	}
+	hash := b.Snapshot.PassportHash
+	if etag := strings.Trim(resp.Header.Get("ETag"), `"`); !strings.HasSuffix(etag, hash) {
+		t.Errorf("ETag %s, passportHash %s", etag, hash)
+	}
 	_, file := get("/api/public/agents/" + main + "/passport/evidence?passportHash=" + url.QueryEscape(hash))
 	if !bytes.Contains(file, []byte(res.EvidenceRoot)) {
 		t.Errorf("the served evidence file does not name the passport's evidenceRoot %s", res.EvidenceRoot)

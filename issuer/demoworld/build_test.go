@@ -274,3 +274,42 @@ func keyDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// keyRecorder keeps the API keys of the agents a build creates.
+type keyRecorder struct {
+	demoworld.Admin
+	ids  []issuer.AgentID
+	keys []issuer.APIKey
+}
+
+func (k *keyRecorder) CreateAgent(ctx context.Context, in store.NewAgent) (store.CreatedAgent, error) {
+	c, err := k.Admin.CreateAgent(ctx, in)
+	k.ids, k.keys = append(k.ids, c.ID), append(k.keys, c.Key)
+	return c, err
+}
+
+// TestIdentifiersFollowTheSeedKeysDoNot: two databases built from one seed
+// hold the same agents under the same identifiers, with unrelated API keys.
+func TestIdentifiersFollowTheSeedKeysDoNot(t *testing.T) {
+	t.Parallel()
+	w := demoworld.Generate(demoworld.DefaultSeed)
+	var runs []*keyRecorder
+	for range 2 {
+		clock, ids := &demoworld.Clock{}, &demoworld.IDs{}
+		db := storetest.Open(t, store.SQLite, store.Options{Now: clock.Now, Rand: ids})
+		rec := &keyRecorder{Admin: db}
+		env := demoworld.Env{Admin: rec, Service: service.New(db, service.Options{Now: clock.Now}), Clock: clock, IDs: ids, Anchor: time.Now()}
+		if _, err := demoworld.Build(context.Background(), w, env); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, rec)
+	}
+	if len(runs[0].ids) != len(w.Agents) || fmt.Sprint(runs[0].ids) != fmt.Sprint(runs[1].ids) {
+		t.Fatalf("agent identifiers differ between builds: %v, %v", runs[0].ids, runs[1].ids)
+	}
+	for i := range runs[0].keys {
+		if runs[0].keys[i] == runs[1].keys[i] {
+			t.Errorf("agent %s has the same API key in both databases", runs[0].ids[i])
+		}
+	}
+}
