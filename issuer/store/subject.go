@@ -185,7 +185,6 @@ func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at tim
 		rows, s.Truncated = rows[:loadMemories], true
 	}
 	index := make(map[int64]int, len(rows))
-	keys := make([]int64, 0, len(rows))
 	for _, r := range rows {
 		var claim issuer.AppliesTo
 		if err := json.Unmarshal([]byte(r.AppliesTo), &claim); err != nil {
@@ -206,10 +205,9 @@ func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at tim
 			m.VersionRoot = target(r.RootKey.Int64, r.RootID.String, r.RootNamed.Bool)
 		}
 		index[r.Key] = len(s.Memories)
-		keys = append(keys, r.Key)
 		s.Memories = append(s.Memories, m)
 	}
-	if len(keys) == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
 	var links []struct {
@@ -219,13 +217,9 @@ func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at tim
 		PublicID string `db:"public_id"`
 		Named    bool   `db:"named"`
 	}
-	query, args, err := sqlx.In(`SELECT l.memory_id, l.kind, l.target_id, t.public_id, `+namedTarget+` AS named
-		FROM memory_links l JOIN memories t ON t.id = l.target_id JOIN agents ta ON ta.id = t.author_id
-		WHERE l.memory_id IN (?) ORDER BY l.memory_id, l.kind, l.position`, keys)
-	if err != nil {
-		return fmt.Errorf("store: read links: %w", err)
-	}
-	if err := sel(ctx, tx, &links, query, args...); err != nil {
+	if err := sel(ctx, tx, &links, `WITH mine AS (`+mineSQL+`) SELECT l.memory_id, l.kind, l.target_id, t.public_id, `+namedTarget+` AS named
+		FROM mine JOIN memory_links l ON l.memory_id = mine.id JOIN memories t ON t.id = l.target_id JOIN agents ta ON ta.id = t.author_id
+		ORDER BY l.memory_id, l.kind, l.position`, s.Key, at, loadMemories); err != nil {
 		return fmt.Errorf("store: read links: %w", err)
 	}
 	for _, l := range links {
@@ -243,6 +237,10 @@ func target(key int64, id string, named bool) issuing.Target {
 	}
 	return issuing.Target{Key: issuing.Key(key), PublicID: issuer.MemoryID(id), Named: named}
 }
+
+// mineSQL selects the keys of the subject's memories LoadSubject reads:
+// its parameters are the subject's key, the time and the bound.
+const mineSQL = `SELECT id FROM memories WHERE author_id = ? AND created_at <= ? ORDER BY created_at, id LIMIT ?`
 
 // namedTarget says whether memory t (author ta) may be named in a
 // passport: it is public and active, and so is its author.
@@ -267,36 +265,31 @@ func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.
 	if len(s.Memories) == 0 {
 		return nil
 	}
-	keys := make([]int64, len(s.Memories))
-	for i, m := range s.Memories {
-		keys[i] = int64(m.Key)
-	}
-	// Each part is bounded on its own, then the union; one more row than
-	// the bound detects truncation. Position history is read with every
-	// type, so that a change away from contradict is seen.
-	query, args, err := sqlx.In(`SELECT * FROM (
+	// mine selects the loaded memories again, in the same snapshot, so
+	// that the statement carries two parameters instead of their keys.
+	query := `WITH mine AS (` + mineSQL + `) SELECT * FROM (
 		SELECT 'h' AS source, h.id, h.feedback_id AS grp, h.revision, h.type, f.evaluator_id AS actor, f.memory_id AS memory,
 			h.created_at AS ev_at, mo.context
-		FROM feedback_history h JOIN feedback f ON f.id = h.feedback_id
+		FROM mine JOIN feedback f ON f.memory_id = mine.id JOIN feedback_history h ON h.feedback_id = f.id
 		LEFT JOIN memory_outcomes mo ON mo.feedback_id = h.feedback_id AND mo.feedback_revision = h.revision
-		WHERE f.memory_id IN (?) AND h.change = 'position' AND h.created_at <= ?
+		WHERE h.change = 'position' AND h.created_at <= ?
 		UNION ALL
 		SELECT 'o', mo.id, 0, 0, mo.outcome, mo.evaluator_id, mo.memory_id, mo.updated_at, mo.context
-		FROM memory_outcomes mo WHERE mo.memory_id IN (?) AND mo.feedback_id IS NULL AND mo.updated_at <= ?
+		FROM mine JOIN memory_outcomes mo ON mo.memory_id = mine.id WHERE mo.feedback_id IS NULL AND mo.updated_at <= ?
 		UNION ALL
 		SELECT 'c', t.id, 0, 0, 'contradicts', t.author_id, l.target_id, t.created_at, NULL
-		FROM memory_links l JOIN memories t ON t.id = l.memory_id JOIN agents ta ON ta.id = t.author_id
-		WHERE l.target_id IN (?) AND l.kind = 'contradicts' AND `+namedTarget+` AND t.author_id <> ? AND t.created_at <= ?
+		FROM mine JOIN memory_links l ON l.target_id = mine.id AND l.kind = 'contradicts'
+		JOIN memories t ON t.id = l.memory_id JOIN agents ta ON ta.id = t.author_id
+		WHERE ` + namedTarget + ` AND t.author_id <> ? AND t.created_at <= ?
 		UNION ALL
 		SELECT 'r', t.id, 0, 0, 'supersedes', t.author_id, l.target_id, t.created_at, NULL
-		FROM memory_links l JOIN memories t ON t.id = l.memory_id
-		WHERE l.target_id IN (?) AND l.kind = 'supersedes' AND t.author_id = ? AND t.created_at <= ?
-	) e ORDER BY ev_at, source, id LIMIT ?`, keys, at, keys, at, keys, s.Key, at, keys, s.Key, at, 2*loadEvents+2)
+		FROM mine JOIN memory_links l ON l.target_id = mine.id AND l.kind = 'supersedes'
+		JOIN memories t ON t.id = l.memory_id
+		WHERE t.author_id = ? AND t.created_at <= ?
+	) e ORDER BY ev_at, source, id LIMIT ?`
+	args := []any{s.Key, at, loadMemories, at, at, s.Key, at, s.Key, at, 2*loadEvents + 2}
+	rows, err := scanEvents(ctx, tx, query, args)
 	if err != nil {
-		return fmt.Errorf("store: read events: %w", err)
-	}
-	var rows []eventRow
-	if err := sel(ctx, tx, &rows, query, args...); err != nil {
 		return fmt.Errorf("store: read events: %w", err)
 	}
 	// A history row of useful or not_useful is no event itself, but it
@@ -369,6 +362,25 @@ func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.
 		}
 	}
 	return nil
+}
+
+// scanEvents runs the events query, scanning rows without reflection: it
+// reads up to 20,002 of them.
+func scanEvents(ctx context.Context, tx *sqlx.Tx, query string, args []any) ([]eventRow, error) {
+	r, err := tx.QueryContext(ctx, tx.Rebind(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var out []eventRow
+	for r.Next() {
+		var e eventRow
+		if err := r.Scan(&e.Source, &e.ID, &e.Group, &e.Revision, &e.Type, &e.Actor, &e.Memory, &e.At, &e.Context); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, r.Err()
 }
 
 // loadOwners reads the owner-binding history of the subject and of every
