@@ -231,8 +231,9 @@ func Build(ctx context.Context, w *World, env Env) (*Result, error) {
 	for n, s := range w.Steps {
 		env.Clock.Set(at(s.DaysAgo, n))
 		if s.Agent == declarer && b.keys[declarer] == "" {
-			// The declarer is created last, just before its only act, so
-			// that its existence marks a finished world.
+			// The declarer is created just before its only act, the
+			// world's last step, so that its existence marks a finished
+			// world.
 			if err := b.createAgent(ctx, declarer); err != nil {
 				return nil, err
 			}

@@ -313,3 +313,18 @@ func TestIdentifiersFollowTheSeedKeysDoNot(t *testing.T) {
 		}
 	}
 }
+
+func TestTheDeclarerActsLast(t *testing.T) {
+	for seed := uint64(1); seed <= 50; seed++ {
+		w := demoworld.Generate(seed)
+		for i, s := range w.Steps {
+			last := i == len(w.Steps)-1
+			if (w.Agents[s.Agent].Role == demoworld.RoleDeclarer) != last {
+				t.Fatalf("seed %d: step %d of %d is by %s", seed, i, len(w.Steps), w.Agents[s.Agent].Name)
+			}
+			if i > 0 && s.DaysAgo > w.Steps[i-1].DaysAgo {
+				t.Fatalf("seed %d: step %d goes back in time", seed, i)
+			}
+		}
+	}
+}

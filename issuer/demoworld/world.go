@@ -357,14 +357,16 @@ func Generate(seed uint64) *World {
 	// One outside agent did use a ring memory, once.
 	use(jitter(15, 5), evaluators[5], ringMem[0], evidence.OutcomeSuccess, ctx("production", "oltp", ""))
 
-	// Declarations: the main agent's, and the declarer's, which is all it
-	// ever does.
-	steps = append(steps,
-		Step{DaysAgo: jitter(380, 10), Kind: StepDeclare, Agent: main, Capabilities: []string{SkillEstimated, SkillContested, SkillDeclared}},
-		Step{DaysAgo: jitter(5, 3), Kind: StepDeclare, Agent: declarer, Capabilities: []string{SkillThin, SkillContested, SkillDeclared}})
+	// The main agent declares what it believes it can do.
+	steps = append(steps, Step{DaysAgo: jitter(380, 10), Kind: StepDeclare, Agent: main,
+		Capabilities: []string{SkillEstimated, SkillContested, SkillDeclared}})
 
 	slices.SortStableFunc(steps, func(a, b Step) int { return b.DaysAgo - a.DaysAgo })
-	w.Steps = steps
+	// The declarer's declarations, all it ever does, are the last step:
+	// Build creates the declarer just before it, so that its existence
+	// marks a finished world.
+	w.Steps = append(steps, Step{DaysAgo: min(2, steps[len(steps)-1].DaysAgo), Kind: StepDeclare, Agent: declarer,
+		Capabilities: []string{SkillThin, SkillContested, SkillDeclared}})
 	return w
 }
 
