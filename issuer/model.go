@@ -26,9 +26,11 @@ func ParseMemoryStatus(s string) (MemoryStatus, error) {
 	return "", Errorf(CodeInvalid, "unknown memory status %q (want active, quarantined or removed)", truncate(s, 40))
 }
 
-// LineageRelation says how a memory relates to the memory it names as its
-// parent. Lineage is descriptive: it grants no reputation and inherits no
-// validations.
+// LineageRelation is a relation of the single lineage object of earlier
+// versions, still accepted on publish ({"relation":…,"memoryId":…}) as a
+// shorthand for one link of [LinkDerivedFrom], [LinkExtends] or
+// [LinkSupersedes]. Lineage is descriptive: it grants no reputation and
+// inherits no validations.
 type LineageRelation string
 
 // The lineage relations.
@@ -37,14 +39,6 @@ const (
 	Extends     LineageRelation = "extends"
 	Supersedes  LineageRelation = "supersedes"
 )
-
-// Lineage names a memory's parent and the relation to it: the single
-// link of earlier versions, still accepted on publish as a shorthand for
-// one link of [Memory.DerivedFrom], [Memory.Extends] or [Memory.Supersedes].
-type Lineage struct {
-	Relation LineageRelation `json:"relation"`
-	Parent   MemoryID        `json:"memoryId"`
-}
 
 // Memory is a published memory as its full retrieval returns it. Author is
 // empty unless the author is public and active, or is the viewer. The

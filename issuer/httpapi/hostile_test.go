@@ -194,7 +194,7 @@ func TestMarkupIsDataEverywhere(t *testing.T) {
 				t.Fatalf("markup returned unescaped: %s", r.body)
 			}
 		}
-		published := must(t, e.do(author, "POST", "/api/memories", `{"category":"sql","title":"`+script+`","content":"`+script+`","appliesTo":["`+script+`"]}`), 201)
+		published := must(t, e.do(author, "POST", "/api/memories", `{"category":"sql","title":"`+script+`","content":"`+script+`","appliesTo":{"skill":"`+script+`"}}`), 201)
 		check(published, "application/json")
 		var m issuer.Memory
 		published.json(t, &m)

@@ -116,7 +116,7 @@ func TestValidationFlowOverHTTP(t *testing.T) {
 		evalKey, _ := e.agent("Evaluator")
 
 		pub := must(t, e.do(authorKey, "POST", "/api/memories", `{"category":"Power BI / Performance","title":"Slow visuals",
-			"content":"Aggregation tables fix slow visuals.","appliesTo":["skill: Power BI"],"confidence":0.6}`), 201)
+			"content":"Aggregation tables fix slow visuals.","appliesTo":{"skill":"Power BI"},"confidence":0.6}`), 201)
 		var mem issuer.Memory
 		pub.json(t, &mem)
 		if mem.Domain != "power bi / performance" || pub.header.Get("Location") != "/api/memories/"+string(mem.ID) {

@@ -165,7 +165,11 @@ func (db *DB) BindOwner(ctx context.Context, op issuer.OperatorID, agent issuer.
 		if _, err := exec(ctx, tx, `INSERT INTO agent_owner_bindings (agent_id, operator_id, bound_at) VALUES (?, ?, ?)`, agentKey, opKey, now); err != nil {
 			return fmt.Errorf("store: bind owner: %w", err)
 		}
-		if err := db.bumpRevision(ctx, tx, now, agentKey); err != nil {
+		deps, err := dependents(ctx, tx, agentKey, true)
+		if err != nil {
+			return err
+		}
+		if err := db.bumpRevision(ctx, tx, now, append(deps, agentKey)...); err != nil {
 			return err
 		}
 		return audit(ctx, tx, now, ActorAdmin, "agent.owner_bound", string(agent), map[string]any{"operator": op})
@@ -193,7 +197,11 @@ func (db *DB) SetAgentStatus(ctx context.Context, agent issuer.AgentID, status i
 		if _, err := exec(ctx, tx, `UPDATE agents SET status = ?, updated_at = ? WHERE public_id = ?`, status, now, agent); err != nil {
 			return fmt.Errorf("store: set agent status: %w", err)
 		}
-		if err := db.bumpRevision(ctx, tx, now, prev.Key); err != nil {
+		deps, err := dependents(ctx, tx, prev.Key, false)
+		if err != nil {
+			return err
+		}
+		if err := db.bumpRevision(ctx, tx, now, append(deps, prev.Key)...); err != nil {
 			return err
 		}
 		return audit(ctx, tx, now, ActorAdmin, "agent.status_changed", string(agent), map[string]string{"from": prev.Status, "to": string(status)})
@@ -215,14 +223,19 @@ func (db *DB) ModerateMemory(ctx context.Context, actor string, mem issuer.Memor
 			return nil
 		}
 		var row struct {
+			Key        int64  `db:"id"`
 			Author     int64  `db:"author_id"`
 			Visibility string `db:"visibility"`
 		}
-		if err := get(ctx, tx, &row, `UPDATE memories SET status = ?, updated_at = ? WHERE public_id = ? RETURNING author_id, visibility`, m.Status, now, mem); err != nil {
+		if err := get(ctx, tx, &row, `UPDATE memories SET status = ?, updated_at = ? WHERE public_id = ? RETURNING id, author_id, visibility`, m.Status, now, mem); err != nil {
 			return fmt.Errorf("store: moderate: %w", err)
 		}
 		author := row.Author
-		if err := db.bumpRevision(ctx, tx, now, author); err != nil {
+		deps, err := memoryDependents(ctx, tx, row.Key, author)
+		if err != nil {
+			return err
+		}
+		if err := db.bumpRevision(ctx, tx, now, append(deps, author)...); err != nil {
 			return err
 		}
 		if row.Visibility == string(issuer.MemoryPublic) && (prev == issuer.MemoryActive || m.Status == issuer.MemoryActive) {

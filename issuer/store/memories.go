@@ -299,6 +299,17 @@ func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Public
 				return fmt.Errorf("store: record lineage: %w", err)
 			}
 		}
+		// A contradiction is evidence about the contradicted memory's
+		// author too.
+		bump := []int64{p.Key}
+		for _, l := range pub.Links {
+			if t := targets[l.Target]; l.Kind == issuer.LinkContradicts && t.Author != p.Key && !slices.Contains(bump, t.Author) {
+				bump = append(bump, t.Author)
+			}
+		}
+		if err := db.bumpRevision(ctx, tx, now, bump...); err != nil {
+			return err
+		}
 		if err := audit(ctx, tx, now, string(p.AgentID), "memory.published", string(id), map[string]string{"domain": pub.Domain, "visibility": string(pub.Visibility)}); err != nil {
 			return err
 		}
@@ -306,9 +317,6 @@ func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Public
 			if err := addActivity(ctx, tx, p.Key, countPublished, 1); err != nil {
 				return err
 			}
-		}
-		if err := db.bumpRevision(ctx, tx, now, p.Key); err != nil {
-			return err
 		}
 		m, err := loadVisibleMemory(ctx, tx, id, p.Key)
 		if err != nil {

@@ -2,10 +2,13 @@ package store_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/issuing"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/reputation"
@@ -260,6 +263,24 @@ func TestRevisionFollowsEvidence(t *testing.T) {
 		bumped("publish", func() { mem = f.publish(author, "sql") })
 		f.retrieve(ev, mem)
 		bumped("a validation of its memory", func() { f.validate(ev, mem, reputation.Corroborate, "") })
+		var against issuer.MemoryID
+		bumped("another author's contradicting memory", func() {
+			against = f.publishWith(ev, issuer.Publication{Links: []issuer.Link{{Kind: issuer.LinkContradicts, Target: mem}}}).ID
+		})
+		bumped("moderation of the contradicting memory", func() {
+			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, against, issuer.Moderation{Status: issuer.MemoryRemoved}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		evOp, err := db.CreateOperator(f.ctx, "Evaluators")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bumped("an owner binding of an evaluator", func() {
+			if err := db.BindOwner(f.ctx, evOp, ev.AgentID); err != nil {
+				t.Fatal(err)
+			}
+		})
 		bumped("moderation", func() {
 			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, mem, issuer.Moderation{Status: issuer.MemoryQuarantined}); err != nil {
 				t.Fatal(err)
@@ -307,6 +328,140 @@ func TestSkillTrustHistoryIsAppendOnly(t *testing.T) {
 		}
 		if _, err := x.ExecContext(f.ctx, x.Rebind(`INSERT INTO network_metrics (day, name, value) VALUES (?, 'skill_gamified_points', 1)`), "2026-01-01"); err == nil {
 			t.Error("an unknown network metric was accepted")
+		}
+	})
+}
+
+// Concurrent outcome reports, mixed with validations of the same memories,
+// leave one position per evaluator and memory, one current report each, a
+// state a rebuild from the journal does not correct, and one effect for
+// twenty requests sharing an idempotency key.
+func TestConcurrentOutcomeReports(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		author := f.agent("author")
+		var mems []issuer.MemoryID
+		for range 3 {
+			mems = append(mems, f.publish(author, "sql"))
+		}
+		var evs []issuer.Principal
+		for range 6 {
+			e := f.agent("evaluator")
+			for _, m := range mems {
+				f.retrieve(e, m)
+			}
+			evs = append(evs, e)
+		}
+		outcomes := []issuer.Outcome{issuer.OutcomeSuccess, issuer.OutcomeFailure, issuer.OutcomePartial, issuer.OutcomeUncertain}
+		var wg sync.WaitGroup
+		errs := make(chan error, 64)
+		for i, e := range evs {
+			wg.Go(func() {
+				for r := range 10 {
+					m := mems[(i+r)%len(mems)]
+					var err error
+					if r%3 == 2 {
+						_, _, err = svc(db).SubmitFeedback(f.ctx, e, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
+					} else {
+						_, _, err = f.outcome(e, m, issuer.OutcomeReport{Outcome: outcomes[(i*7+r)%4]})
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		storm := make([]issuer.OutcomeResult, 20)
+		replayed := make([]bool, 20)
+		for i := range storm {
+			wg.Go(func() {
+				var err error
+				storm[i], replayed[i], err = f.outcome(evs[0], mems[0], issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess, IdempotencyKey: "storm"})
+				if err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		fresh := 0
+		for i := range storm {
+			if *storm[i].Validation != *storm[0].Validation {
+				t.Fatalf("storm answers differ: %+v %+v", storm[i], storm[0])
+			}
+			if !replayed[i] {
+				fresh++
+			}
+		}
+		if fresh != 1 {
+			t.Fatalf("%d storm requests took effect; want 1", fresh)
+		}
+		if n := f.count(`SELECT COUNT(*) FROM (SELECT memory_id, evaluator_id FROM feedback GROUP BY memory_id, evaluator_id HAVING COUNT(*) > 1) d`); n != 0 {
+			t.Fatalf("%d evaluator-memory pairs hold several positions", n)
+		}
+		before := derived(t, db)
+		rep, err := db.RebuildReputation(f.ctx, author.AgentID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Corrected != 0 {
+			t.Errorf("rebuild corrected %d rows", rep.Corrected)
+		}
+		if changed := diffSnapshots(before, derived(t, db)); len(changed) > 0 {
+			t.Fatalf("rebuild changed %v", changed)
+		}
+		// The loaded subject holds every current report.
+		s, err := db.LoadSubject(f.ctx, author.AgentID, time.Now().Add(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		partial := f.count(`SELECT COUNT(*) FROM memory_outcomes WHERE feedback_id IS NULL`)
+		got := 0
+		for _, e := range s.Events {
+			if e.Kind == issuing.EventOutcome && (e.Outcome == evidence.OutcomePartial || e.Outcome == evidence.OutcomeUncertain) {
+				got++
+			}
+		}
+		if got != partial {
+			t.Fatalf("loaded %d partial/uncertain reports; the store holds %d", got, partial)
+		}
+	})
+}
+
+// A write that fails after the revision was bumped leaves the revision as
+// it was: the bump is part of the write's transaction. A trigger makes the
+// audit entry of a publication, written after the bump, fail.
+func TestRevisionBumpRollsBackWithItsWrite(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		author := f.agent("author")
+		f.publish(author, "sql")
+		rev, mems := f.revision(author), f.count(`SELECT COUNT(*) FROM memories`)
+		x := db.UnsafeSQL()
+		stmts := []string{`CREATE TRIGGER fail_publication BEFORE INSERT ON audit_events
+			FOR EACH ROW WHEN (NEW.action = 'memory.published') BEGIN SELECT RAISE(ABORT, 'injected failure'); END`}
+		if db.Engine() == store.Postgres {
+			stmts = []string{
+				`CREATE FUNCTION fail_publication() RETURNS trigger LANGUAGE plpgsql AS $$
+				BEGIN RAISE EXCEPTION 'injected failure'; END $$`,
+				`CREATE TRIGGER fail_publication BEFORE INSERT ON audit_events
+					FOR EACH ROW WHEN (NEW.action = 'memory.published') EXECUTE FUNCTION fail_publication()`,
+			}
+		}
+		for _, s := range stmts {
+			if _, err := x.ExecContext(f.ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := svc(db).Publish(f.ctx, author, f.pub(issuer.Publication{})); err == nil {
+			t.Fatal("the injected failure did not fail the publication")
+		}
+		if f.revision(author) != rev || f.count(`SELECT COUNT(*) FROM memories`) != mems {
+			t.Fatal("a failed publication left its revision or its memory behind")
 		}
 	})
 }
