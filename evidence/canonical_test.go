@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/gowebpki/jcs"
 
@@ -120,4 +121,30 @@ func FuzzCanonical(f *testing.F) {
 		rec.Lineage, rec.Prediction, rec.Context = nil, nil, evidence.Context{}
 		checkCanonical(t, rec)
 	})
+}
+
+// BenchmarkCanonical writes a typical record's leaf directly and through
+// encoding/json and jcs, and reports the direct encoder's time as a ratio
+// to the jcs path measured in the same run.
+func BenchmarkCanonical(b *testing.B) {
+	r := evidence.Record{ID: "ev_abcdefghijklmnopqrstuvwxyz", Type: evidence.TypeOutcome, Skill: "PostgreSQL indexing",
+		Outcome: evidence.OutcomeSuccess, Quality: evidence.QualityObservedReuse, Reporter: "act_abcdefghijklmnopqrstuvwxyz",
+		Operator: "op_abcdefghijklmnopqrstuvwxyz", Ownership: evidence.OwnershipDistinct,
+		Lineage: &evidence.Lineage{Memory: "mem_abcdefghijklmnopqrstuvwxyz", VersionRoot: "mem_bcdefghijklmnopqrstuvwxyza"},
+		Context: evidence.Context{Version: "16", Workload: "oltp"}, Date: calendar.MustParse("2026-04-01")}
+	var direct, viaJ time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := r.Canonical(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		j, _ := json.Marshal(r)
+		if _, err := jcs.Transform(j); err != nil {
+			b.Fatal(err)
+		}
+		direct, viaJ = direct+t1.Sub(t0), viaJ+time.Since(t1)
+	}
+	b.ReportMetric(float64(direct)/float64(viaJ), "direct/jcs")
 }

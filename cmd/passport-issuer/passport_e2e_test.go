@@ -267,7 +267,40 @@ func TestPassportsIssueRefusals(t *testing.T) {
 	for _, f := range files {
 		os.Chmod(f, 0o600)
 	}
+	kept := func() int {
+		t.Helper()
+		db, err := store.Open(context.Background(), dsn, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.UnsafeSQL().Get(&n, `SELECT COUNT(*) FROM issued_passports`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := kept(); n != 0 {
+		t.Fatalf("refused issuances kept %d passports", n)
+	}
 	if out := cmd(t, dsn, "passports", "issue", a.PublicID, "--keys", keys); !strings.Contains(out, `"bundleVersion"`) {
 		t.Fatalf("issue: %s", out)
+	}
+	if n := kept(); n != 1 {
+		t.Fatalf("an issuance kept %d passports", n)
+	}
+
+	// A database one migration behind is refused before anything is read.
+	db, err := store.Open(context.Background(), dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UnsafeSQL().Exec(`DELETE FROM goose_db_version WHERE version_id = 7`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	fail("schema is at version 6 and this release needs 7", "passports", "issue", a.PublicID, "--keys", keys)
+	if n := kept(); n != 1 {
+		t.Fatalf("a refused issuance changed the kept passports: %d", n)
 	}
 }

@@ -67,81 +67,79 @@ func TestReplicasNeverServeStale(t *testing.T) {
 	if !slices.Contains(storetest.Engines(t), store.Postgres) {
 		t.Skip("replicas share a PostgreSQL database: " + storetest.EnvURL + " is not set")
 	}
-	{
-		dsn := storetest.URL(t, store.Postgres)
-		keys := filepath.Join(t.TempDir(), "keys")
-		a := newReplica(t, dsn, keys)
-		b := newReplica(t, dsn, keys)
-		ctx := context.Background()
+	dsn := storetest.URL(t, store.Postgres)
+	keys := filepath.Join(t.TempDir(), "keys")
+	a := newReplica(t, dsn, keys)
+	b := newReplica(t, dsn, keys)
+	ctx := context.Background()
 
-		create := func(name string) (issuer.APIKey, issuer.Principal) {
-			op, err := a.db.CreateOperator(ctx, name+" Inc")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := a.db.CreateAgent(ctx, store.NewAgent{Name: name, Operator: op})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := a.db.Authenticate(ctx, c.Key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c.Key, p
-		}
-		_, subject := create("Subject")
-		mem, err := service.New(a.db, service.Options{}).Publish(ctx, subject, issuer.Publication{Category: "Databases", Domain: "databases",
-			Title: "Indexes", Content: "Index the join keys.", Visibility: issuer.MemoryPublic,
-			AppliesTo: issuer.AppliesTo{Skill: "PostgreSQL indexing", Context: evidence.Context{Version: "16"}}})
+	create := func(name string) (issuer.APIKey, issuer.Principal) {
+		op, err := a.db.CreateOperator(ctx, name+" Inc")
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := "/api/public/agents/" + string(subject.AgentID) + "/passport"
-		count := func(r response) int {
-			var b passport.Bundle
-			if err := json.Unmarshal(r.body, &b); err != nil {
-				t.Fatal(err)
-			}
-			var snap struct {
-				Passport passport.Passport `json:"passport"`
-			}
-			if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
-				t.Fatal(err)
-			}
-			return snap.Passport.EvidenceCount
+		c, err := a.db.CreateAgent(ctx, store.NewAgent{Name: name, Operator: op})
+		if err != nil {
+			t.Fatal(err)
 		}
-		before := must(t, b.env.do("", "GET", path, ""), 200)
-		if s, n := b.passports.Cached(); s != 1 || n != 1 {
-			t.Fatalf("b caches %d subjects, %d passports; want 1, 1", s, n)
+		p, err := a.db.Authenticate(ctx, c.Key)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return c.Key, p
+	}
+	_, subject := create("Subject")
+	mem, err := service.New(a.db, service.Options{}).Publish(ctx, subject, issuer.Publication{Category: "Databases", Domain: "databases",
+		Title: "Indexes", Content: "Index the join keys.", Visibility: issuer.MemoryPublic,
+		AppliesTo: issuer.AppliesTo{Skill: "PostgreSQL indexing", Context: evidence.Context{Version: "16"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/public/agents/" + string(subject.AgentID) + "/passport"
+	count := func(r response) int {
+		var b passport.Bundle
+		if err := json.Unmarshal(r.body, &b); err != nil {
+			t.Fatal(err)
+		}
+		var snap struct {
+			Passport passport.Passport `json:"passport"`
+		}
+		if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
+			t.Fatal(err)
+		}
+		return snap.Passport.EvidenceCount
+	}
+	before := must(t, b.env.do("", "GET", path, ""), 200)
+	if s, n := b.passports.Cached(); s != 1 || n != 1 {
+		t.Fatalf("b caches %d subjects, %d passports; want 1, 1", s, n)
+	}
 
-		for i := range 3 {
-			key, _ := create("Evaluator " + string(rune('A'+i)))
-			must(t, a.env.do(key, "GET", "/api/memories/"+string(mem.ID), ""), 200)
-			must(t, a.env.do(key, "POST", "/api/memories/"+string(mem.ID)+"/feedback", `{"type":"corroborate"}`), 200)
-			// At once, without waiting for any notification.
-			after := must(t, b.env.do("", "GET", path, before.header.Get("ETag")), 200)
-			if after.header.Get("ETag") == before.header.Get("ETag") || count(after) != count(before)+1 {
-				t.Fatalf("write %d: b answered with %d records (etag %s); before %d (etag %s)", i,
-					count(after), after.header.Get("ETag"), count(before), before.header.Get("ETag"))
-			}
-			before = after
-		}
-
-		// The notification frees b's cached passport without a request.
-		key, _ := create("Evaluator Z")
+	for i := range 3 {
+		key, _ := create("Evaluator " + string(rune('A'+i)))
 		must(t, a.env.do(key, "GET", "/api/memories/"+string(mem.ID), ""), 200)
 		must(t, a.env.do(key, "POST", "/api/memories/"+string(mem.ID)+"/feedback", `{"type":"corroborate"}`), 200)
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if s, _ := b.passports.Cached(); s == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("b's cache was not invalidated by a's write")
-			}
+		// At once, without waiting for any notification.
+		after := must(t, b.env.do("", "GET", path, before.header.Get("ETag")), 200)
+		if after.header.Get("ETag") == before.header.Get("ETag") || count(after) != count(before)+1 {
+			t.Fatalf("write %d: b answered with %d records (etag %s); before %d (etag %s)", i,
+				count(after), after.header.Get("ETag"), count(before), before.header.Get("ETag"))
 		}
-		if !strings.Contains(string(must(t, b.env.do("", "GET", path, ""), 200).body), `"bundleVersion"`) {
-			t.Fatal("no bundle")
+		before = after
+	}
+
+	// The notification frees b's cached passport without a request.
+	key, _ := create("Evaluator Z")
+	must(t, a.env.do(key, "GET", "/api/memories/"+string(mem.ID), ""), 200)
+	must(t, a.env.do(key, "POST", "/api/memories/"+string(mem.ID)+"/feedback", `{"type":"corroborate"}`), 200)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if s, _ := b.passports.Cached(); s == 0 {
+			break
 		}
+		if time.Now().After(deadline) {
+			t.Fatal("b's cache was not invalidated by a's write")
+		}
+	}
+	if !strings.Contains(string(must(t, b.env.do("", "GET", path, ""), 200).body), `"bundleVersion"`) {
+		t.Fatal("no bundle")
 	}
 }

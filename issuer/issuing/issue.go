@@ -202,6 +202,9 @@ func Assemble(s *Subject, c *Collection, opt Options) (*Draft, error) {
 	return &Draft{Passport: p, collection: c, tree: tree, previews: slices.Compact(previews)}, nil
 }
 
+// Collection returns the evidence the draft was assembled from.
+func (dr *Draft) Collection() *Collection { return dr.collection }
+
 // Sign signs the draft with signer and returns the bundle disclosing what
 // d asks for, with the complete evidence file.
 func (dr *Draft) Sign(signer Signer, d Disclosure) (*Issued, error) {

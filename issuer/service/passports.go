@@ -135,17 +135,25 @@ func (p *Passports) Issue(ctx context.Context, id issuer.AgentID, d issuing.Disc
 	if err != nil {
 		return nil, err
 	}
-	now := p.now().UTC()
-	key := cacheKey{revision: rev, context: "passport", hour: hourBucket(now)}
-	v, ok := p.cache.get(id, key)
-	if !ok {
-		built, err := p.assemble(ctx, id, now)
-		if err != nil {
-			return nil, err
-		}
-		v = p.cache.add(id, key, built)
+	e, err := p.draft(ctx, id, rev, p.now().UTC())
+	if err != nil {
+		return nil, err
 	}
-	return p.sign(ctx, id, v.(*issuedDraft), d)
+	return p.sign(ctx, id, e, d)
+}
+
+// draft returns the cached assembled passport of id at revision rev for
+// now's hour, assembling it when missing.
+func (p *Passports) draft(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (*issuedDraft, error) {
+	key := cacheKey{revision: rev, context: "passport", hour: hourBucket(now)}
+	if v, ok := p.cache.get(id, key); ok {
+		return v.(*issuedDraft), nil
+	}
+	built, err := p.assemble(ctx, id, now)
+	if err != nil {
+		return nil, err
+	}
+	return p.cache.add(id, key, built).(*issuedDraft), nil
 }
 
 // assemble loads and assembles a fresh passport for id, issued at now. The
