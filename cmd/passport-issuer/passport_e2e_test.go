@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +303,84 @@ func TestPassportsIssueRefusals(t *testing.T) {
 	fail("schema is at version 6 and this release needs 7", "passports", "issue", a.PublicID, "--keys", keys)
 	if n := kept(); n != 1 {
 		t.Fatalf("a refused issuance changed the kept passports: %d", n)
+	}
+}
+
+// TestTwoServeProcessesNeverServeStale runs two serve commands on one
+// PostgreSQL schema: a write through one is never answered with an older
+// passport by the other, at once and without waiting.
+func TestTwoServeProcessesNeverServeStale(t *testing.T) {
+	if !slices.Contains(storetest.Engines(t), store.Postgres) {
+		t.Skip("two serve processes share a PostgreSQL database: " + storetest.EnvURL + " is not set")
+	}
+	dsn := storetest.URL(t, store.Postgres)
+	keys := filepath.Join(t.TempDir(), "keys")
+	cmd(t, dsn, "migrate")
+	subject := recordWorld(t, dsn)
+	a := serveIssuer(t, dsn, keys)
+	b := serveIssuer(t, dsn, keys)
+
+	var memID string
+	db, err := store.Open(context.Background(), dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UnsafeSQL().Get(&memID, `SELECT m.public_id FROM memories m JOIN agents a ON a.id = m.author_id
+		WHERE a.public_id = $1 ORDER BY m.id LIMIT 1`, subject); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	count := func(bundle []byte) int {
+		var bd struct {
+			Snapshot struct {
+				Passport struct {
+					EvidenceCount int `json:"evidenceCount"`
+				} `json:"passport"`
+			} `json:"snapshot"`
+		}
+		if err := json.Unmarshal(bundle, &bd); err != nil {
+			t.Fatal(err)
+		}
+		return bd.Snapshot.Passport.EvidenceCount
+	}
+	path := "/api/public/agents/" + string(subject) + "/passport"
+	status, etag, bundle := get(t, b+path, "")
+	if status != 200 {
+		t.Fatalf("b: %d %s", status, bundle)
+	}
+	for i := range 3 {
+		var op struct {
+			ID string `json:"id"`
+		}
+		json.Unmarshal([]byte(cmd(t, dsn, "operators", "create", "--name", fmt.Sprint("Late ", i), "--json")), &op)
+		var ev struct {
+			APIKey string `json:"apiKey"`
+		}
+		json.Unmarshal([]byte(cmd(t, dsn, "agents", "create", "--name", fmt.Sprint("Late evaluator ", i), "--operator", op.ID, "--json")), &ev)
+		call := func(method, p, body string) {
+			t.Helper()
+			req, _ := http.NewRequest(method, a+p, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+ev.APIKey)
+			if body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode >= 300 {
+				t.Fatalf("%s %s on a: %d %s", method, p, res.StatusCode, b)
+			}
+		}
+		call("GET", "/api/memories/"+memID, "")
+		call("POST", "/api/memories/"+memID+"/feedback", `{"type":"corroborate"}`)
+		status, next, after := get(t, b+path, etag)
+		if status != 200 || next == etag || count(after) != count(bundle)+1 {
+			t.Fatalf("write %d through a: b answered %d, etag %s (was %s), %d records (was %d)", i, status, next, etag, count(after), count(bundle))
+		}
+		etag, bundle = next, after
 	}
 }

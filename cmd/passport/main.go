@@ -30,6 +30,7 @@ type commands struct {
 	Keys         keysCmd         `cmd:"" help:"Generate keys and write trust files."`
 	Serve        serveCmd        `cmd:"" help:"Serve POST /v1/verify over HTTP."`
 	Ledger       ledgerCmd       `cmd:"" help:"Keep and read your own counterparty ledger (REPUTATION.md)."`
+	Trust        trustCmd        `cmd:"" help:"Reader-local trust and contradictions from your own trust set."`
 	Version      versionCmd      `cmd:"" help:"Print the version."`
 }
 

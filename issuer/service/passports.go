@@ -74,7 +74,10 @@ type PassportOptions struct {
 // Passports is the issuing use case: it issues a subject's passport with
 // the active key, keeps its evidence file, and caches the signed passport
 // by subject revision and hour, so that within one hour an unchanged
-// subject is served the same signed bundle (and the same ETag).
+// subject is served the same signed bundle (and the same ETag). After a key
+// rotation a cached passport signed by the previous key is served until
+// its hour ends or its subject changes; it verifies, as rotation keeps the
+// previous key published while what it signed is unexpired.
 type Passports struct {
 	st        SubjectStore
 	keys      ActiveKey
