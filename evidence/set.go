@@ -220,7 +220,7 @@ func checkJSON(b []byte) error {
 	var ce *cjson.Error
 	if errors.As(err, &ce) {
 		kind := ErrMalformed
-		if ce.Code == cjson.ErrDepth {
+		if ce.Code == cjson.CodeTooDeep {
 			kind = ErrLimit
 		}
 		return &Error{Code: ce.Code.String(), Detail: fmt.Sprintf("%s at byte %d", ce.Msg, ce.Offset), kind: kind}

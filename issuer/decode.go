@@ -57,17 +57,17 @@ func JSONError(err error) error {
 		return Errorf(CodeJSONMalformed, "the request body is not valid JSON")
 	}
 	switch ce.Code {
-	case cjson.ErrUTF8:
+	case cjson.CodeInvalidUTF8:
 		return Errorf(CodeJSONInvalidUTF8, "the request body is not valid UTF-8 (at byte %d)", ce.Offset)
-	case cjson.ErrSurrogate:
+	case cjson.CodeLoneSurrogate:
 		return Errorf(CodeJSONLoneSurrogate, "the request body holds a lone surrogate escape (at byte %d)", ce.Offset)
-	case cjson.ErrDuplicateKey:
+	case cjson.CodeDuplicateKey:
 		return Errorf(CodeJSONDuplicateKey, "the request body names a member twice (at byte %d)", ce.Offset)
-	case cjson.ErrIntegerRange:
+	case cjson.CodeNumberRange:
 		return Errorf(CodeJSONNumberRange, "a number is beyond the range JSON readers hold exactly (at byte %d)", ce.Offset)
-	case cjson.ErrDepth:
+	case cjson.CodeTooDeep:
 		return Errorf(CodeJSONTooDeep, "the request body nests deeper than %d levels", maxJSONDepth)
-	case cjson.ErrTrailing:
+	case cjson.CodeTrailingData:
 		return Errorf(CodeJSONTrailingData, "the request body has data after its JSON object (at byte %d)", ce.Offset)
 	}
 	return Errorf(CodeJSONMalformed, "the request body is not valid JSON (at byte %d)", ce.Offset)

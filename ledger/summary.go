@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gowebpki/jcs"
-
 	"github.com/remnant/passportkit/passport"
 )
 
@@ -110,9 +108,9 @@ func CheckSummary(shared []byte, id string) SummaryCheck {
 		c.Problems = append(c.Problems, fmt.Sprintf("the summary is %d bytes; the limit is %d", len(shared), MaxSummaryBytes))
 		return c
 	}
-	canon, err := jcs.Transform(shared)
+	canon, err := passport.Canonicalize(shared)
 	if err != nil {
-		c.Problems = append(c.Problems, "the summary is not valid JSON: "+strings.TrimPrefix(err.Error(), "jcs: "))
+		c.Problems = append(c.Problems, "the summary is not strict JSON: "+err.Error())
 		return c
 	}
 	sum := sha256.Sum256(canon)

@@ -51,3 +51,15 @@ func TestShareAndCheckSummary(t *testing.T) {
 		t.Errorf("share of an unknown id: %v", err)
 	}
 }
+
+// TestCheckSummaryGuards pins that a summary is canonicalised under the
+// project's JSON guards: an integer beyond ±(2^53−1), which RFC 8785 alone
+// would round silently, has no id.
+func TestCheckSummaryGuards(t *testing.T) {
+	for _, bad := range []string{`{"events":9007199254740993}`, `{"events":1e16}`, `{"a":"\ud800"}`} {
+		c := CheckSummary([]byte(bad), strings.Repeat("0", 64))
+		if c.Computed != "" || len(c.Problems) == 0 || !strings.Contains(c.Problems[0], "json_") {
+			t.Errorf("CheckSummary(%s) = %+v, want a json_* problem and no computed id", bad, c)
+		}
+	}
+}

@@ -46,10 +46,13 @@ type Snapshot struct {
 	PassportHash string          `json:"passportHash"`
 }
 
-// ParseBundle decodes a bundle without verifying anything but its JSON: it
-// is for inspection. The bundle must be at most MaxBundleSize bytes of
-// strict JSON.
-func ParseBundle(b []byte) (*Bundle, error) {
+// ParseBundleUnverified decodes a bundle without verifying anything but
+// its JSON: no signature, hash, key or time is checked, so nothing it
+// returns may be trusted. It is for inspection and for the issuer reading
+// back what it just signed; a third party verifies with verifier.Verify,
+// which hands out the passport only when every check passed. The bundle
+// must be at most MaxBundleSize bytes of strict JSON.
+func ParseBundleUnverified(b []byte) (*Bundle, error) {
 	if len(b) > MaxBundleSize {
 		return nil, errorf(ReasonBundleTooLarge, "%d bytes; the limit is %d", len(b), MaxBundleSize)
 	}

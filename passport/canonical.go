@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/gowebpki/jcs"
-
 	"github.com/remnant/passportkit/internal/cjson"
 )
 
@@ -14,17 +12,9 @@ import (
 // surrogates, integers beyond ±(2^53−1), nesting deeper than 32 and trailing
 // data with an *Error carrying a json_* Reason; the result always passes CheckCanonical.
 func Canonicalize(in []byte) ([]byte, error) {
-	if err := CheckStrict(in); err != nil {
-		return nil, err
-	}
-	out, err := jcs.Transform(in)
+	out, err := cjson.Canonicalize(in)
 	if err != nil {
-		return nil, &Error{Reason: ReasonJSONMalformed, Detail: "not JSON", Err: err}
-	}
-	// A value such as 1e16 is canonically written as an integer beyond the
-	// guard; checking the output keeps Canonicalize and CheckCanonical in step.
-	if err := CheckCanonical(out); err != nil {
-		return nil, err
+		return nil, JSONError(err)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remnant/passportkit/internal/cjson"
 	"github.com/remnant/passportkit/internal/extdata"
 )
 
@@ -107,5 +108,26 @@ func TestPassportWithoutTrustModelOmitsItsVersion(t *testing.T) {
 	p.TrustModelVersion = TrustModelVersion
 	if got, _ = Marshal(p); !bytes.Contains(got, []byte(`"trustModelVersion":"`+TrustModelVersion+`"`)) {
 		t.Fatalf("Marshal = %s, want trustModelVersion %s", got, TrustModelVersion)
+	}
+}
+
+// TestJSONReasonsAreOneVocabulary pins that every refusal code of the strict
+// parser converts to a declared json_* Reason.
+func TestJSONReasonsAreOneVocabulary(t *testing.T) {
+	declared := map[Reason]bool{
+		ReasonJSONMalformed: true, ReasonJSONInvalidUTF8: true, ReasonJSONLoneSurrogate: true,
+		ReasonJSONDuplicateKey: true, ReasonJSONNumberRange: true, ReasonJSONTooDeep: true,
+		ReasonJSONTrailingData: true, ReasonJSONNotCanonical: true,
+	}
+	seen := map[Reason]bool{}
+	for c := cjson.CodeSyntax; c <= cjson.CodeNotCanonical; c++ {
+		r := ReasonOf(JSONError(&cjson.Error{Code: c, Msg: "x"}))
+		if !declared[r] {
+			t.Errorf("code %d converts to %q, not a declared Reason", c, r)
+		}
+		seen[r] = true
+	}
+	if len(seen) != len(declared) {
+		t.Errorf("%d codes cover %d of %d json reasons", cjson.CodeNotCanonical, len(seen), len(declared))
 	}
 }

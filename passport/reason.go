@@ -15,6 +15,11 @@ type Reason string
 // the others to bundles, credentials and passports.
 const (
 	ReasonOK Reason = "ok"
+	// ReasonNotReached marks a check that did not run because an earlier
+	// one failed.
+	ReasonNotReached Reason = "not_reached"
+	// ReasonNotRequired marks a check the caller's policy did not ask for.
+	ReasonNotRequired Reason = "not_required"
 
 	ReasonJSONMalformed     Reason = "json_malformed"
 	ReasonJSONInvalidUTF8   Reason = "json_invalid_utf8"
@@ -56,6 +61,15 @@ const (
 	ReasonEvidenceProof    Reason = "evidence_proof_invalid"
 	ReasonEvidenceRoot     Reason = "evidence_root_mismatch"
 	ReasonSubjectMismatch  Reason = "subject_mismatch"
+
+	// Reasons of a REPUTATION.md summary signature check.
+
+	// ReasonSummaryIDMismatch: the JWS verifies but signs another summary id.
+	ReasonSummaryIDMismatch Reason = "summary_id_mismatch"
+	// ReasonNotSigned: a trust file was given but the summary carries no JWS.
+	ReasonNotSigned Reason = "not_signed"
+	// ReasonNotChecked: a JWS came without a trust file to check it against.
+	ReasonNotChecked Reason = "not_checked"
 )
 
 // Error is a refusal: a stable Reason and a detail for people. Details never

@@ -72,7 +72,7 @@ type Assessment struct {
 	Corrections    []Correction    `json:"corrections"`
 	// Limitations lists the reason codes of the limits that applied,
 	// sorted.
-	Limitations []string `json:"limitations"`
+	Limitations []Limitation `json:"limitations"`
 	// HeldBackBy lists the unmet thresholds of the estimate and of the next
 	// evidence level.
 	HeldBackBy []Threshold `json:"heldBackBy"`
@@ -123,16 +123,19 @@ type Counts struct {
 	Contexts     int `json:"contexts"`
 }
 
+// Role says what a source contributed to an assessment.
+type Role string
+
 // Source roles.
 const (
 	// RoleCounted: the record holds its actor's position in its lineage.
-	RoleCounted = "counted"
+	RoleCounted Role = "counted"
 	// RoleMerged: another representation by the same actor in the same
 	// lineage (a repost, a mirror): it adds no weight and stays visible.
-	RoleMerged = "merged"
+	RoleMerged Role = "merged"
 	// RoleNotWeighted: a declaration, publication, resolution or an act of
 	// the subject on its work; never weighted.
-	RoleNotWeighted = "not_weighted"
+	RoleNotWeighted Role = "not_weighted"
 )
 
 // Source is one record relevant to the assessed skill and what it
@@ -157,7 +160,7 @@ type Source struct {
 	// InitialWeight is their product, before caps; Weight the final weight.
 	InitialWeight float64 `json:"initialWeight"`
 	Weight        float64 `json:"weight"`
-	Role          string  `json:"role"`
+	Role          Role    `json:"role"`
 	// MergedInto names the record holding the position a merged record
 	// belongs to.
 	MergedInto string `json:"mergedInto,omitempty"`
@@ -236,42 +239,35 @@ type CalibrationResult struct {
 	ObservedRate   *float64 `json:"observedRate,omitempty"`
 }
 
+// Limitation is the reason code of a limit that applied to an assessment;
+// SPEC.md §4 lists them.
+type Limitation string
+
 // Limitation reason codes.
 const (
-	LimitCapsApplied     = "caps_applied"
-	LimitContextMismatch = "context_mismatch"
-	LimitContextMissing  = "context_missing"
-	LimitDeclarations    = "declarations_carry_no_weight"
+	LimitCapsApplied     Limitation = "caps_applied"
+	LimitContextMismatch Limitation = "context_mismatch"
+	LimitContextMissing  Limitation = "context_missing"
+	LimitDeclarations    Limitation = "declarations_carry_no_weight"
 	// LimitFailedReuse: a reuse of the subject's work failed, which limits
 	// where the evidence applies (trust model 2.1). It says nothing about
 	// honesty.
-	LimitFailedReuse      = "failed_reuse_limits_applicability"
-	LimitLaterRecords     = "later_records_ignored"
-	LimitNonBinary        = "non_binary_outcomes_not_estimated"
-	LimitMerged           = "representations_merged"
-	LimitSelfReports      = "self_reports_carry_no_weight"
-	LimitSharedOwnership  = "shared_ownership_carries_no_weight"
-	LimitTruncated        = "truncated_collection"
-	LimitUnknownOwnership = "unknown_ownership_discounted"
-	LimitUnknownSkill     = "unknown_skill"
+	LimitFailedReuse      Limitation = "failed_reuse_limits_applicability"
+	LimitLaterRecords     Limitation = "later_records_ignored"
+	LimitNonBinary        Limitation = "non_binary_outcomes_not_estimated"
+	LimitMerged           Limitation = "representations_merged"
+	LimitSelfReports      Limitation = "self_reports_carry_no_weight"
+	LimitSharedOwnership  Limitation = "shared_ownership_carries_no_weight"
+	LimitTruncated        Limitation = "truncated_collection"
+	LimitUnknownOwnership Limitation = "unknown_ownership_discounted"
+	LimitUnknownSkill     Limitation = "unknown_skill"
 )
 
-// limitationCodes lists the limitation codes in sorted order.
-var limitationCodes = [...]string{
-	LimitCapsApplied, LimitContextMismatch, LimitContextMissing, LimitDeclarations, LimitFailedReuse, LimitLaterRecords,
-	LimitNonBinary, LimitMerged, LimitSelfReports, LimitSharedOwnership, LimitTruncated,
-	LimitUnknownOwnership, LimitUnknownSkill,
-}
-
 // note records that a limitation applied.
-func (st *state) note(code string) {
-	for i, c := range limitationCodes {
-		if c == code {
-			st.limits[i] = true
-			return
-		}
+func (st *state) note(l Limitation) {
+	if !slices.Contains(st.limits, l) {
+		st.limits = append(st.limits, l)
 	}
-	panic("skilltrust: unknown limitation " + code)
 }
 
 // class orders an actor's records in one lineage from most to least
@@ -351,8 +347,8 @@ type state struct {
 	task   Skill
 	tctx   evidence.Context
 	at     evidence.Date
-	limits [len(limitationCodes)]bool // by index in limitationCodes
-	scope  *scope                     // nil: every record of the set
+	limits []Limitation // those that applied, in the order first noted
+	scope  *scope       // nil: every record of the set
 	// clusters are the lineage clusters of the records dated on or before
 	// at: a later record never joins two earlier ones (SPEC.md §4.2).
 	clusters *evidence.Clusters
@@ -944,12 +940,11 @@ func (st *state) explain() {
 	}
 	// Both lists are in the order of the items: SPEC.md §5.5, latest
 	// first, then by id.
-	a.Limitations = []string{}
-	for i, on := range st.limits {
-		if on {
-			a.Limitations = append(a.Limitations, limitationCodes[i])
-		}
+	a.Limitations = slices.Clone(st.limits)
+	if a.Limitations == nil {
+		a.Limitations = []Limitation{}
 	}
+	slices.Sort(a.Limitations) // SPEC.md §4: in code order
 	if a.Groups == nil {
 		a.Groups = []Group{}
 	}

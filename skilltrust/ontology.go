@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/remnant/passportkit/evidence"
 )
@@ -57,10 +58,13 @@ type ontologyFile struct {
 	} `json:"aliases"`
 }
 
-var skills1 = mustLoadOntology("ontology/skills-1.json")
+// skills1 is parsed on first use, not at package initialisation: a
+// program that links skilltrust but assesses nothing (passport verify)
+// does not pay for it.
+var skills1 = sync.OnceValue(func() *Ontology { return mustLoadOntology("ontology/skills-1.json") })
 
 // Skills1 returns the skills-1 ontology.
-func Skills1() *Ontology { return skills1 }
+func Skills1() *Ontology { return skills1() }
 
 func mustLoadOntology(name string) *Ontology {
 	b, err := ontologyFiles.ReadFile(name)

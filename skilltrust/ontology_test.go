@@ -3,7 +3,6 @@ package skilltrust
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"slices"
 	"testing"
 	"unicode"
 
@@ -98,14 +97,6 @@ func TestParseOntology(t *testing.T) {
 		if _, err := parseOntology([]byte(src)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
-	}
-}
-
-// TestLimitationCodesSorted: assessments list limitations in this order,
-// which the format promises is sorted.
-func TestLimitationCodesSorted(t *testing.T) {
-	if !slices.IsSorted(limitationCodes[:]) {
-		t.Errorf("limitation codes not sorted: %v", limitationCodes)
 	}
 }
 

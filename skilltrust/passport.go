@@ -46,7 +46,7 @@ func (a *Assessment) SkillPassportAs(version string) (passport.SkillPassport, er
 		},
 		Sources:     []passport.SourcePreview{},
 		SourceCount: len(a.Sources),
-		Limitations: slices.Clone(a.Limitations),
+		Limitations: limitationStrings(a.Limitations),
 		Policies:    []string{PolicyID, a.Ontology},
 		AssessedAt:  a.At.String(),
 	}
@@ -63,7 +63,7 @@ func (a *Assessment) SkillPassportAs(version string) (passport.SkillPassport, er
 		c := a.Counts
 		sp.Coverage = passport.SkillCoverage{Observations: c.Observations, Positions: c.Positions, Lineages: c.Lineages, Contexts: c.Contexts}
 	} else {
-		sp.Limitations = slices.DeleteFunc(sp.Limitations, func(l string) bool { return l == LimitFailedReuse })
+		sp.Limitations = slices.DeleteFunc(sp.Limitations, func(l string) bool { return l == string(LimitFailedReuse) })
 	}
 	if a.Estimate != nil {
 		sp.Estimate = &passport.SkillEstimate{
@@ -125,4 +125,13 @@ func trustModelMinor(version string) (int, error) {
 	m, _ := strconv.Atoi(minor)
 	l, _ := strconv.Atoi(latest)
 	return min(m, l), nil
+}
+
+// limitationStrings returns the codes as the skill passport writes them.
+func limitationStrings(ls []Limitation) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = string(l)
+	}
+	return out
 }

@@ -255,7 +255,7 @@ func TestLaterEvidenceChangesNothing(t *testing.T) {
 				t.Fatalf("trial %d: %d later records counted, want %d", trial, all.Counts.LaterRecords, later)
 			}
 			all.Counts.LaterRecords = 0
-			all.Limitations = slices.DeleteFunc(all.Limitations, func(l string) bool { return l == skilltrust.LimitLaterRecords })
+			all.Limitations = slices.DeleteFunc(all.Limitations, func(l skilltrust.Limitation) bool { return l == skilltrust.LimitLaterRecords })
 			if a, b := mustJSON(t, all), mustJSON(t, only); a != b {
 				t.Fatalf("trial %d, task %q: later records changed the assessment:\n%s\n%s", trial, task.Skill, a, b)
 			}

@@ -111,7 +111,7 @@ func RecomputeAs(version string, skills []passport.SkillPassport, count int, lea
 			status(sp, RecomputeUnverifiable, "assessedAt: %v", err)
 			continue
 		}
-		set, err := setFor(slices.Contains(sp.Limitations, LimitTruncated))
+		set, err := setFor(slices.Contains(sp.Limitations, string(LimitTruncated)))
 		if err != nil {
 			status(sp, RecomputeUnverifiable, "the evidence is not a valid evidence set: %v", err)
 			continue

@@ -121,17 +121,19 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, problem.RateLimited, "slow down and retry")
 		return
 	}
-	var policy Policy
 	q := r.URL.Query()
+	policy := AnySubject()
+	if s := q.Get("subject"); s != "" {
+		policy = ForSubject(s)
+	}
 	if s := q.Get("at"); s != "" {
 		t, err := time.Parse(time.RFC3339, s)
 		if err != nil {
 			writeProblem(w, r, problem.Invalid, "at must be an RFC 3339 time")
 			return
 		}
-		policy.At = t
+		policy = policy.At(t)
 	}
-	policy.Subject = q.Get("subject")
 
 	body, err := httpbody.Read(w, r, httpbody.Options{Limit: passport.MaxBundleSize, Timeout: h.cfg.BodyTimeout})
 	if err != nil {

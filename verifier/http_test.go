@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/vectors"
 	"github.com/remnant/passportkit/verifier"
 )
@@ -107,6 +108,10 @@ func TestHTTPVerify(t *testing.T) {
 			}
 			if res.Verified != tt.verified || string(res.Reason) != tt.reason {
 				t.Errorf("verified %v reason %s, want %v %s", res.Verified, res.Reason, tt.verified, tt.reason)
+			}
+			// Without ?subject= the subject check is not_required, never ok.
+			if last := res.Checks[len(res.Checks)-1]; res.Verified && (last.Name != verifier.CheckSubject || last.OK || last.Reason != passport.ReasonNotRequired) {
+				t.Errorf("subject check %+v, want not_required", last)
 			}
 		})
 	}

@@ -3,7 +3,7 @@
 // A Verifier is built once from a Trust and options, then checks bundles:
 //
 //	v, err := verifier.New(trust)
-//	res, err := v.Verify(ctx, bundle, verifier.Policy{})
+//	res, err := v.Verify(ctx, bundle, verifier.ForSubject("agt_…"))
 //	if res.Verified { … res.Passport … }
 //
 // Verify never returns a bare bool. Its Result lists every check in the
@@ -100,17 +100,44 @@ func New(trust *Trust, opts ...Option) (*Verifier, error) {
 	return v, nil
 }
 
-// Policy is what a caller requires of one bundle beyond its validity.
+// Policy is what a caller requires of one bundle beyond its validity. The
+// subject choice is mandatory: build a Policy with ForSubject or
+// AnySubject. Verify refuses the zero Policy, so that forgetting the
+// subject is an error and never a silent pass.
 type Policy struct {
-	// At is the time to verify at; zero means the verifier's clock.
-	At time.Time
-	// Subject, when set, is the agent id the passport must describe.
-	Subject string
+	subject    string
+	anySubject bool
+	at         time.Time
 }
 
-// Check is the outcome of one verification step.
+// ForSubject returns a Policy that requires the passport to describe the
+// agent id subject. An empty id yields a Policy Verify refuses.
+func ForSubject(subject string) Policy { return Policy{subject: subject} }
+
+// AnySubject returns a Policy that accepts a passport about any agent. The
+// subject check then reports passport.ReasonNotRequired, not ok: the caller has not
+// learned whom the passport describes until it reads Result.Subject.
+func AnySubject() Policy { return Policy{anySubject: true} }
+
+// At returns a copy of p that verifies as of t instead of the verifier's
+// clock. A zero t means the clock.
+func (p Policy) At(t time.Time) Policy {
+	p.at = t
+	return p
+}
+
+// ErrPolicy is returned by Verify for a Policy made neither by ForSubject
+// (with a non-empty id) nor by AnySubject.
+var ErrPolicy = errors.New("verifier: the policy names no subject choice; use ForSubject(id) or AnySubject()")
+
+func (p Policy) valid() bool { return p.anySubject != (p.subject != "") }
+
+// Check is the outcome of one verification step. OK is true only for a
+// check that ran and passed; a check that failed carries its reason, one
+// that did not run because an earlier one failed carries passport.ReasonNotReached,
+// and one the policy did not ask for carries passport.ReasonNotRequired.
 type Check struct {
-	Name   string          `json:"name"`
+	Name   CheckName       `json:"name"`
 	OK     bool            `json:"ok"`
 	Reason passport.Reason `json:"reason"`
 	Detail string          `json:"detail"`
@@ -157,27 +184,52 @@ func (r *Result) Decode() (*passport.Passport, error) {
 	return &p, nil
 }
 
-// The checks, in order. Their names are stable.
-var checkNames = [...]string{
-	"size", "json", "bundle", "jws", "header", "key", "algorithm", "signature",
-	"payload", "snapshot", "passport_hash", "version", "fields", "issuer",
-	"key_window", "validity", "evidence", "subject",
+// CheckName names one verification step. The names are stable; SPEC.md
+// §11.2 lists them in order.
+type CheckName string
+
+// The checks Verify reports, in the order it runs them.
+const (
+	CheckSize         CheckName = "size"
+	CheckJSON         CheckName = "json"
+	CheckBundle       CheckName = "bundle"
+	CheckJWS          CheckName = "jws"
+	CheckHeader       CheckName = "header"
+	CheckKey          CheckName = "key"
+	CheckAlgorithm    CheckName = "algorithm"
+	CheckSignature    CheckName = "signature"
+	CheckPayload      CheckName = "payload"
+	CheckSnapshot     CheckName = "snapshot"
+	CheckPassportHash CheckName = "passport_hash"
+	CheckVersion      CheckName = "version"
+	CheckFields       CheckName = "fields"
+	CheckIssuer       CheckName = "issuer"
+	CheckKeyWindow    CheckName = "key_window"
+	CheckValidity     CheckName = "validity"
+	CheckEvidence     CheckName = "evidence"
+	CheckSubject      CheckName = "subject"
+)
+
+var checkNames = [...]CheckName{
+	CheckSize, CheckJSON, CheckBundle, CheckJWS, CheckHeader, CheckKey, CheckAlgorithm, CheckSignature,
+	CheckPayload, CheckSnapshot, CheckPassportHash, CheckVersion, CheckFields, CheckIssuer,
+	CheckKeyWindow, CheckValidity, CheckEvidence, CheckSubject,
 }
 
 // CheckNames returns the names of the checks Verify reports, in order.
-func CheckNames() []string { return append([]string(nil), checkNames[:]...) }
-
-// ReasonNotReached marks a check that did not run because an earlier one
-// failed.
-const ReasonNotReached passport.Reason = "not_reached"
+func CheckNames() []CheckName { return append([]CheckName(nil), checkNames[:]...) }
 
 // Verify checks bundle under policy. It returns an error only when ctx is
-// done; an invalid bundle is a Result with Verified false.
+// done or policy is not a valid Policy (ErrPolicy); an invalid bundle is a
+// Result with Verified false.
 func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	at := policy.At
+	if !policy.valid() {
+		return nil, ErrPolicy
+	}
+	at := policy.at
 	if at.IsZero() {
 		at = v.clock()
 	}
@@ -198,15 +250,19 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 			res.Reason = err.Reason
 			res.Checks = append(res.Checks, Check{Name: checkNames[i], Reason: err.Reason, Detail: err.Detail})
 			for _, name := range checkNames[i+1:] {
-				res.Checks = append(res.Checks, Check{Name: name, Reason: ReasonNotReached, Detail: "an earlier check failed"})
+				res.Checks = append(res.Checks, Check{Name: name, Reason: passport.ReasonNotReached, Detail: "an earlier check failed"})
 			}
 			if r.trusted != nil {
 				res.KeyID = r.trusted.Key.KeyID()
 			}
 			return res, nil
 		}
-		res.Checks = append(res.Checks, Check{Name: checkNames[i], OK: true, Reason: passport.ReasonOK, Detail: r.detail})
-		r.detail = ""
+		if r.notRequired {
+			res.Checks = append(res.Checks, Check{Name: checkNames[i], Reason: passport.ReasonNotRequired, Detail: r.detail})
+		} else {
+			res.Checks = append(res.Checks, Check{Name: checkNames[i], OK: true, Reason: passport.ReasonOK, Detail: r.detail})
+		}
+		r.detail, r.notRequired = "", false
 	}
 	res.Verified = true
 	res.Reason = passport.ReasonOK
@@ -255,6 +311,9 @@ type run struct {
 	policy Policy
 	at     time.Time
 	detail string // detail of the check that just passed
+	// notRequired says the check that just returned did not run because
+	// the policy does not ask for it.
+	notRequired bool
 
 	// typ is the required typ header; "" accepts any or none (tests only).
 	typ string
@@ -798,9 +857,15 @@ func (r *run) evidence() *passport.Error {
 }
 
 func (r *run) subject() *passport.Error {
-	if r.policy.Subject != "" && r.policy.Subject != r.subjectID {
+	if r.policy.anySubject {
+		r.notRequired = true
+		r.detail = "the policy accepts any subject"
+		return nil
+	}
+	if r.policy.subject != r.subjectID {
 		return fail(passport.ReasonSubjectMismatch, "the passport describes another subject than the policy requires")
 	}
+	r.detail = r.subjectID
 	return nil
 }
 

@@ -184,10 +184,10 @@ func TestPassportEndToEnd(t *testing.T) {
 			}
 			bundlePath, trustPath, filePath := write("bundle.json", bundle), write("trust.json", trust), write("evidence.json", file)
 
-			if code, out := verify("--trust", trustPath, bundlePath); code != 0 {
+			if code, out := verify("--subject", string(subject), "--trust", trustPath, bundlePath); code != 0 {
 				t.Fatalf("verify: exit %d\n%s", code, out)
 			}
-			code, out := verify("--trust", trustPath, "--recompute", "--evidence", filePath, bundlePath)
+			code, out := verify("--subject", string(subject), "--trust", trustPath, "--recompute", "--evidence", filePath, bundlePath)
 			if code != 0 || !strings.Contains(out, "evidence file: ok") || !strings.Contains(out, "match") {
 				t.Fatalf("verify --recompute --evidence: exit %d\n%s", code, out)
 			}
@@ -197,14 +197,14 @@ func TestPassportEndToEnd(t *testing.T) {
 
 			// Tampering with the signed bytes, or with the evidence file.
 			tampered := bytes.Replace(bundle, []byte(`"trustLevel":"`), []byte(`"trustLevel":"x`), 1)
-			if code, out := verify("--trust", trustPath, write("tampered.json", tampered)); code != 1 {
+			if code, out := verify("--subject", string(subject), "--trust", trustPath, write("tampered.json", tampered)); code != 1 {
 				t.Fatalf("tampered bundle: exit %d\n%s", code, out)
 			}
 			altered := bytes.Replace(file, []byte(`"outcome":"failure"`), []byte(`"outcome":"success"`), 1)
 			if bytes.Equal(altered, file) {
 				t.Fatal("the evidence file has no failure to alter")
 			}
-			if code, out := verify("--trust", trustPath, "--recompute", "--evidence", write("altered.json", altered), bundlePath); code != 1 || !strings.Contains(out, "evidence_root_mismatch") {
+			if code, out := verify("--subject", string(subject), "--trust", trustPath, "--recompute", "--evidence", write("altered.json", altered), bundlePath); code != 1 || !strings.Contains(out, "evidence_root_mismatch") {
 				t.Fatalf("altered evidence file: exit %d\n%s", code, out)
 			}
 
@@ -213,19 +213,19 @@ func TestPassportEndToEnd(t *testing.T) {
 			cmd(t, dsn, "keys", "rotate", "--keys", keys)
 			_, _, trust2 := get(t, base+"/.well-known/passport-trust.json", "")
 			trust2Path := write("trust2.json", trust2)
-			if code, out := verify("--trust", trust2Path, bundlePath); code != 0 {
+			if code, out := verify("--subject", string(subject), "--trust", trust2Path, bundlePath); code != 0 {
 				t.Fatalf("after rotation: exit %d\n%s", code, out)
 			}
 
 			// Offline issuance with the new key.
 			cmd(t, dsn, "passports", "issue", string(subject), "--keys", keys, "--disclose", "all", "-o", path("offline.json"), "--evidence", path("offline-evidence.json"))
-			if code, out := verify("--trust", trust2Path, "--recompute", path("offline.json")); code != 0 || !strings.Contains(out, "match") {
+			if code, out := verify("--subject", string(subject), "--trust", trust2Path, "--recompute", path("offline.json")); code != 0 || !strings.Contains(out, "match") {
 				t.Fatalf("offline bundle: exit %d\n%s", code, out)
 			}
-			if code, out := verify("--trust", trust2Path, "--recompute", "--evidence", path("offline-evidence.json"), path("offline.json")); code != 0 {
+			if code, out := verify("--subject", string(subject), "--trust", trust2Path, "--recompute", "--evidence", path("offline-evidence.json"), path("offline.json")); code != 0 {
 				t.Fatalf("offline evidence: exit %d\n%s", code, out)
 			}
-			if code, out := verify("--trust", trustPath, path("offline.json")); code == 0 {
+			if code, out := verify("--subject", string(subject), "--trust", trustPath, path("offline.json")); code == 0 {
 				t.Fatalf("a trust file without the new key accepted its passport:\n%s", out)
 			}
 		})

@@ -23,6 +23,7 @@ type assessCmd struct {
 	Context  map[string]string `name:"context" mapsep:"none" placeholder:"KEY=VALUE" help:"Task context label (domain, environment, protocol, version, workload, constraints); repeatable."`
 	At       string            `name:"at" placeholder:"YYYY-MM-DD" help:"Assessment date (default: today, UTC)."`
 	JSON     bool              `name:"json" help:"Print the assessments and skill passports as JSON."`
+	Reader   []string          `name:"reader" sep:"," placeholder:"ACTOR,..." help:"The reader's trust set: reporter pseudonyms (act_...) as this evidence records them. Shows the issuer's view beside the reader's: the same assessment over the subject's own records and those reporters' only."`
 }
 
 // assessOutput is the JSON the command prints: a comparison in input order,
@@ -34,6 +35,8 @@ type assessOutput struct {
 type assessedAgent struct {
 	Evidence string          `json:"evidence"`
 	Skills   []assessedSkill `json:"skills"`
+	// Reader is the reader's view, with --reader.
+	Reader *readerView `json:"readerView,omitempty"`
 }
 
 type assessedSkill struct {
@@ -52,13 +55,21 @@ func (c *assessCmd) Run(e *env) error {
 	if err != nil {
 		return cli.Usage(err)
 	}
+	var trust []string
+	if c.Reader != nil {
+		if trust, err = checkReaderTrustSet(c.Reader); err != nil {
+			return cli.Usage(err)
+		}
+	}
 	subjects := make([]skilltrust.Subject, 0, len(c.Evidence))
+	sets := make([]*evidence.Set, 0, len(c.Evidence))
 	for _, path := range c.Evidence {
 		set, err := readEvidence(path)
 		if err != nil {
 			return cli.Usage(err)
 		}
 		subjects = append(subjects, skilltrust.Subject{Name: path, Evidence: set})
+		sets = append(sets, set)
 	}
 	cmp, err := skilltrust.Compare(subjects, c.Skill, task, at)
 	if err != nil {
@@ -76,12 +87,21 @@ func (c *assessCmd) Run(e *env) error {
 		}
 		out.Agents = append(out.Agents, agent)
 	}
+	if trust != nil {
+		if err := assessReader(&out, sets, trust, c.Skill, task, at); err != nil {
+			return cli.Usage(err)
+		}
+	}
 	if c.JSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return printAssessments(e.stdout, out)
+	if err := printAssessments(e.stdout, out); err != nil {
+		return err
+	}
+	printReaderViews(e.stdout, out)
+	return nil
 }
 
 // assessDate parses --at, defaulting to today in UTC: the one place the
@@ -152,7 +172,14 @@ func printAssessments(w io.Writer, out assessOutput) error {
 				fmt.Fprintf(tw, "  correction\t%s %s after %s\n", c.ID, c.Type, c.After)
 			}
 			if len(a.Limitations) > 0 {
-				fmt.Fprintf(tw, "  limitations\t%s\n", strings.Join(a.Limitations, ", "))
+				fmt.Fprint(tw, "  limitations\t")
+				for i, l := range a.Limitations {
+					if i > 0 {
+						fmt.Fprint(tw, ", ")
+					}
+					fmt.Fprint(tw, l)
+				}
+				fmt.Fprintln(tw)
 			}
 			fmt.Fprintf(tw, "  sources\t%d relevant records\n", len(a.Sources))
 			for _, src := range a.Sources {

@@ -34,7 +34,7 @@ func TestVerifyEvidenceFile(t *testing.T) {
 	bundle := write("bundle.json", mustRun("sign", "--key", path("issuer.jwk"), "--issuer", "https://issuer.example",
 		"--issued-at", "2026-05-01T00:00:00Z", "--disclose", "0,2", unsigned))
 	verify := func(extra ...string) (int, string, string) {
-		return runCLI(t, append([]string{"verify", "--trust", path("trust.json"), "--at", "2026-05-02T00:00:00Z"}, append(extra, bundle)...)...)
+		return runCLI(t, append([]string{"verify", "--any-subject", "--trust", path("trust.json"), "--at", "2026-05-02T00:00:00Z"}, append(extra, bundle)...)...)
 	}
 
 	good := write("evidence.json", `{"evidence":`+recomputeEvidence+`}`)

@@ -22,7 +22,7 @@ func (c *inspectCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	b, err := passport.ParseBundle(in)
+	b, err := passport.ParseBundleUnverified(in)
 	if err != nil {
 		return cli.Exit(cli.ExitFailed, err)
 	}

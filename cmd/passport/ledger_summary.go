@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/remnant/passportkit/internal/cli"
@@ -38,13 +37,6 @@ type summarySignature struct {
 	KeyID    string `json:"kid,omitempty"`
 	Signer   string `json:"signer,omitempty"` // the trust file's issuer, when verified
 }
-
-// Reasons a summary signature check adds to the passport reason codes.
-const (
-	reasonNotSigned       = "not_signed"          // a trust file was given but the summary carries no jws
-	reasonSummaryMismatch = "summary_id_mismatch" // the JWS verifies but signs another id
-	reasonNotChecked      = "not_checked"         // a jws came without a trust file to check it against
-)
 
 const (
 	shareNote       = "Send shared and id together. The id is a SHA-256, not a signature: it shows the summary was not changed after the id was made, not who made it."
@@ -86,45 +78,33 @@ func checkSummaryTool(shared json.RawMessage, id, jws string, trust *verifier.Tr
 	switch {
 	case trust == nil && jws == "":
 	case trust == nil:
-		out.Signature = &summarySignature{Reason: reasonNotChecked, Detail: "no trust file was given to check the jws against"}
+		out.Signature = &summarySignature{Reason: string(passport.ReasonNotChecked), Detail: "no trust file was given to check the jws against"}
 	case jws == "":
-		out.Signature = &summarySignature{Reason: reasonNotSigned, Detail: "the summary carries no jws"}
+		out.Signature = &summarySignature{Reason: string(passport.ReasonNotSigned), Detail: "the summary carries no jws"}
 	default:
 		out.Signature = verifySummarySignature(jws, id, c.Shared, trust)
 	}
 	return out
 }
 
-// verifySummarySignature checks jws under the passport JWS profile against
-// trust, then that it signs id, and that the key's validity window covers
-// the summary's as_of day.
+// verifySummarySignature checks jws with the verifier (see
+// verifier.VerifySummarySignature) and reports it in the tool's form.
 func verifySummarySignature(jws, id string, s *ledger.Summary, trust *verifier.Trust) *summarySignature {
 	v, err := verifier.New(trust)
 	if err != nil {
 		return &summarySignature{Reason: string(passport.ReasonOf(err)), Detail: err.Error()}
 	}
-	payload, kid, err := v.VerifyJWS([]byte(jws), ledger.SummaryJWSType)
-	if err != nil {
-		return &summarySignature{Reason: string(passport.ReasonOf(err)), Detail: err.Error()}
+	var asOf time.Time
+	if s != nil && !s.AsOf.IsZero() {
+		asOf, _ = time.Parse(time.DateOnly, s.AsOf.String())
 	}
-	sig := &summarySignature{KeyID: kid}
-	if string(payload) != strings.ToLower(strings.TrimSpace(id)) {
-		sig.Reason, sig.Detail = reasonSummaryMismatch, "the signature is valid but signs another summary id"
-		return sig
+	c := v.VerifySummarySignature([]byte(jws), id, asOf)
+	sig := &summarySignature{Verified: c.OK, Reason: string(c.Reason), KeyID: c.KeyID}
+	if c.OK {
+		sig.Signer = trust.Issuer
+	} else {
+		sig.Detail = c.Detail
 	}
-	if k, ok := trust.Lookup(kid); ok && (!k.NotBefore.IsZero() || !k.NotAfter.IsZero()) {
-		if s == nil || s.AsOf.IsZero() {
-			sig.Reason, sig.Detail = string(passport.ReasonKeyWindow), "the key has a validity window and the summary gives no as_of day"
-			return sig
-		}
-		start, _ := time.Parse(time.DateOnly, s.AsOf.String())
-		end := start.Add(24 * time.Hour)
-		if (!k.NotBefore.IsZero() && !k.NotBefore.Before(end)) || (!k.NotAfter.IsZero() && k.NotAfter.Before(start)) {
-			sig.Reason, sig.Detail = string(passport.ReasonKeyWindow), fmt.Sprintf("the key is not valid on the summary's as_of day %s", s.AsOf)
-			return sig
-		}
-	}
-	sig.Verified, sig.Reason, sig.Signer = true, string(passport.ReasonOK), trust.Issuer
 	return sig
 }
 
@@ -199,7 +179,7 @@ func (c *ledgerCheckSummaryCmd) Run(e *env) error {
 	switch sig := out.Signature; {
 	case !*out.Matches:
 		return cli.Silent(cli.ExitFailed)
-	case sig == nil || sig.Reason == reasonNotChecked || sig.Verified:
+	case sig == nil || sig.Reason == string(passport.ReasonNotChecked) || sig.Verified:
 		return nil
 	case sig.Reason == string(passport.ReasonKeyUnknown):
 		return cli.Silent(exitIndeterminate)

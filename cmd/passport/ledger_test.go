@@ -100,7 +100,7 @@ func TestLedgerSummarySignature(t *testing.T) {
 	}
 	// The courier's signature on the shop's summary: valid JWS, wrong id.
 	out := checkSummaryTool(shop.Shared, shop.ID, courier.JWS, trust)
-	if out.Signature.Verified || out.Signature.Reason != reasonSummaryMismatch {
+	if out.Signature.Verified || out.Signature.Reason != string(passport.ReasonSummaryIDMismatch) {
 		t.Errorf("swapped signature: %+v", out.Signature)
 	}
 	// A JWS of another type, such as a passport credential, is refused.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -56,5 +58,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Name:        "passport",
 		Description: "Verify, inspect and sign agent passports; keep a counterparty ledger.",
 		Options:     []kong.Option{kong.Bind(&env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr})},
-	}.Run(&commands{}, args, stdout, stderr)
+	}.Run(commandTree(args), args, stdout, stderr)
+}
+
+// commandTree returns the part of the command tree that args can reach:
+// only the named command when the first argument names one, else the whole
+// tree. Building kong's model of every command costs a process more CPU
+// than verifying a typical bundle, so `passport verify` builds only its own.
+func commandTree(args []string) any {
+	full := reflect.TypeFor[commands]()
+	if len(args) > 0 {
+		for i := range full.NumField() {
+			f := full.Field(i)
+			if strings.ToLower(f.Name) == args[0] {
+				one := reflect.StructOf([]reflect.StructField{{Name: f.Name, Type: f.Type, Tag: f.Tag}})
+				return reflect.New(one).Interface()
+			}
+		}
+	}
+	return &commands{}
 }

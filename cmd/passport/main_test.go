@@ -70,7 +70,7 @@ func TestVectorsCLI(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := []string{"verify", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--json", "-"}
+			args := []string{"verify", "--any-subject", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--json", "-"}
 			code := run(context.Background(), args, bytes.NewReader(c.Bundle), &stdout, &stderr)
 			want := cli.ExitFailed
 			switch {
@@ -130,20 +130,20 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["valid_eddsa"]}, cli.ExitOK},
-		{"not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["tampered_snapshot_fail"]}, cli.ExitFailed},
-		{"oversized is not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["over_512kib_fail"]}, cli.ExitFailed},
-		{"malformed is not verified", []string{"verify", "--trust", trustFile, "--at", at, bundles["truncated_fail"]}, cli.ExitFailed},
-		{"unknown kid is indeterminate", []string{"verify", "--trust", trustFile, "--at", at, bundles["unknown_kid_fail"]}, exitIndeterminate},
-		{"unreadable bundle", []string{"verify", "--trust", trustFile, filepath.Join(dir, "missing.json")}, cli.ExitUsage},
-		{"invalid trust file", []string{"verify", "--trust", bundles["valid_eddsa"], bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"verified", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, bundles["valid_eddsa"]}, cli.ExitOK},
+		{"not verified", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, bundles["tampered_snapshot_fail"]}, cli.ExitFailed},
+		{"oversized is not verified", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, bundles["over_512kib_fail"]}, cli.ExitFailed},
+		{"malformed is not verified", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, bundles["truncated_fail"]}, cli.ExitFailed},
+		{"unknown kid is indeterminate", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, bundles["unknown_kid_fail"]}, exitIndeterminate},
+		{"unreadable bundle", []string{"verify", "--any-subject", "--trust", trustFile, filepath.Join(dir, "missing.json")}, cli.ExitUsage},
+		{"invalid trust file", []string{"verify", "--any-subject", "--trust", bundles["valid_eddsa"], bundles["valid_eddsa"]}, cli.ExitUsage},
 		{"no trust file", []string{"verify", bundles["valid_eddsa"]}, cli.ExitUsage},
 		{"bad flag", []string{"verify", "--frobnicate", bundles["valid_eddsa"]}, cli.ExitUsage},
-		{"bad time", []string{"verify", "--trust", trustFile, "--at", "noon", bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"bad time", []string{"verify", "--any-subject", "--trust", trustFile, "--at", "noon", bundles["valid_eddsa"]}, cli.ExitUsage},
 		{"no command", []string{}, cli.ExitUsage},
-		{"skew at its bound", []string{"verify", "--trust", trustFile, "--at", at, "--skew", "24h", bundles["valid_eddsa"]}, cli.ExitOK},
-		{"skew beyond 24 hours", []string{"verify", "--trust", trustFile, "--at", at, "--skew", "24h0m1s", bundles["valid_eddsa"]}, cli.ExitUsage},
-		{"negative skew", []string{"verify", "--trust", trustFile, "--at", at, "--skew", "-1s", bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"skew at its bound", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, "--skew", "24h", bundles["valid_eddsa"]}, cli.ExitOK},
+		{"skew beyond 24 hours", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, "--skew", "24h0m1s", bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"negative skew", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, "--skew", "-1s", bundles["valid_eddsa"]}, cli.ExitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,7 +174,7 @@ func TestVectorsRecompute(t *testing.T) {
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := []string{"verify", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--recompute", "-"}
+			args := []string{"verify", "--any-subject", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--recompute", "-"}
 			if code := run(context.Background(), args, bytes.NewReader(c.Bundle), &stdout, &stderr); code != cli.ExitOK {
 				t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
 			}

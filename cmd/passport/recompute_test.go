@@ -65,7 +65,7 @@ func TestVerifyRecompute(t *testing.T) {
 		return path(name + ".bundle.json")
 	}
 	verify := func(bundle string, extra ...string) (int, string, string) {
-		return runCLI(t, append([]string{"verify", "--trust", path("trust.json"), "--at", "2026-05-02T00:00:00Z", "--recompute"}, append(extra, bundle)...)...)
+		return runCLI(t, append([]string{"verify", "--any-subject", "--trust", path("trust.json"), "--at", "2026-05-02T00:00:00Z", "--recompute"}, append(extra, bundle)...)...)
 	}
 
 	// An unsigned passport is also an evidence file for assess.

@@ -15,14 +15,15 @@ import (
 )
 
 type verifyCmd struct {
-	Trust     string        `help:"Trust file naming the issuer and its keys." env:"PASSPORT_TRUST" placeholder:"FILE" type:"path"`
-	At        string        `help:"Verify as of this RFC 3339 time instead of now." placeholder:"RFC3339"`
-	Skew      time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
-	Subject   string        `help:"Require the passport to describe this agent id."`
-	JSON      bool          `name:"json" help:"Print one JSON object instead of text."`
-	Recompute bool          `help:"Recompute every skill passport from the disclosed evidence (or the --evidence file); fail on any difference."`
-	Evidence  string        `help:"With --recompute: the passport's complete evidence file (as the issuer serves it); its records' root must be the signed evidenceRoot, and every skill passport is recomputed from it." placeholder:"FILE" type:"path"`
-	Bundle    string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
+	Trust      string        `help:"Trust file naming the issuer and its keys." env:"PASSPORT_TRUST" placeholder:"FILE" type:"path"`
+	At         string        `help:"Verify as of this RFC 3339 time instead of now." placeholder:"RFC3339"`
+	Skew       time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
+	Subject    string        `help:"Require the passport to describe this agent id." xor:"subject" placeholder:"AGENT_ID"`
+	AnySubject bool          `name:"any-subject" help:"Accept a passport about any agent; the subject check reports not_required." xor:"subject"`
+	JSON       bool          `name:"json" help:"Print one JSON object instead of text."`
+	Recompute  bool          `help:"Recompute every skill passport from the disclosed evidence (or the --evidence file); fail on any difference."`
+	Evidence   string        `help:"With --recompute: the passport's complete evidence file (as the issuer serves it); its records' root must be the signed evidenceRoot, and every skill passport is recomputed from it." placeholder:"FILE" type:"path"`
+	Bundle     string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
 }
 
 func (c *verifyCmd) Run(e *env) error {
@@ -111,14 +112,21 @@ func (c *verifyCmd) setup(e *env) (*verifier.Verifier, verifier.Policy, error) {
 	if err != nil {
 		return nil, policy, err
 	}
+	switch {
+	case c.Subject != "":
+		policy = verifier.ForSubject(c.Subject)
+	case c.AnySubject:
+		policy = verifier.AnySubject()
+	default:
+		return nil, policy, cli.Usage(errors.New("say whose passport you expect: --subject AGENT_ID, or --any-subject to accept any"))
+	}
 	if c.At != "" {
 		t, err := time.Parse(time.RFC3339, c.At)
 		if err != nil {
 			return nil, policy, cli.Usage(fmt.Errorf("--at: %w", err))
 		}
-		policy.At = t
+		policy = policy.At(t)
 	}
-	policy.Subject = c.Subject
 	return v, policy, nil
 }
 
@@ -145,14 +153,15 @@ func printResult(e *env, res *verifier.Result) {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	for _, c := range res.Checks {
 		mark := "ok"
+		detail := c.Detail
 		switch {
-		case c.Reason == verifier.ReasonNotReached:
+		case c.Reason == passport.ReasonNotReached:
 			mark = "--"
+		case c.Reason == passport.ReasonNotRequired:
+			mark = "skip"
+			detail = string(c.Reason) + ": " + detail
 		case !c.OK:
 			mark = "FAIL"
-		}
-		detail := c.Detail
-		if !c.OK && c.Reason != verifier.ReasonNotReached {
 			detail = string(c.Reason) + ": " + detail
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, c.Name, detail)

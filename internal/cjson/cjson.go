@@ -49,25 +49,25 @@ type Code uint8
 
 // Refusal codes.
 const (
-	ErrSyntax       Code = iota + 1 // not JSON
-	ErrUTF8                         // invalid UTF-8
-	ErrSurrogate                    // a \u escape holds a lone surrogate
-	ErrDuplicateKey                 // an object names a member twice
-	ErrIntegerRange                 // an integer beyond ±(2^53−1), or a number beyond float64
-	ErrDepth                        // nesting deeper than the limit
-	ErrTrailing                     // data after the top-level value
-	ErrNotCanonical                 // valid, but not RFC 8785 canonical form
+	CodeSyntax        Code = iota + 1 // not JSON
+	CodeInvalidUTF8                   // invalid UTF-8
+	CodeLoneSurrogate                 // a \u escape holds a lone surrogate
+	CodeDuplicateKey                  // an object names a member twice
+	CodeNumberRange                   // an integer beyond ±(2^53−1), or a number beyond float64
+	CodeTooDeep                       // nesting deeper than the limit
+	CodeTrailingData                  // data after the top-level value
+	CodeNotCanonical                  // valid, but not RFC 8785 canonical form
 )
 
 var codeNames = [...]string{
-	ErrSyntax:       "json_malformed",
-	ErrUTF8:         "json_invalid_utf8",
-	ErrSurrogate:    "json_lone_surrogate",
-	ErrDuplicateKey: "json_duplicate_key",
-	ErrIntegerRange: "json_number_range",
-	ErrDepth:        "json_too_deep",
-	ErrTrailing:     "json_trailing_data",
-	ErrNotCanonical: "json_not_canonical",
+	CodeSyntax:        "json_malformed",
+	CodeInvalidUTF8:   "json_invalid_utf8",
+	CodeLoneSurrogate: "json_lone_surrogate",
+	CodeDuplicateKey:  "json_duplicate_key",
+	CodeNumberRange:   "json_number_range",
+	CodeTooDeep:       "json_too_deep",
+	CodeTrailingData:  "json_trailing_data",
+	CodeNotCanonical:  "json_not_canonical",
 }
 
 // String returns the stable reason code, such as "json_duplicate_key".
@@ -188,7 +188,7 @@ func (p *parser) document() error {
 		return err
 	}
 	if i >= len(src) {
-		return p.failAt(i, ErrSyntax, "empty document")
+		return p.failAt(i, CodeSyntax, "empty document")
 	}
 	if i, err = p.run(i); err != nil {
 		return err
@@ -197,13 +197,13 @@ func (p *parser) document() error {
 		if opt.Canonical {
 			// SPEC.md §2: anything after the value, whitespace included,
 			// is trailing data.
-			return p.failAt(i, ErrTrailing, "data after the top-level value")
+			return p.failAt(i, CodeTrailingData, "data after the top-level value")
 		}
 		if i, err = p.ws(i); err != nil {
 			return err
 		}
 		if i < len(src) {
-			return p.failAt(i, ErrTrailing, "data after the top-level value")
+			return p.failAt(i, CodeTrailingData, "data after the top-level value")
 		}
 	}
 	return nil
@@ -414,7 +414,7 @@ var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 func (p *parser) wsSlow(i int) (int, error) {
 	if p.opt.Canonical {
-		return i, p.failAt(i, ErrNotCanonical, "insignificant whitespace")
+		return i, p.failAt(i, CodeNotCanonical, "insignificant whitespace")
 	}
 	for i < len(p.src) && isSpace(p.src[i]) {
 		i++
@@ -442,7 +442,7 @@ func (p *parser) run(i int) (int, error) {
 	var err error
 value:
 	if i >= len(src) {
-		return i, p.failAt(i, ErrSyntax, "unexpected end of input")
+		return i, p.failAt(i, CodeSyntax, "unexpected end of input")
 	}
 	{
 		idx := -1
@@ -453,7 +453,7 @@ value:
 		switch c := src[i]; c {
 		case '{', '[':
 			if depth+1 > p.maxDepth {
-				return i, p.failAt(i, ErrDepth, "nesting deeper than %d", p.maxDepth)
+				return i, p.failAt(i, CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 			}
 			stack[depth] = frame{node: int32(idx), object: c == '{', keysBase: int32(len(p.keys))}
 			depth++
@@ -494,7 +494,7 @@ value:
 		case 'n':
 			i, err = p.literal(i, "null")
 		default:
-			return i, p.failAt(i, ErrSyntax, "unexpected character %q", c)
+			return i, p.failAt(i, CodeSyntax, "unexpected character %q", c)
 		}
 		if err != nil {
 			return i, err
@@ -515,9 +515,9 @@ after:
 	}
 	if i >= len(src) {
 		if stack[depth-1].object {
-			return i, p.failAt(i, ErrSyntax, "unterminated object")
+			return i, p.failAt(i, CodeSyntax, "unterminated object")
 		}
-		return i, p.failAt(i, ErrSyntax, "unterminated array")
+		return i, p.failAt(i, CodeSyntax, "unterminated array")
 	}
 	switch top := &stack[depth-1]; src[i] {
 	case ',':
@@ -532,7 +532,7 @@ after:
 		goto value
 	case '}':
 		if !top.object {
-			return i, p.failAt(i, ErrSyntax, "expected ',' or ']'")
+			return i, p.failAt(i, CodeSyntax, "expected ',' or ']'")
 		}
 		i++
 		depth--
@@ -540,7 +540,7 @@ after:
 		goto after
 	case ']':
 		if top.object {
-			return i, p.failAt(i, ErrSyntax, "expected ',' or '}'")
+			return i, p.failAt(i, CodeSyntax, "expected ',' or '}'")
 		}
 		i++
 		depth--
@@ -548,13 +548,13 @@ after:
 		goto after
 	default:
 		if top.object {
-			return i, p.failAt(i, ErrSyntax, "expected ',' or '}'")
+			return i, p.failAt(i, CodeSyntax, "expected ',' or '}'")
 		}
-		return i, p.failAt(i, ErrSyntax, "expected ',' or ']'")
+		return i, p.failAt(i, CodeSyntax, "expected ',' or ']'")
 	}
 key:
 	if i >= len(src) || src[i] != '"' {
-		return i, p.failAt(i, ErrSyntax, "expected a member name")
+		return i, p.failAt(i, CodeSyntax, "expected a member name")
 	}
 	{
 		top := &stack[depth-1]
@@ -576,22 +576,22 @@ key:
 			if top.prevEnd != 0 {
 				switch c := compareKeys(src[top.prevStart:top.prevEnd], key); {
 				case c == 0:
-					return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+					return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 				case c > 0:
 					// A repeated name is out of order too; at one
 					// position the earlier guard of SPEC.md §2 wins.
 					for _, k := range p.keys[top.keysBase:] {
 						if compareKeys(k, key) == 0 {
-							return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+							return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 						}
 					}
-					return i, p.failAt(start, ErrNotCanonical, "member %s out of order", quoteKey(key))
+					return i, p.failAt(start, CodeNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
 			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
 			p.keys = append(p.keys, key)
 		} else if p.seen(top, key) {
-			return i, p.failAt(start, ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+			return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
 		if wsAt(src, i) {
 			if i, err = p.wsSlow(i); err != nil {
@@ -599,7 +599,7 @@ key:
 			}
 		}
 		if i >= len(src) || src[i] != ':' {
-			return i, p.failAt(i, ErrSyntax, "expected ':'")
+			return i, p.failAt(i, CodeSyntax, "expected ':'")
 		}
 		if i++; wsAt(src, i) {
 			if i, err = p.wsSlow(i); err != nil {
@@ -649,7 +649,7 @@ func (p *parser) seen(top *frame, key []byte) bool {
 
 func (p *parser) literal(i int, word string) (int, error) {
 	if len(p.src)-i < len(word) || string(p.src[i:i+len(word)]) != word {
-		return i, p.failAt(i, ErrSyntax, "invalid literal")
+		return i, p.failAt(i, CodeSyntax, "invalid literal")
 	}
 	return i + len(word), nil
 }
@@ -678,7 +678,7 @@ func (p *parser) string(i int) (int, error) {
 			i++
 		}
 		if i >= len(src) {
-			return i, p.failAt(i, ErrSyntax, "unterminated string")
+			return i, p.failAt(i, CodeSyntax, "unterminated string")
 		}
 		switch c := src[i]; {
 		case c == '"':
@@ -690,11 +690,11 @@ func (p *parser) string(i int) (int, error) {
 			}
 			i += n
 		case c < 0x20:
-			return i, p.failAt(i, ErrSyntax, "control character in string")
+			return i, p.failAt(i, CodeSyntax, "control character in string")
 		default:
 			r, size := utf8.DecodeRune(src[i:])
 			if r == utf8.RuneError && size <= 1 {
-				return i, p.failAt(i, ErrUTF8, "invalid UTF-8")
+				return i, p.failAt(i, CodeInvalidUTF8, "invalid UTF-8")
 			}
 			i += size
 		}
@@ -705,23 +705,23 @@ func (p *parser) string(i int) (int, error) {
 func (p *parser) escape(i int) (int, error) {
 	src := p.src
 	if i+1 >= len(src) {
-		return 0, p.failAt(i, ErrSyntax, "unterminated escape")
+		return 0, p.failAt(i, CodeSyntax, "unterminated escape")
 	}
 	switch src[i+1] {
 	case '"', '\\', 'b', 'f', 'n', 'r', 't':
 		return 2, nil
 	case '/':
 		if p.opt.Canonical {
-			return 0, p.failAt(i, ErrNotCanonical, `"\/" escape`)
+			return 0, p.failAt(i, CodeNotCanonical, `"\/" escape`)
 		}
 		return 2, nil
 	case 'u':
 	default:
-		return 0, p.failAt(i, ErrSyntax, "invalid escape")
+		return 0, p.failAt(i, CodeSyntax, "invalid escape")
 	}
 	u, ok := hex4(src, i+2)
 	if !ok {
-		return 0, p.failAt(i, ErrSyntax, `invalid \u escape`)
+		return 0, p.failAt(i, CodeSyntax, `invalid \u escape`)
 	}
 	n := 6
 	switch {
@@ -731,11 +731,11 @@ func (p *parser) escape(i int) (int, error) {
 			lo, ok = hex4(src, i+8)
 		}
 		if !ok || lo < 0xDC00 || lo > 0xDFFF {
-			return 0, p.failAt(i, ErrSurrogate, "lone high surrogate")
+			return 0, p.failAt(i, CodeLoneSurrogate, "lone high surrogate")
 		}
 		n = 12
 	case u >= 0xDC00 && u <= 0xDFFF:
-		return 0, p.failAt(i, ErrSurrogate, "lone low surrogate")
+		return 0, p.failAt(i, CodeLoneSurrogate, "lone low surrogate")
 	}
 	if p.opt.Canonical {
 		// RFC 8785 escapes with \u only control characters that have no
@@ -748,7 +748,7 @@ func (p *parser) escape(i int) (int, error) {
 			}
 		}
 		if u >= 0x20 || short || !lower {
-			return 0, p.failAt(i, ErrNotCanonical, `unneeded or non-canonical \u escape`)
+			return 0, p.failAt(i, CodeNotCanonical, `unneeded or non-canonical \u escape`)
 		}
 	}
 	return n, nil
@@ -797,14 +797,14 @@ func (p *parser) number(start int) (int, error) {
 			i++
 		}
 	default:
-		return i, p.failAt(i, ErrSyntax, "invalid number")
+		return i, p.failAt(i, CodeSyntax, "invalid number")
 	}
 	integer := true
 	if i < len(src) && src[i] == '.' {
 		integer = false
 		i++
 		if i >= len(src) || !isDigit(src[i]) {
-			return i, p.failAt(i, ErrSyntax, "invalid number")
+			return i, p.failAt(i, CodeSyntax, "invalid number")
 		}
 		for i < len(src) && isDigit(src[i]) {
 			i++
@@ -817,14 +817,14 @@ func (p *parser) number(start int) (int, error) {
 			i++
 		}
 		if i >= len(src) || !isDigit(src[i]) {
-			return i, p.failAt(i, ErrSyntax, "invalid number")
+			return i, p.failAt(i, CodeSyntax, "invalid number")
 		}
 		for i < len(src) && isDigit(src[i]) {
 			i++
 		}
 	}
 	if i < len(src) && isDigit(src[i]) { // a leading zero followed by digits
-		return i, p.failAt(i, ErrSyntax, "invalid number")
+		return i, p.failAt(i, CodeSyntax, "invalid number")
 	}
 	tok := src[start:i]
 	if integer {
@@ -833,10 +833,10 @@ func (p *parser) number(start int) (int, error) {
 			digits = digits[1:]
 		}
 		if len(digits) > 16 || (len(digits) == 16 && string(digits) > "9007199254740991") {
-			return i, p.failAt(start, ErrIntegerRange, "integer beyond ±(2^53−1)")
+			return i, p.failAt(start, CodeNumberRange, "integer beyond ±(2^53−1)")
 		}
 		if p.opt.Canonical && string(tok) == "-0" {
-			return i, p.failAt(start, ErrNotCanonical, "number -0")
+			return i, p.failAt(start, CodeNotCanonical, "number -0")
 		}
 		return i, nil
 	}
@@ -846,7 +846,7 @@ func (p *parser) number(start int) (int, error) {
 			// json step (SPEC.md §11.2 step 2), checked here.
 			if !plainCanonical(tok) {
 				if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
-					return i, p.failAt(start, ErrIntegerRange, "number beyond the range of a float64")
+					return i, p.failAt(start, CodeNumberRange, "number beyond the range of a float64")
 				}
 			}
 			p.floats = append(p.floats, uint32(start))
@@ -855,7 +855,7 @@ func (p *parser) number(start int) (int, error) {
 		return i, checkFloat(tok, start)
 	}
 	if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
-		return i, p.failAt(start, ErrIntegerRange, "number beyond the range of a float64")
+		return i, p.failAt(start, CodeNumberRange, "number beyond the range of a float64")
 	}
 	return i, nil
 }
@@ -868,11 +868,11 @@ func checkFloat(tok []byte, offset int) error {
 	}
 	f, err := strconv.ParseFloat(string(tok), 64)
 	if err != nil {
-		return &Error{Code: ErrIntegerRange, Offset: offset, Msg: "number beyond the range of a float64"}
+		return &Error{Code: CodeNumberRange, Offset: offset, Msg: "number beyond the range of a float64"}
 	}
 	var buf [32]byte
 	if string(AppendNumber(buf[:0], f)) != string(tok) {
-		return &Error{Code: ErrNotCanonical, Offset: offset, Msg: fmt.Sprintf("number %s not in canonical form", tok)}
+		return &Error{Code: CodeNotCanonical, Offset: offset, Msg: fmt.Sprintf("number %s not in canonical form", tok)}
 	}
 	return nil
 }

@@ -27,50 +27,50 @@ func TestParseStrict(t *testing.T) {
 		{"object", `{"a":1,"b":[true,false,null],"c":"x"}`, 0},
 		{"whitespace", " { \"a\" : [ 1 , 2 ] } \n", 0},
 		{"scalar", `"just a string"`, 0},
-		{"empty", ``, ErrSyntax},
-		{"only whitespace", `   `, ErrSyntax},
-		{"missing value", `{"a":}`, ErrSyntax},
-		{"trailing comma", `[1,2,]`, ErrSyntax},
-		{"single quotes", `{'a':1}`, ErrSyntax},
-		{"leading zero", `[01]`, ErrSyntax},
-		{"bare minus", `[-]`, ErrSyntax},
-		{"dot without digits", `[1.]`, ErrSyntax},
-		{"exponent without digits", `[1e]`, ErrSyntax},
-		{"plus sign", `[+1]`, ErrSyntax},
-		{"NaN", `[NaN]`, ErrSyntax},
-		{"control character", "[\"a\x01b\"]", ErrSyntax},
-		{"bad escape", `["\x"]`, ErrSyntax},
-		{"short unicode escape", `["\u12"]`, ErrSyntax},
-		{"unterminated string", `["abc`, ErrSyntax},
-		{"unterminated object", `{"a":1`, ErrSyntax},
-		{"bad literal", `[tru]`, ErrSyntax},
-		{"BOM", "\xef\xbb\xbf{}", ErrSyntax},
-		{"duplicate key", `{"a":1,"a":2}`, ErrDuplicateKey},
-		{"duplicate key by escape", `{"a":1,"\u0061":2}`, ErrDuplicateKey},
-		{"duplicate key nested", `{"x":{"b":1,"c":2,"b":3}}`, ErrDuplicateKey},
-		{"duplicate key in a large object", largeObject(40, true), ErrDuplicateKey},
+		{"empty", ``, CodeSyntax},
+		{"only whitespace", `   `, CodeSyntax},
+		{"missing value", `{"a":}`, CodeSyntax},
+		{"trailing comma", `[1,2,]`, CodeSyntax},
+		{"single quotes", `{'a':1}`, CodeSyntax},
+		{"leading zero", `[01]`, CodeSyntax},
+		{"bare minus", `[-]`, CodeSyntax},
+		{"dot without digits", `[1.]`, CodeSyntax},
+		{"exponent without digits", `[1e]`, CodeSyntax},
+		{"plus sign", `[+1]`, CodeSyntax},
+		{"NaN", `[NaN]`, CodeSyntax},
+		{"control character", "[\"a\x01b\"]", CodeSyntax},
+		{"bad escape", `["\x"]`, CodeSyntax},
+		{"short unicode escape", `["\u12"]`, CodeSyntax},
+		{"unterminated string", `["abc`, CodeSyntax},
+		{"unterminated object", `{"a":1`, CodeSyntax},
+		{"bad literal", `[tru]`, CodeSyntax},
+		{"BOM", "\xef\xbb\xbf{}", CodeSyntax},
+		{"duplicate key", `{"a":1,"a":2}`, CodeDuplicateKey},
+		{"duplicate key by escape", `{"a":1,"\u0061":2}`, CodeDuplicateKey},
+		{"duplicate key nested", `{"x":{"b":1,"c":2,"b":3}}`, CodeDuplicateKey},
+		{"duplicate key in a large object", largeObject(40, true), CodeDuplicateKey},
 		{"large object", largeObject(40, false), 0},
 		{"same key in sibling objects", `[{"a":1},{"a":2}]`, 0},
-		{"invalid UTF-8", "[\"\xff\"]", ErrUTF8},
-		{"truncated UTF-8", "[\"\xe2\x82\"]", ErrUTF8},
-		{"overlong UTF-8", "[\"\xc0\xaf\"]", ErrUTF8},
-		{"UTF-8 encoded surrogate", "[\"\xed\xa0\x80\"]", ErrUTF8},
-		{"lone high surrogate", `["\ud83d"]`, ErrSurrogate},
-		{"lone low surrogate", `["\ude02"]`, ErrSurrogate},
-		{"reversed pair", `["\ude02\ud83d"]`, ErrSurrogate},
-		{"high then non-surrogate", `["\ud83d\u0041"]`, ErrSurrogate},
+		{"invalid UTF-8", "[\"\xff\"]", CodeInvalidUTF8},
+		{"truncated UTF-8", "[\"\xe2\x82\"]", CodeInvalidUTF8},
+		{"overlong UTF-8", "[\"\xc0\xaf\"]", CodeInvalidUTF8},
+		{"UTF-8 encoded surrogate", "[\"\xed\xa0\x80\"]", CodeInvalidUTF8},
+		{"lone high surrogate", `["\ud83d"]`, CodeLoneSurrogate},
+		{"lone low surrogate", `["\ude02"]`, CodeLoneSurrogate},
+		{"reversed pair", `["\ude02\ud83d"]`, CodeLoneSurrogate},
+		{"high then non-surrogate", `["\ud83d\u0041"]`, CodeLoneSurrogate},
 		{"surrogate pair", `["\ud83d\ude02"]`, 0},
 		{"max safe integer", `[9007199254740991,-9007199254740991]`, 0},
-		{"integer beyond 2^53-1", `[9007199254740992]`, ErrIntegerRange},
-		{"negative integer beyond", `[-9007199254740992]`, ErrIntegerRange},
-		{"long integer", `[12345678901234567890]`, ErrIntegerRange},
-		{"float beyond float64", `[1e400]`, ErrIntegerRange},
+		{"integer beyond 2^53-1", `[9007199254740992]`, CodeNumberRange},
+		{"negative integer beyond", `[-9007199254740992]`, CodeNumberRange},
+		{"long integer", `[12345678901234567890]`, CodeNumberRange},
+		{"float beyond float64", `[1e400]`, CodeNumberRange},
 		{"large float is fine", `[1e300]`, 0},
 		{"depth 32", strings.Repeat("[", 32) + strings.Repeat("]", 32), 0},
-		{"depth 33", strings.Repeat("[", 33) + strings.Repeat("]", 33), ErrDepth},
-		{"trailing data", `{} {}`, ErrTrailing},
-		{"trailing garbage", `[1]x`, ErrTrailing},
-		{"NUL after value", "{}\x00", ErrTrailing},
+		{"depth 33", strings.Repeat("[", 33) + strings.Repeat("]", 33), CodeTooDeep},
+		{"trailing data", `{} {}`, CodeTrailingData},
+		{"trailing garbage", `[1]x`, CodeTrailingData},
+		{"NUL after value", "{}\x00", CodeTrailingData},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,39 +106,39 @@ func TestParseCanonical(t *testing.T) {
 		want Code
 	}{
 		{"canonical", `{"a":[1,2.5,-3,"x"],"b":{"c":null,"d":true}}`, 0},
-		{"whitespace after colon", `{"a": 1}`, ErrNotCanonical},
-		{"leading whitespace", ` {}`, ErrNotCanonical},
-		{"trailing newline", "{}\n", ErrTrailing},
-		{"repeated name out of order", `{"a":1,"b":2,"a":3}`, ErrDuplicateKey},
-		{"repeated name in order", `{"a":1,"a":2}`, ErrDuplicateKey},
-		{"trailing space", "[1] ", ErrTrailing},
-		{"leading space", " [1]", ErrNotCanonical},
-		{"underflow to zero", `[1e-400]`, ErrNotCanonical},
-		{"keys out of order", `{"b":1,"a":2}`, ErrNotCanonical},
-		{"duplicate keys", `{"a":1,"a":2}`, ErrDuplicateKey},
-		{"utf-16 order", `{"\ufb33":1,"😂":2}`, ErrNotCanonical},
+		{"whitespace after colon", `{"a": 1}`, CodeNotCanonical},
+		{"leading whitespace", ` {}`, CodeNotCanonical},
+		{"trailing newline", "{}\n", CodeTrailingData},
+		{"repeated name out of order", `{"a":1,"b":2,"a":3}`, CodeDuplicateKey},
+		{"repeated name in order", `{"a":1,"a":2}`, CodeDuplicateKey},
+		{"trailing space", "[1] ", CodeTrailingData},
+		{"leading space", " [1]", CodeNotCanonical},
+		{"underflow to zero", `[1e-400]`, CodeNotCanonical},
+		{"keys out of order", `{"b":1,"a":2}`, CodeNotCanonical},
+		{"duplicate keys", `{"a":1,"a":2}`, CodeDuplicateKey},
+		{"utf-16 order", `{"\ufb33":1,"😂":2}`, CodeNotCanonical},
 		{"utf-16 order: surrogates sort below U+FB33", "{\"\U0001F602\":2,\"\uFB33\":1}", 0},
-		{"code point order is not utf-16 order", "{\"\uFB33\":1,\"\U0001F602\":2}", ErrNotCanonical},
-		{"escaped slash", `["a\/b"]`, ErrNotCanonical},
-		{"unneeded unicode escape", `["\u0041"]`, ErrNotCanonical},
-		{"escaped newline as unicode", `["\u000a"]`, ErrNotCanonical},
-		{"upper-case hex", `["\u001F"]`, ErrNotCanonical},
+		{"code point order is not utf-16 order", "{\"\uFB33\":1,\"\U0001F602\":2}", CodeNotCanonical},
+		{"escaped slash", `["a\/b"]`, CodeNotCanonical},
+		{"unneeded unicode escape", `["\u0041"]`, CodeNotCanonical},
+		{"escaped newline as unicode", `["\u000a"]`, CodeNotCanonical},
+		{"upper-case hex", `["\u001F"]`, CodeNotCanonical},
 		{"control escape", `["\u001f"]`, 0},
 		{"short escapes", `["\"\\\b\f\n\r\t"]`, 0},
-		{"escaped non-ASCII", `["\u00e9"]`, ErrNotCanonical},
+		{"escaped non-ASCII", `["\u00e9"]`, CodeNotCanonical},
 		{"DEL literal", "[\"\x7f\"]", 0},
-		{"negative zero", `[-0]`, ErrNotCanonical},
-		{"trailing zero", `[1.50]`, ErrNotCanonical},
-		{"integer as float", `[1.0]`, ErrNotCanonical},
-		{"exponent form", `[1e2]`, ErrNotCanonical},
+		{"negative zero", `[-0]`, CodeNotCanonical},
+		{"trailing zero", `[1.50]`, CodeNotCanonical},
+		{"integer as float", `[1.0]`, CodeNotCanonical},
+		{"exponent form", `[1e2]`, CodeNotCanonical},
 		{"large exponent form", `[1e+21]`, 0},
-		{"zero-padded exponent", `[1e+021]`, ErrNotCanonical},
+		{"zero-padded exponent", `[1e+021]`, CodeNotCanonical},
 		{"small number", `[0.000001]`, 0},
 		{"smaller number", `[1e-7]`, 0},
 		{"not shortest", `[0.30000000000000004]`, 0},
-		{"not shortest, bad", `[0.300000000000000044]`, ErrNotCanonical},
-		{"integer beyond guard", `[10000000000000000]`, ErrIntegerRange},
-		{"lone surrogate", `["\udc00"]`, ErrSurrogate},
+		{"not shortest, bad", `[0.300000000000000044]`, CodeNotCanonical},
+		{"integer beyond guard", `[10000000000000000]`, CodeNumberRange},
+		{"lone surrogate", `["\udc00"]`, CodeLoneSurrogate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,8 +158,8 @@ func TestDeferNumbersRange(t *testing.T) {
 		in   string
 		want Code
 	}{
-		{`[1e400]`, ErrIntegerRange},
-		{`[-1.5e309]`, ErrIntegerRange},
+		{`[1e400]`, CodeNumberRange},
+		{`[-1.5e309]`, CodeNumberRange},
 		{`[1e-400]`, 0},
 		{`[1.50]`, 0},
 	} {
@@ -181,10 +181,10 @@ func TestDeferNumbers(t *testing.T) {
 	if err := d.CheckNumbers(b); err != nil {
 		t.Errorf("CheckNumbers(b) = %v, want nil", err)
 	}
-	if err := d.CheckNumbers(a); code(err) != ErrNotCanonical {
+	if err := d.CheckNumbers(a); code(err) != CodeNotCanonical {
 		t.Errorf("CheckNumbers(a) = %v, want not canonical", err)
 	}
-	if err := d.CheckNumbers(d.Root()); code(err) != ErrNotCanonical {
+	if err := d.CheckNumbers(d.Root()); code(err) != CodeNotCanonical {
 		t.Errorf("CheckNumbers(root) = %v, want not canonical", err)
 	}
 }
@@ -283,14 +283,14 @@ func TestCompareKeys(t *testing.T) {
 func TestErrorIsBounded(t *testing.T) {
 	long := `{"` + strings.Repeat("k", 10000) + `":1,"` + strings.Repeat("k", 10000) + `":2}`
 	_, err := Parse([]byte(long), Options{})
-	if code(err) != ErrDuplicateKey || len(err.Error()) > 200 {
+	if code(err) != CodeDuplicateKey || len(err.Error()) > 200 {
 		t.Errorf("error %d bytes: %.100v", len(err.Error()), err)
 	}
 }
 
 func TestCodeStrings(t *testing.T) {
 	seen := map[string]bool{}
-	for c := ErrSyntax; c <= ErrNotCanonical; c++ {
+	for c := CodeSyntax; c <= CodeNotCanonical; c++ {
 		s := c.String()
 		if !strings.HasPrefix(s, "json_") || seen[s] {
 			t.Errorf("code %d: %q", c, s)

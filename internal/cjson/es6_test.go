@@ -46,7 +46,7 @@ func TestES6Numbers(t *testing.T) {
 		_, err = Parse([]byte("["+want+"]"), Options{Canonical: true})
 		bigInt := !strings.ContainsAny(want, ".e") && math.Abs(v) > maxSafeInteger
 		switch {
-		case bigInt && code(err) != ErrIntegerRange:
+		case bigInt && code(err) != CodeNumberRange:
 			t.Errorf("line %d: %s: got %v, want integer range refusal", lines, want, err)
 		case !bigInt && err != nil:
 			t.Errorf("line %d: %s: %v", lines, want, err)

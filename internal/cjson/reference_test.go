@@ -24,7 +24,7 @@ func refParse(src []byte, opt Options) (*Doc, error) {
 		return nil, err
 	}
 	if p.pos >= len(src) {
-		return nil, p.fail(ErrSyntax, "empty document")
+		return nil, p.fail(CodeSyntax, "empty document")
 	}
 	if err := p.value(0); err != nil {
 		return nil, err
@@ -32,15 +32,15 @@ func refParse(src []byte, opt Options) (*Doc, error) {
 	if p.pos < len(src) {
 		if opt.Canonical {
 			if isSpace(src[p.pos]) {
-				return nil, p.fail(ErrTrailing, "whitespace after the top-level value")
+				return nil, p.fail(CodeTrailingData, "whitespace after the top-level value")
 			}
-			return nil, p.fail(ErrTrailing, "data after the top-level value")
+			return nil, p.fail(CodeTrailingData, "data after the top-level value")
 		}
 		if err := p.ws(); err != nil {
 			return nil, err
 		}
 		if p.pos < len(src) {
-			return nil, p.fail(ErrTrailing, "data after the top-level value")
+			return nil, p.fail(CodeTrailingData, "data after the top-level value")
 		}
 	}
 	return &Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats}, nil
@@ -65,7 +65,7 @@ func (p *refParser) fail(c Code, format string, args ...any) *Error {
 func (p *refParser) ws() error {
 	if p.pos < len(p.src) && isSpace(p.src[p.pos]) {
 		if p.opt.Canonical {
-			return p.fail(ErrNotCanonical, "insignificant whitespace")
+			return p.fail(CodeNotCanonical, "insignificant whitespace")
 		}
 		for p.pos < len(p.src) && isSpace(p.src[p.pos]) {
 			p.pos++
@@ -78,7 +78,7 @@ func (p *refParser) ws() error {
 // root, and records it when that level is indexed.
 func (p *refParser) value(level int) error {
 	if p.pos >= len(p.src) {
-		return p.fail(ErrSyntax, "unexpected end of input")
+		return p.fail(CodeSyntax, "unexpected end of input")
 	}
 	record := level <= p.indexDepth
 	idx := len(p.nodes)
@@ -102,7 +102,7 @@ func (p *refParser) value(level int) error {
 	case c == 'n':
 		err = p.literal("null")
 	default:
-		err = p.fail(ErrSyntax, "unexpected character %q", c)
+		err = p.fail(CodeSyntax, "unexpected character %q", c)
 	}
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func (p *refParser) value(level int) error {
 
 func (p *refParser) literal(word string) error {
 	if len(p.src)-p.pos < len(word) || string(p.src[p.pos:p.pos+len(word)]) != word {
-		return p.fail(ErrSyntax, "invalid literal")
+		return p.fail(CodeSyntax, "invalid literal")
 	}
 	p.pos += len(word)
 	return nil
@@ -124,7 +124,7 @@ func (p *refParser) literal(word string) error {
 
 func (p *refParser) object(level int) error {
 	if level+1 > p.maxDepth {
-		return p.fail(ErrDepth, "nesting deeper than %d", p.maxDepth)
+		return p.fail(CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 	}
 	p.pos++ // '{'
 	if err := p.ws(); err != nil {
@@ -141,7 +141,7 @@ func (p *refParser) object(level int) error {
 	var names [][]byte // canonical mode: this object's names so far
 	for {
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
-			return p.fail(ErrSyntax, "expected a member name")
+			return p.fail(CodeSyntax, "expected a member name")
 		}
 		keyStart := p.pos
 		if level+1 <= p.indexDepth {
@@ -161,28 +161,28 @@ func (p *refParser) object(level int) error {
 				switch c := compareKeys(prev, key); {
 				case c == 0:
 					p.pos = keyStart
-					return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+					return p.fail(CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 				case c > 0:
 					p.pos = keyStart
 					for _, k := range names {
 						if compareKeys(k, key) == 0 {
-							return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+							return p.fail(CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 						}
 					}
-					return p.fail(ErrNotCanonical, "member %s out of order", quoteKey(key))
+					return p.fail(CodeNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
 			prev = key
 			names = append(names, key)
 		} else if p.seen(&seen, keysBase, key) {
 			p.pos = keyStart
-			return p.fail(ErrDuplicateKey, "duplicate member name %s", quoteKey(key))
+			return p.fail(CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
 		if err := p.ws(); err != nil {
 			return err
 		}
 		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-			return p.fail(ErrSyntax, "expected ':'")
+			return p.fail(CodeSyntax, "expected ':'")
 		}
 		p.pos++
 		if err := p.ws(); err != nil {
@@ -195,7 +195,7 @@ func (p *refParser) object(level int) error {
 			return err
 		}
 		if p.pos >= len(p.src) {
-			return p.fail(ErrSyntax, "unterminated object")
+			return p.fail(CodeSyntax, "unterminated object")
 		}
 		switch p.src[p.pos] {
 		case ',':
@@ -207,7 +207,7 @@ func (p *refParser) object(level int) error {
 			p.pos++
 			return nil
 		default:
-			return p.fail(ErrSyntax, "expected ',' or '}'")
+			return p.fail(CodeSyntax, "expected ',' or '}'")
 		}
 	}
 }
@@ -242,7 +242,7 @@ func (p *refParser) seen(set *map[string]struct{}, base int, key []byte) bool {
 
 func (p *refParser) array(level int) error {
 	if level+1 > p.maxDepth {
-		return p.fail(ErrDepth, "nesting deeper than %d", p.maxDepth)
+		return p.fail(CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 	}
 	p.pos++ // '['
 	if err := p.ws(); err != nil {
@@ -260,7 +260,7 @@ func (p *refParser) array(level int) error {
 			return err
 		}
 		if p.pos >= len(p.src) {
-			return p.fail(ErrSyntax, "unterminated array")
+			return p.fail(CodeSyntax, "unterminated array")
 		}
 		switch p.src[p.pos] {
 		case ',':
@@ -272,7 +272,7 @@ func (p *refParser) array(level int) error {
 			p.pos++
 			return nil
 		default:
-			return p.fail(ErrSyntax, "expected ',' or ']'")
+			return p.fail(CodeSyntax, "expected ',' or ']'")
 		}
 	}
 }
@@ -292,7 +292,7 @@ func (p *refParser) string() error {
 		}
 		if i >= len(src) {
 			p.pos = i
-			return p.fail(ErrSyntax, "unterminated string")
+			return p.fail(CodeSyntax, "unterminated string")
 		}
 		switch c := src[i]; {
 		case c == '"':
@@ -306,12 +306,12 @@ func (p *refParser) string() error {
 			i += n
 		case c < 0x20:
 			p.pos = i
-			return p.fail(ErrSyntax, "control character in string")
+			return p.fail(CodeSyntax, "control character in string")
 		default:
 			r, size := utf8.DecodeRune(src[i:])
 			if r == utf8.RuneError && size <= 1 {
 				p.pos = i
-				return p.fail(ErrUTF8, "invalid UTF-8")
+				return p.fail(CodeInvalidUTF8, "invalid UTF-8")
 			}
 			i += size
 		}
@@ -323,7 +323,7 @@ func (p *refParser) escape(i int) (int, error) {
 	src := p.src
 	if i+1 >= len(src) {
 		p.pos = i
-		return 0, p.fail(ErrSyntax, "unterminated escape")
+		return 0, p.fail(CodeSyntax, "unterminated escape")
 	}
 	switch src[i+1] {
 	case '"', '\\', 'b', 'f', 'n', 'r', 't':
@@ -331,18 +331,18 @@ func (p *refParser) escape(i int) (int, error) {
 	case '/':
 		if p.opt.Canonical {
 			p.pos = i
-			return 0, p.fail(ErrNotCanonical, `"\/" escape`)
+			return 0, p.fail(CodeNotCanonical, `"\/" escape`)
 		}
 		return 2, nil
 	case 'u':
 	default:
 		p.pos = i
-		return 0, p.fail(ErrSyntax, "invalid escape")
+		return 0, p.fail(CodeSyntax, "invalid escape")
 	}
 	u, ok := hex4(src, i+2)
 	if !ok {
 		p.pos = i
-		return 0, p.fail(ErrSyntax, `invalid \u escape`)
+		return 0, p.fail(CodeSyntax, `invalid \u escape`)
 	}
 	n := 6
 	switch {
@@ -353,12 +353,12 @@ func (p *refParser) escape(i int) (int, error) {
 		}
 		if !ok || lo < 0xDC00 || lo > 0xDFFF {
 			p.pos = i
-			return 0, p.fail(ErrSurrogate, "lone high surrogate")
+			return 0, p.fail(CodeLoneSurrogate, "lone high surrogate")
 		}
 		n = 12
 	case u >= 0xDC00 && u <= 0xDFFF:
 		p.pos = i
-		return 0, p.fail(ErrSurrogate, "lone low surrogate")
+		return 0, p.fail(CodeLoneSurrogate, "lone low surrogate")
 	}
 	if p.opt.Canonical {
 		// RFC 8785 escapes with \u only control characters that have no
@@ -372,7 +372,7 @@ func (p *refParser) escape(i int) (int, error) {
 		}
 		if u >= 0x20 || short || !lower {
 			p.pos = i
-			return 0, p.fail(ErrNotCanonical, `unneeded or non-canonical \u escape`)
+			return 0, p.fail(CodeNotCanonical, `unneeded or non-canonical \u escape`)
 		}
 	}
 	return n, nil
@@ -395,7 +395,7 @@ func (p *refParser) number() error {
 		}
 	default:
 		p.pos = i
-		return p.fail(ErrSyntax, "invalid number")
+		return p.fail(CodeSyntax, "invalid number")
 	}
 	integer := true
 	if i < len(src) && src[i] == '.' {
@@ -403,7 +403,7 @@ func (p *refParser) number() error {
 		i++
 		if i >= len(src) || !isDigit(src[i]) {
 			p.pos = i
-			return p.fail(ErrSyntax, "invalid number")
+			return p.fail(CodeSyntax, "invalid number")
 		}
 		for i < len(src) && isDigit(src[i]) {
 			i++
@@ -417,7 +417,7 @@ func (p *refParser) number() error {
 		}
 		if i >= len(src) || !isDigit(src[i]) {
 			p.pos = i
-			return p.fail(ErrSyntax, "invalid number")
+			return p.fail(CodeSyntax, "invalid number")
 		}
 		for i < len(src) && isDigit(src[i]) {
 			i++
@@ -425,7 +425,7 @@ func (p *refParser) number() error {
 	}
 	if i < len(src) && isDigit(src[i]) { // a leading zero followed by digits
 		p.pos = i
-		return p.fail(ErrSyntax, "invalid number")
+		return p.fail(CodeSyntax, "invalid number")
 	}
 	tok := src[start:i]
 	p.pos = i
@@ -436,11 +436,11 @@ func (p *refParser) number() error {
 		}
 		if len(digits) > 16 || (len(digits) == 16 && string(digits) > "9007199254740991") {
 			p.pos = start
-			return p.fail(ErrIntegerRange, "integer beyond ±(2^53−1)")
+			return p.fail(CodeNumberRange, "integer beyond ±(2^53−1)")
 		}
 		if p.opt.Canonical && string(tok) == "-0" {
 			p.pos = start
-			return p.fail(ErrNotCanonical, "number -0")
+			return p.fail(CodeNotCanonical, "number -0")
 		}
 		return nil
 	}
@@ -448,7 +448,7 @@ func (p *refParser) number() error {
 		if p.opt.DeferNumbers {
 			if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
 				p.pos = start
-				return p.fail(ErrIntegerRange, "number beyond the range of a float64")
+				return p.fail(CodeNumberRange, "number beyond the range of a float64")
 			}
 			p.floats = append(p.floats, uint32(start))
 			return nil
@@ -457,7 +457,7 @@ func (p *refParser) number() error {
 	}
 	if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
 		p.pos = start
-		return p.fail(ErrIntegerRange, "number beyond the range of a float64")
+		return p.fail(CodeNumberRange, "number beyond the range of a float64")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -62,7 +63,7 @@ func (p Program) Run(root any, args []string, stdout, stderr io.Writer) int {
 	}, p.Options...)
 	parser, err := kong.New(root, opts...)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", p.Name, err)
+		p.report(stderr, err.Error())
 		return ExitUsage
 	}
 	kctx, err := parser.Parse(args)
@@ -70,7 +71,7 @@ func (p Program) Run(root any, args []string, stdout, stderr io.Writer) int {
 		return exited
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", p.Name, err)
+		p.report(stderr, err.Error())
 		return ExitUsage
 	}
 	if p.Prepare != nil {
@@ -84,13 +85,19 @@ func (p Program) Run(root any, args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	case ok:
 		if ee.Err != nil && ee.Err.Error() != "" {
-			fmt.Fprintf(stderr, "%s: %v\n", p.Name, ee.Err)
+			p.report(stderr, ee.Err.Error())
 		}
 		return ee.Code
 	case p.Describe != nil:
-		fmt.Fprintf(stderr, "%s: %s\n", p.Name, p.Describe(err))
+		p.report(stderr, p.Describe(err))
 	default:
-		fmt.Fprintf(stderr, "%s: %v\n", p.Name, err)
+		p.report(stderr, err.Error())
 	}
 	return ExitFailed
+}
+
+// report writes msg to stderr after the program's name, once: a message
+// from a package of the same name ("passport: …") is not prefixed again.
+func (p Program) report(stderr io.Writer, msg string) {
+	fmt.Fprintf(stderr, "%s: %s\n", p.Name, strings.TrimPrefix(msg, p.Name+": "))
 }

@@ -19,6 +19,8 @@ func (c *failCmd) Run() error {
 		return Silent(3)
 	case "plain":
 		return errors.New("broke")
+	case "prefixed":
+		return Usage(errors.New("tool: bad key"))
 	}
 	return nil
 }
@@ -38,6 +40,7 @@ func TestRun(t *testing.T) {
 		{[]string{"do", "usage"}, ExitUsage, "tool: bad input\n"},
 		{[]string{"do", "silent"}, 3, ""},
 		{[]string{"do", "plain"}, ExitFailed, "tool: broke\n"},
+		{[]string{"do", "prefixed"}, ExitUsage, "tool: bad key\n"},
 		{[]string{"nope"}, ExitUsage, "tool: unexpected argument nope"},
 		{[]string{"--help"}, ExitOK, ""},
 	} {

@@ -69,16 +69,16 @@ func Decode(frame []byte) (jsonrpc.Message, error) {
 			return nil, parseError("%v", err)
 		}
 		switch cerr.Code {
-		case cjson.ErrSyntax, cjson.ErrUTF8, cjson.ErrTrailing:
+		case cjson.CodeSyntax, cjson.CodeInvalidUTF8, cjson.CodeTrailingData:
 			return nil, parseError("%s at byte %d", cerr.Code, cerr.Offset)
 		}
 		// cjson stops at the first fault; a frame that is not JSON text
 		// further on is a parse error all the same.
 		if !utf8.Valid(frame) {
-			return nil, parseError("%s", cjson.ErrUTF8)
+			return nil, parseError("%s", cjson.CodeInvalidUTF8)
 		}
 		if !json.Valid(frame) {
-			return nil, parseError("%s", cjson.ErrSyntax)
+			return nil, parseError("%s", cjson.CodeSyntax)
 		}
 		f := invalid(jsonrpc.ID{}, "%s at byte %d", cerr.Code, cerr.Offset)
 		f.Cause = cerr

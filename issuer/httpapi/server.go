@@ -4,6 +4,7 @@
 // Routes:
 //
 //	POST /api/memories                         publish a memory (publish scope)
+//	GET  /api/memories/search?q=…              search memories in the caller's view (search)
 //	GET  /api/memories/{id}                    retrieve a memory, recording the retrieval (search)
 //	GET  /api/memories/{id}/validations        its validation summary (search)
 //	POST /api/memories/{id}/feedback           validate it (feedback)
@@ -91,6 +92,7 @@ type Issuer interface {
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
 	ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error)
 	DeclareCapabilities(ctx context.Context, p issuer.Principal, caps []string) (issuer.Capabilities, error)
+	SearchMemories(ctx context.Context, p issuer.Principal, q issuer.SearchQuery) (issuer.SearchPage, error)
 }
 
 // Server is the HTTP API.
@@ -129,6 +131,7 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	}
 	m := s.mux
 	m.Handle("POST /api/memories", s.authed(s.publish))
+	m.Handle("GET /api/memories/search", s.authed(s.searchMemories))
 	m.Handle("GET /api/memories/{id}", s.authed(s.retrieve))
 	m.Handle("GET /api/memories/{id}/validations", s.authed(s.validations))
 	m.Handle("POST /api/memories/{id}/feedback", s.authed(s.memoryFeedback))

@@ -46,7 +46,7 @@ func ExampleIssue() {
 
 	trust, _ := verifier.NewTrust("https://issuer.example", verifier.TrustedKey{Key: key.Public()})
 	v, _ := verifier.New(trust)
-	res, _ := v.Verify(context.Background(), out.Bundle, verifier.Policy{At: now})
+	res, _ := v.Verify(context.Background(), out.Bundle, verifier.AnySubject().At(now))
 	fmt.Println("verified:", res.Verified, "records:", out.Passport.EvidenceCount, "disclosed:", len(res.Evidence))
 	for _, sp := range out.Passport.SkillPassports {
 		fmt.Println(sp.Skill, sp.State, sp.Assessment, sp.Visibility)

@@ -83,7 +83,7 @@ func TestTruncation(t *testing.T) {
 	}
 	out := issue(t, s, testKey, sg, options(), issuing.DisclosePreviews)
 	for _, sp := range out.Passport.SkillPassports {
-		if !slices.Contains(sp.Limitations, skilltrust.LimitTruncated) || sp.Estimate != nil {
+		if !slices.Contains(sp.Limitations, string(skilltrust.LimitTruncated)) || sp.Estimate != nil {
 			t.Errorf("skill %s does not show the truncation", sp.Skill)
 		}
 	}

@@ -125,7 +125,7 @@ func (fx *fixture) verify(t *testing.T, srv *httptest.Server, bundle []byte) *ve
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := v.Verify(fx.ctx, bundle, verifier.Policy{At: fx.clock.Now()})
+	r, err := v.Verify(fx.ctx, bundle, verifier.AnySubject().At(fx.clock.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}

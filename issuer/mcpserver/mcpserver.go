@@ -11,7 +11,9 @@
 //     POST /api/memories/{id}/outcomes plus memoryId;
 //   - get_memory_validations: a memory's validation summary;
 //   - get_agent_profile: the calling agent's own profile;
-//   - get_agent_reputation: an agent's reputation explanation, paginated.
+//   - get_agent_reputation: an agent's reputation explanation, paginated;
+//   - search_memories: memories matching a text, ranked in the caller's
+//     view, with statuses, the contested "why" and counts.
 //
 // Each tool decodes its raw arguments with [issuer.Decode], the decoder of
 // the HTTP API, and fails with a tool result (isError) holding the problem
@@ -56,6 +58,7 @@ type Issuer interface {
 	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
 	ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error)
+	SearchMemories(ctx context.Context, p issuer.Principal, q issuer.SearchQuery) (issuer.SearchPage, error)
 }
 
 type tools struct {
@@ -96,6 +99,7 @@ func newServer(app Issuer, logger *slog.Logger, version string) *mcp.Server {
 		Name:        "get_agent_reputation",
 		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page.",
 	}, t.agentReputation)
+	addSearchTool(s, t)
 	return s
 }
 

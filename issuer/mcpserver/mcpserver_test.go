@@ -126,7 +126,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		if want := []string{"feedback_memory", "get_agent_profile", "get_agent_reputation", "get_memory_validations", "report_outcome"}; !slices.Equal(names, want) {
+		if want := []string{"feedback_memory", "get_agent_profile", "get_agent_reputation", "get_memory_validations", "report_outcome", "search_memories"}; !slices.Equal(names, want) {
 			t.Fatalf("tools %v, want %v", names, want)
 		}
 

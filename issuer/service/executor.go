@@ -34,6 +34,7 @@ type Store interface {
 	SetCapabilities(ctx context.Context, p issuer.Principal, caps []string, token string) ([]string, error)
 
 	SubjectSource
+	SearchStore
 }
 
 // SubjectSource reads what a passport is computed from. issuer/store

@@ -34,6 +34,8 @@ type Options struct {
 	Now func() time.Time
 	// Rand is the source of validation identifiers; crypto/rand when nil.
 	Rand io.Reader
+	// Search configures memory search and its cache of readers' trust.
+	Search SearchOptions
 }
 
 // Service is the issuer's use cases over a [Store].
@@ -41,11 +43,13 @@ type Service struct {
 	store Store
 	now   func() time.Time
 	rand  io.Reader
+	// search holds the cache of readers' trust.
+	search *searchState
 }
 
 // New returns the service over st.
 func New(st Store, opts Options) *Service {
-	s := &Service{store: st, now: opts.Now, rand: opts.Rand}
+	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search)}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// readmeCommands returns the `passport` command lines of the README's
+// indented code blocks, in order, with continuation lines joined. The
+// issuer service's walkthrough is left out: it needs a running issuer and
+// has its own tests.
+func readmeCommands(readme []byte) []string {
+	var cmds []string
+	var pending string
+	skip := false
+	sc := bufio.NewScanner(bytes.NewReader(readme))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "## ") {
+			skip = strings.HasPrefix(line, "## Issuer service")
+		}
+		if skip {
+			continue
+		}
+		if pending != "" {
+			pending += " " + strings.TrimSpace(line)
+		} else if code, ok := strings.CutPrefix(line, "    "); ok && strings.HasPrefix(code, "passport ") {
+			pending = code
+		} else {
+			continue
+		}
+		if strings.HasSuffix(pending, "\\") {
+			pending = strings.TrimSpace(strings.TrimSuffix(pending, "\\"))
+			continue
+		}
+		cmds = append(cmds, strings.TrimSpace(pending))
+		pending = ""
+	}
+	return cmds
+}
+
+// TestReadmeCommands runs every `passport` command line of README.md, as
+// written, in order, through a POSIX shell in a directory holding a copy of
+// the repository's examples/ directory: each must exit 0. `passport serve`
+// runs in the background until it answers /healthz, and is then killed.
+func TestReadmeCommands(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := readmeCommands(readme)
+	if len(cmds) < 10 {
+		t.Fatalf("found %d passport commands in README.md; the extraction is broken", len(cmds))
+	}
+	var script strings.Builder
+	for _, c := range cmds {
+		if strings.HasPrefix(c, "passport serve ") {
+			addr := c[strings.Index(c, "--addr ")+len("--addr "):]
+			addr, _, _ = strings.Cut(addr, " ")
+			// Without a shell, so that kill reaches the server itself.
+			fmt.Fprintf(&script, "exec %s &serve&\nhealthy http://%s/healthz\nkill serve\n", c, addr)
+			continue
+		}
+		fmt.Fprintf(&script, "exec sh -c %s\n", quote(c))
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "readme.txtar"), []byte(script.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d commands from README.md", len(cmds))
+	testscript.Run(t, testscript.Params{
+		Dir: dir,
+		Setup: func(env *testscript.Env) error {
+			return os.CopyFS(filepath.Join(env.WorkDir, "examples"), os.DirFS("../../examples"))
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// healthy waits up to ten seconds for a 200 from a URL.
+			"healthy": func(ts *testscript.TestScript, neg bool, args []string) {
+				deadline := time.Now().Add(10 * time.Second)
+				for {
+					resp, err := http.Get(args[0])
+					if err == nil {
+						resp.Body.Close()
+						if resp.StatusCode == http.StatusOK {
+							return
+						}
+					}
+					if time.Now().After(deadline) {
+						ts.Fatalf("%s never answered 200: %v", args[0], err)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			},
+		},
+	})
+}
+
+// quote quotes s as one testscript argument.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// TestReadmeCommandsExtraction pins the extraction on a small sample.
+func TestReadmeCommandsExtraction(t *testing.T) {
+	got := readmeCommands([]byte("## A\n\n    passport a \\\n        --b c\n    go test\n    $ passport d\n## Issuer service\n    passport e\n## Z\n    passport f # g\n"))
+	want := []string{"passport a --b c", "passport f # g"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

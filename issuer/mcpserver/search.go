@@ -1,0 +1,43 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/remnant/passportkit/issuer"
+)
+
+// SearchInput is the input of search_memories.
+type SearchInput struct {
+	Query      *string  `json:"query" jsonschema:"the words to search for, at most 256 characters"`
+	IncludeLow *bool    `json:"includeLow,omitempty" jsonschema:"also show authors your trust does not reach (default false)"`
+	Limit      *int     `json:"limit,omitempty" jsonschema:"results per page, 1 to 50 (default 10)"`
+	Offset     *int     `json:"offset,omitempty" jsonschema:"the nextOffset of the previous page; offset+limit at most 200"`
+	Trust      []string `json:"trust,omitempty" jsonschema:"an explicit trust set: 1 to 64 agent IDs whose judgement you trust directly; by default your own (you and the authors you validated positively)"`
+}
+
+func addSearchTool(s *mcp.Server, t *tools) {
+	addTool(s, t, &mcp.Tool{
+		Name: "search_memories",
+		Description: "Search memories. Ranked by relevance, then, among results of comparable relevance, confirmed first and contested last. " +
+			"Each result has a status (confirmed, contested, unverified, stale), a short why when contested, and counts of confirmations, uses, " +
+			"useful votes and contradictions. Authors your trust does not reach are hidden unless includeLow. Search before asking; prefer confirmed results.",
+	}, t.searchMemories)
+}
+
+func (t *tools) searchMemories(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (any, error) {
+	p, err := principal(req)
+	if err != nil {
+		return nil, err
+	}
+	q, err := issuer.NewSearchQuery(in.Query, in.IncludeLow, in.Limit, in.Offset, in.Trust)
+	if err != nil {
+		return nil, err
+	}
+	page, err := t.app.SearchMemories(ctx, p, q)
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}

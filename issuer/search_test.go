@@ -1,0 +1,56 @@
+package issuer
+
+import (
+	"net/url"
+	"slices"
+	"testing"
+)
+
+func TestSearchTerms(t *testing.T) {
+	got := SearchTerms(`Vacuum "tuning" OR vacuum* NEAR(x) -bloat ÉTÉ`)
+	want := []string{"vacuum", "tuning", "or", "near", "x", "bloat", "été"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	many := ""
+	for i := range 40 {
+		many += " w" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+	}
+	if n := len(SearchTerms(many)); n != MaxSearchTerms {
+		t.Fatalf("%d terms", n)
+	}
+}
+
+func TestParseSearchQuery(t *testing.T) {
+	q, err := ParseSearchQuery(url.Values{"q": {"vacuum"}, "limit": {"50"}, "offset": {"150"}, "include_low": {"true"}})
+	if err != nil || q.Limit != 50 || q.Offset != 150 || !q.IncludeLow || q.TrustSet != nil {
+		t.Fatalf("%+v %v", q, err)
+	}
+	if q, err := ParseSearchQuery(url.Values{"q": {"x"}}); err != nil || q.Limit != DefaultSearchLimit {
+		t.Fatalf("defaults: %+v %v", q, err)
+	}
+}
+
+// FuzzParseSearchQuery checks that whatever parses is within the bounds.
+func FuzzParseSearchQuery(f *testing.F) {
+	for _, s := range []string{"q=vacuum", "q=a+b&limit=5&offset=10", "q=x&trust=agt_a,agt_b", "q=%00", "include_low=true", "q=x&limit=999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		q, err := ParseSearchQuery(v)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("%T is not an *Error", err)
+			}
+			return
+		}
+		if len(q.Terms) == 0 || len(q.Terms) > MaxSearchTerms || q.Limit < 1 || q.Limit > MaxSearchLimit ||
+			q.Offset < 0 || q.Offset+q.Limit > SearchWindow || len(q.TrustSet) > MaxSearchTrustSet {
+			t.Fatalf("out of bounds: %+v", q)
+		}
+	})
+}

@@ -1,0 +1,385 @@
+package service
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/reputation"
+	"github.com/remnant/passportkit/trustgraph"
+)
+
+// SearchStore is what memory search needs of a store: the reader's trust
+// neighbourhood and the matches with the signals on them. issuer/store
+// implements it for both engines.
+type SearchStore interface {
+	// TrustSeeds returns the authors agent trusts directly: the targets of
+	// its trust edges (its current eligible positive positions), heaviest
+	// first, at most max.
+	TrustSeeds(ctx context.Context, agent int64, max int) ([]int64, error)
+	// ResolveTrustSet maps the IDs of active agents that are not private
+	// to their keys; other IDs are missing from the map.
+	ResolveTrustSet(ctx context.Context, ids []issuer.AgentID) (map[issuer.AgentID]int64, error)
+	// TrustNeighbourhood reads, in one depth-capped recursive query, the
+	// trust edges reader-local propagation of the given depth needs from
+	// seeds: the out-edges of every node fewer than depth hops from a
+	// seed, at most fanOut per node (heaviest first, then by target key),
+	// each with its source's whole out-weight.
+	TrustNeighbourhood(ctx context.Context, seeds []int64, depth, fanOut int) ([]TrustEdge, error)
+	// SearchCandidates returns the at most max memories viewer may read
+	// that hold every term, most relevant first, and whether more matched.
+	SearchCandidates(ctx context.Context, viewer int64, terms []string, max int) ([]SearchCandidate, bool, error)
+	// SearchSignals reads the positions on memories and on the memories
+	// contradicting them, transitively up to depth links, with the facts
+	// of every agent they name.
+	SearchSignals(ctx context.Context, memories []int64, depth int) (*SearchSignals, error)
+}
+
+// TrustEdge is one edge of the trust graph: Source's summed effective
+// weight (thousandths) of its positive positions on Target's memories.
+// Total is Source's whole positive out-weight, of which the fan-out cap
+// may have left some edges unread.
+type TrustEdge struct {
+	Source, Target int64
+	Weight, Total  int64
+}
+
+// SearchCandidate is a memory matching a search.
+type SearchCandidate struct {
+	Key    int64
+	ID     issuer.MemoryID
+	Author int64
+	// AuthorID is the author's public ID, "" when the viewer may not see it.
+	AuthorID  issuer.AgentID
+	Title     string
+	Category  string
+	Domain    string
+	CreatedAt time.Time
+	// Relevance is the engine's full-text relevance: higher is better,
+	// comparable only within one search.
+	Relevance float64
+}
+
+// SearchSignals are the signals on a set of memories.
+type SearchSignals struct {
+	Positions []SignalPosition
+	// Contradictions are the visible memories that declare they
+	// contradict another memory of the set.
+	Contradictions []ContradictionLink
+	Agents         map[int64]AgentFacts
+}
+
+// SignalPosition is an evaluator's current eligible position on a memory.
+type SignalPosition struct {
+	Memory    int64
+	ID        issuer.ValidationID
+	Evaluator int64
+	Type      reputation.Type
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// ContradictionLink says memory Attacker, by Author, contradicts Target.
+type ContradictionLink struct {
+	Attacker, Target, Author int64
+}
+
+// AgentFacts are what search needs of an agent: when it was first seen and
+// its current operator (0 for none).
+type AgentFacts struct {
+	Since    time.Time
+	Operator int64
+}
+
+// SearchOptions configure memory search. The zero value is ready to use.
+type SearchOptions struct {
+	// MinAuthorTrust is the reader-trust threshold: an author whose weight
+	// in the reader's view (propagated trust plus the cold-start floor) is
+	// not above it is left out unless include_low. Zero hides exactly the
+	// authors the reader gives no weight.
+	MinAuthorTrust float64
+	// FanOut caps the out-edges read per node of the neighbourhood;
+	// DefaultFanOut when zero.
+	FanOut int
+	// CacheSize bounds the readers whose trust is cached;
+	// DefaultTrustCacheSize when zero.
+	CacheSize int
+	// CacheTTL is how long a reader's trust is reused; DefaultTrustCacheTTL
+	// when zero.
+	CacheTTL time.Duration
+}
+
+// Defaults of [SearchOptions].
+const (
+	DefaultFanOut         = 32
+	DefaultTrustCacheSize = 1024
+	DefaultTrustCacheTTL  = 30 * time.Second
+	// MaxOwnTrustSeeds bounds the directly trusted authors an agent's own
+	// trust set takes (heaviest first).
+	MaxOwnTrustSeeds = 256
+	// RelevanceBands is how many bands of comparable relevance a search
+	// ranks in (SPEC.md §15.7).
+	RelevanceBands = 4
+)
+
+// restNode names, in the propagation graph, the out-weight the fan-out cap
+// left unread; it is never an agent key.
+const restNode = "rest"
+
+// SearchMemories searches memories for p (search scope) and ranks them in
+// p's view (SPEC.md §15.7): by band of comparable relevance, then
+// confirmed before unverified and stale before contested, then by
+// relevance. Authors p's trust does not reach are left out unless
+// q.IncludeLow.
+func (s *Service) SearchMemories(ctx context.Context, p issuer.Principal, q issuer.SearchQuery) (issuer.SearchPage, error) {
+	page := issuer.SearchPage{Results: []issuer.SearchResult{}}
+	if err := p.Require(issuer.ScopeSearch); err != nil {
+		return page, err
+	}
+	trust, unknown, err := s.readerTrust(ctx, p, q.TrustSet)
+	if err != nil {
+		return page, err
+	}
+	page.TrustSet, page.UnknownTrustSet = "own", unknown
+	if len(q.TrustSet) > 0 {
+		page.TrustSet = "explicit"
+	}
+	cands, full, err := s.store.SearchCandidates(ctx, p.Key, q.Terms, issuer.SearchWindow)
+	if err != nil {
+		return page, err
+	}
+	page.WindowFull = full
+	if len(cands) == 0 {
+		return page, nil
+	}
+	keys := make([]int64, len(cands))
+	for i, c := range cands {
+		keys[i] = c.Key
+	}
+	sig, err := s.store.SearchSignals(ctx, keys, trustgraph.DefaultDepth)
+	if err != nil {
+		return page, err
+	}
+	view := newReaderView(s.search.opts.MinAuthorTrust, trust, sig, s.now())
+	ranked := make([]rankedResult, 0, len(cands))
+	for _, c := range cands {
+		r, err := view.assess(c)
+		if err != nil {
+			return page, err
+		}
+		if r.LowTrust && !q.IncludeLow {
+			page.HiddenLowTrust++
+			continue
+		}
+		ranked = append(ranked, r)
+	}
+	rankResults(ranked)
+	end := min(q.Offset+q.Limit, len(ranked))
+	for _, r := range ranked[min(q.Offset, end):end] {
+		page.Results = append(page.Results, r.SearchResult)
+	}
+	if end < len(ranked) {
+		page.NextOffset = &end
+	}
+	return page, nil
+}
+
+// rankedResult is a result with what ranks it.
+type rankedResult struct {
+	issuer.SearchResult
+	relevance float64
+	band      int
+}
+
+// statusRank orders statuses: confirmed rises, contested sinks, the rest
+// stays in the middle.
+func statusRank(s string) int {
+	switch trustgraph.Status(s) {
+	case trustgraph.Confirmed:
+		return 0
+	case trustgraph.Contested:
+		return 2
+	}
+	return 1
+}
+
+// rankResults sorts results by band of comparable relevance, status,
+// relevance, newest first, then ID. A band is a quarter of the best
+// relevance shown: band = ⌊4·(1 − r/r_max)⌋, at most 3.
+func rankResults(rs []rankedResult) {
+	best := 0.0
+	for _, r := range rs {
+		best = max(best, r.relevance)
+	}
+	for i := range rs {
+		rs[i].band = RelevanceBands - 1
+		if best > 0 {
+			rs[i].band = min(int(math.Floor(RelevanceBands*(1-rs[i].relevance/best))), RelevanceBands-1)
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b rankedResult) int {
+		return cmp.Or(
+			cmp.Compare(a.band, b.band),
+			cmp.Compare(statusRank(a.Status), statusRank(b.Status)),
+			cmp.Compare(b.relevance, a.relevance),
+			b.CreatedAt.Compare(a.CreatedAt),
+			cmp.Compare(a.ID, b.ID),
+		)
+	})
+}
+
+// readerView assesses memories in one reader's view.
+type readerView struct {
+	minTrust float64
+	trust    map[int64]float64
+	sig      *SearchSignals
+	now      time.Time
+	groups   map[string]string
+	// on holds the positions by memory; attackers the contradicting
+	// memories by target.
+	on        map[int64][]SignalPosition
+	attackers map[int64][]ContradictionLink
+}
+
+func newReaderView(minTrust float64, trust map[int64]float64, sig *SearchSignals, now time.Time) *readerView {
+	v := &readerView{minTrust: minTrust, trust: trust, sig: sig, now: now, on: map[int64][]SignalPosition{}, attackers: map[int64][]ContradictionLink{}}
+	for _, p := range sig.Positions {
+		v.on[p.Memory] = append(v.on[p.Memory], p)
+	}
+	for _, l := range sig.Contradictions {
+		v.attackers[l.Target] = append(v.attackers[l.Target], l)
+	}
+	keys := make([]trustgraph.Key, 0, len(sig.Agents))
+	for k, f := range sig.Agents {
+		key := trustgraph.Key{ID: agentNode(k)}
+		if f.Operator != 0 {
+			key.Owner = "op" + strconv.FormatInt(f.Operator, 10)
+		}
+		keys = append(keys, key)
+	}
+	v.groups = trustgraph.Groups(keys)
+	return v
+}
+
+func agentNode(k int64) string { return strconv.FormatInt(k, 10) }
+
+// days returns the days from t to the view's now.
+func (v *readerView) days(t time.Time) float64 { return v.now.Sub(t).Hours() / 24 }
+
+// day returns t as a fractional day number since the Unix epoch.
+func day(t time.Time) float64 { return float64(t.UnixMilli()) / 86_400_000 }
+
+// weight is an agent's weight in the reader's view: its propagated trust
+// plus its cold-start floor (SPEC.md §15.7).
+func (v *readerView) weight(agent int64) float64 {
+	w := v.trust[agent]
+	if f, ok := v.sig.Agents[agent]; ok {
+		floor, err := trustgraph.Floor(v.days(f.Since), trustgraph.DefaultFloorCap)
+		if err == nil {
+			w += floor
+		}
+	}
+	return w
+}
+
+func (v *readerView) group(agent int64) string {
+	if g, ok := v.groups[agentNode(agent)]; ok {
+		return g
+	}
+	return agentNode(agent)
+}
+
+// assess returns a candidate's result: its status, why and counts.
+func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
+	r := rankedResult{relevance: c.Relevance, SearchResult: issuer.SearchResult{
+		ID: c.ID, Author: c.AuthorID, Title: c.Title, Category: c.Category, Domain: c.Domain, CreatedAt: c.CreatedAt,
+	}}
+	r.LowTrust = !(v.weight(c.Author) > v.minTrust) // NaN-safe: not above is low
+	lab, err := trustgraph.Grounded(v.arguments(c), trustgraph.GroundedOptions{})
+	if err != nil {
+		return r, fmt.Errorf("service: contradictions of %s: %w", c.ID, err)
+	}
+	if lab.Contested {
+		r.Why = &issuer.SearchWhy{Code: lab.Why.Code, Text: lab.Why.Text}
+	}
+	author := agentNode(c.Author)
+	var confs []trustgraph.Confirmation
+	var confirm, use, useful, contra []trustgraph.Signal
+	for _, p := range v.on[c.Key] {
+		sg := trustgraph.Signal{Key: agentNode(p.Evaluator), Weight: v.weight(p.Evaluator)}
+		switch p.Type {
+		case reputation.Corroborate, reputation.UsedSuccessfully:
+			if p.Type == reputation.Corroborate {
+				confirm = append(confirm, sg)
+			} else {
+				use = append(use, sg)
+			}
+			if v.group(p.Evaluator) == v.group(c.Author) {
+				continue // no self-confirmation
+			}
+			// The position's last change renews it (SPEC.md §15.7).
+			clock := trustgraph.Clock(day(p.CreatedAt), []float64{day(p.UpdatedAt)}, day(v.now))
+			confs = append(confs, trustgraph.Confirmation{Weight: sg.Weight, Decay: trustgraph.Decay(trustgraph.Confirm, day(v.now)-clock)})
+		case reputation.Useful:
+			useful = append(useful, sg)
+		case reputation.Contradict:
+			contra = append(contra, sg)
+		}
+	}
+	for _, l := range v.attackers[c.Key] {
+		contra = append(contra, trustgraph.Signal{Key: agentNode(l.Author), Weight: v.weight(l.Author)})
+	}
+	r.Status = string(trustgraph.PostStatus(lab.Contested, confs))
+	r.Counts = issuer.SearchCounts{
+		Confirmations:  trustgraph.Count(author, confirm, v.groups).Groups,
+		Uses:           trustgraph.Count(author, use, v.groups).Groups,
+		Useful:         trustgraph.Count(author, useful, v.groups).Groups,
+		Contradictions: trustgraph.Count(author, contra, v.groups).Groups,
+	}
+	return r, nil
+}
+
+// arguments builds a candidate's argument graph (SPEC.md §15.7): the
+// memory, the contradict positions on it and the visible memories that
+// contradict it, and so on transitively, each weighted by its author's
+// weight in the reader's view. It follows contradictions one level past the
+// depth cap, so that a capped argument is seen as capped.
+func (v *readerView) arguments(c SearchCandidate) trustgraph.ArgumentGraph {
+	root := "m" + agentNode(c.Key)
+	g := trustgraph.ArgumentGraph{Root: root, Arguments: []trustgraph.Argument{{ID: root, Author: agentNode(c.Author), Weight: v.weight(c.Author)}}}
+	seen := map[string]bool{root: true}
+	frontier := []int64{c.Key}
+	for depth := 0; depth <= trustgraph.DefaultDepth && len(frontier) > 0; depth++ {
+		var next []int64
+		for _, target := range frontier {
+			to := "m" + agentNode(target)
+			for _, p := range v.on[target] {
+				if p.Type != reputation.Contradict {
+					continue
+				}
+				id := "v" + string(p.ID)
+				if !seen[id] {
+					seen[id] = true
+					g.Arguments = append(g.Arguments, trustgraph.Argument{ID: id, Author: agentNode(p.Evaluator), Weight: v.weight(p.Evaluator)})
+				}
+				g.Attacks = append(g.Attacks, trustgraph.Attack{From: id, To: to})
+			}
+			for _, l := range v.attackers[target] {
+				id := "m" + agentNode(l.Attacker)
+				if !seen[id] {
+					seen[id] = true
+					g.Arguments = append(g.Arguments, trustgraph.Argument{ID: id, Author: agentNode(l.Author), Weight: v.weight(l.Author)})
+					next = append(next, l.Attacker)
+				}
+				g.Attacks = append(g.Attacks, trustgraph.Attack{From: id, To: to})
+			}
+		}
+		frontier = next
+	}
+	return g
+}

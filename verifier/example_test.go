@@ -1,0 +1,48 @@
+package verifier_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/remnant/passportkit/vectors"
+	"github.com/remnant/passportkit/verifier"
+)
+
+// A third party verifies a bundle offline against the issuer's trust file,
+// saying whose passport it expects, and reads the verdict as data.
+func ExampleVerifier_Verify() {
+	trustJSON, cases, err := vectors.Load(vectors.FS)
+	if err != nil {
+		panic(err)
+	}
+	trust, err := verifier.ParseTrust(trustJSON)
+	if err != nil {
+		panic(err)
+	}
+	v, err := verifier.New(trust)
+	if err != nil {
+		panic(err)
+	}
+	var c vectors.Case
+	for _, x := range cases {
+		if x.Name == "valid_eddsa" {
+			c = x
+		}
+	}
+	res, err := v.Verify(context.Background(), c.Bundle, verifier.ForSubject("agt_7Qm2xKp9Lr4Vt8Wn").At(c.At))
+	if err != nil {
+		panic(err) // only a cancelled context or an invalid Policy
+	}
+	fmt.Println(res.Verified, res.Reason)
+	last := res.Checks[len(res.Checks)-1]
+	fmt.Println(last.Name, last.OK, last.Reason)
+
+	// Accepting any subject is a choice the result records.
+	res, _ = v.Verify(context.Background(), c.Bundle, verifier.AnySubject().At(c.At))
+	last = res.Checks[len(res.Checks)-1]
+	fmt.Println(res.Verified, res.Subject, last.Name, last.OK, last.Reason)
+	// Output:
+	// true ok
+	// subject true ok
+	// true agt_7Qm2xKp9Lr4Vt8Wn subject false not_required
+}
