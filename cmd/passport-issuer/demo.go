@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/internal/cli"
+	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/demoworld"
 	"github.com/remnant/passportkit/issuer/issuing"
 	"github.com/remnant/passportkit/issuer/service"
@@ -85,7 +86,7 @@ func (c *demoCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := c.check(e, trustFile, issued); err != nil {
+	if err := c.check(e, trustFile, main, issued); err != nil {
 		return err
 	}
 	if err := writeDemoFiles(c.Out, issued, trustFile); err != nil {
@@ -117,10 +118,10 @@ func (c *demoCmd) Run(e *env) error {
 	fmt.Fprintf(e.stdout, `
 Wrote %s, %s and %s. Next, check them as a third party would:
 
-  go run ./cmd/passport verify --trust %s %s
-  go run ./cmd/passport verify --trust %s --recompute --evidence %s %s
+  go run ./cmd/passport verify --trust %s --subject %s %s
+  go run ./cmd/passport verify --trust %s --subject %s --recompute --evidence %s %s
 
-`, bundle, evidence, trust, trust, bundle, trust, evidence, bundle)
+`, bundle, evidence, trust, trust, main, bundle, trust, main, evidence, bundle)
 	if c.NoServe {
 		fmt.Fprintf(e.stdout, "Then serve the issuer (go run ./cmd/passport-issuer serve) and fetch:\n\n")
 	} else {
@@ -164,8 +165,8 @@ func (c *demoCmd) build(e *env, w *demoworld.World) (*demoworld.Result, error) {
 }
 
 // check verifies the issued bundle with the verifier package against the
-// trust file, as a third party would.
-func (c *demoCmd) check(e *env, trustFile []byte, is *issuing.Issued) error {
+// trust file, as a third party would, requiring it to describe subject.
+func (c *demoCmd) check(e *env, trustFile []byte, subject issuer.AgentID, is *issuing.Issued) error {
 	trust, err := verifier.ParseTrust(trustFile)
 	if err != nil {
 		return err
@@ -174,7 +175,7 @@ func (c *demoCmd) check(e *env, trustFile []byte, is *issuing.Issued) error {
 	if err != nil {
 		return err
 	}
-	res, err := v.Verify(e.ctx, is.Bundle, verifier.Policy{})
+	res, err := v.Verify(e.ctx, is.Bundle, verifier.ForSubject(string(subject)))
 	if err != nil {
 		return err
 	}

@@ -130,7 +130,7 @@ func TestDemoServes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := v.Verify(ctx, bundle, verifier.Policy{Subject: main})
+	res, err := v.Verify(ctx, bundle, verifier.ForSubject(main))
 	if err != nil || !res.Verified {
 		t.Fatalf("the served passport does not verify: %v %+v", err, res)
 	}

@@ -91,7 +91,7 @@ func (x *world) issue(t *testing.T, i int) (*issuing.Issued, map[string]passport
 	if err != nil {
 		t.Fatalf("issue %s: %v", x.w.Agents[i].Name, err)
 	}
-	res, err := x.verifier.Verify(ctx, is.Bundle, verifier.Policy{At: x.now})
+	res, err := x.verifier.Verify(ctx, is.Bundle, verifier.ForSubject(string(x.w.AgentID(i))).At(x.now))
 	if err != nil {
 		t.Fatal(err)
 	}
