@@ -31,6 +31,7 @@ type commands struct {
 	LogLevel slog.Level `name:"log-level" env:"PASSPORT_LOG_LEVEL" default:"info" help:"Log level: debug, info, warn or error."`
 
 	Serve      serveCmd      `cmd:"" help:"Serve the HTTP API and the MCP endpoint."`
+	Demo       demoCmd       `cmd:"" help:"Build a synthetic world, issue and verify a passport from it, then serve."`
 	Migrate    migrateCmd    `cmd:"" help:"Apply pending database migrations."`
 	Operators  operatorsCmd  `cmd:"" help:"Manage operators, the known owners of agents."`
 	Agents     agentsCmd     `cmd:"" help:"Manage agents and their API keys."`

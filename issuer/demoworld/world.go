@@ -1,0 +1,377 @@
+package demoworld
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/issuer"
+)
+
+// DefaultSeed is the seed of the world the README walks through.
+const DefaultSeed = 1
+
+// Role says what an agent is in the world, so that the command can point a
+// newcomer at the interesting ones.
+type Role string
+
+// The roles.
+const (
+	// RoleMain: the agent whose passport the demo issues.
+	RoleMain Role = "main"
+	// RoleEvaluator: an agent of a distinct operator that uses the main
+	// agent's memories and reports what happened.
+	RoleEvaluator Role = "evaluator"
+	// RoleContradicter: an agent that publishes a memory contradicting one
+	// of the main agent's.
+	RoleContradicter Role = "contradicter"
+	// RoleRing: one of several agents of one operator praising each other.
+	RoleRing Role = "ring"
+	// RoleDeclarer: an agent with declared capabilities and nothing else.
+	RoleDeclarer Role = "declarer"
+)
+
+// Operator is a known owner of agents.
+type Operator struct {
+	Name string
+}
+
+// Agent is one agent of the world.
+type Agent struct {
+	Name        string
+	Description string
+	// Operator indexes World.Operators.
+	Operator int
+	Role     Role
+}
+
+// LinkKind is a lineage relation between two memories.
+type LinkKind string
+
+// The lineage relations a publication may state.
+const (
+	DerivedFrom LinkKind = "derivedFrom"
+	Extends     LinkKind = "extends"
+	Supersedes  LinkKind = "supersedes"
+	Contradicts LinkKind = "contradicts"
+)
+
+// Link is one lineage link of a memory to an earlier memory of the world.
+type Link struct {
+	Kind LinkKind
+	// Memory indexes World.Memories; it is published earlier.
+	Memory int
+}
+
+// Memory is one memory of the world.
+type Memory struct {
+	// Author indexes World.Agents.
+	Author   int
+	Category string
+	Title    string
+	Content  string
+	// Skill is the appliesTo skill, as the author wrote it.
+	Skill string
+	// Context is the appliesTo task context.
+	Context evidence.Context
+	Links   []Link
+	// Private marks a research memory only its author reads: it may be
+	// linked as an ancestor, and is never shown, counted or validated.
+	Private bool
+}
+
+// StepKind is what a step does.
+type StepKind string
+
+// The step kinds.
+const (
+	// StepPublish: Agent publishes Memory.
+	StepPublish StepKind = "publish"
+	// StepConsume: Agent retrieves Memory (the consumption an outcome
+	// report or a validation requires).
+	StepConsume StepKind = "consume"
+	// StepOutcome: Agent reports Outcome for Memory in Context.
+	StepOutcome StepKind = "outcome"
+	// StepCorroborate and StepContradict: Agent validates Memory.
+	StepCorroborate StepKind = "corroborate"
+	StepContradict  StepKind = "contradict"
+	// StepDeclare: Agent declares Capabilities.
+	StepDeclare StepKind = "declare"
+)
+
+// Step is one act of one agent, on a day of the world's timeline.
+type Step struct {
+	// DaysAgo places the step on the timeline: that many days before the
+	// day the world is built.
+	DaysAgo int
+	Kind    StepKind
+	// Agent indexes World.Agents: who acts.
+	Agent int
+	// Memory indexes World.Memories, for every kind but StepDeclare.
+	Memory       int
+	Outcome      evidence.Outcome
+	Context      evidence.Context
+	Capabilities []string
+	// Refused, when set, is the reason the validation policy refuses the
+	// step at submission: the world includes it to show the refusal.
+	Refused string
+}
+
+// World is a synthetic issuer population: who exists and, in order, what
+// they did.
+type World struct {
+	Seed      uint64
+	Operators []Operator
+	Agents    []Agent
+	Memories  []Memory
+	// Steps are ordered oldest first; steps of one day keep their order.
+	Steps []Step
+}
+
+// Main returns the index of the main agent.
+func (w *World) Main() int { return w.first(RoleMain) }
+
+func (w *World) first(r Role) int {
+	return slices.IndexFunc(w.Agents, func(a Agent) bool { return a.Role == r })
+}
+
+// OfRole returns the indices of the agents of role r.
+func (w *World) OfRole(r Role) []int {
+	var out []int
+	for i, a := range w.Agents {
+		if a.Role == r {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// The skills of the world's memories, each chosen to show one kind of
+// skill passport (see Generate). Skills of one skills-1 family share
+// evidence (SPEC.md §4.3), so each kind lives in its own family.
+const (
+	SkillEstimated = "PostgreSQL indexing"
+	SkillAlias     = "postgres indexing" // folds to SkillEstimated under skills-1
+	SkillThin      = "PostgreSQL replication"
+	SkillContested = "MCP server development"
+	SkillStale     = "SQLite query optimization"
+	SkillRing      = "PostgreSQL query optimization"
+	SkillDeclared  = "Kubernetes operators" // not in skills-1: declared only
+)
+
+// Generate returns the world of seed: the same seed gives the same world.
+// The seed chooses names, dates and which reports go which way; the shape
+// is fixed, so that every seed shows the same kinds of skill passport in
+// the main agent's passport:
+//
+//   - SkillEstimated: memories in four lineage clusters (one a superseded
+//     version, one extended by another), used by agents of five distinct
+//     operators in distinct contexts, mostly successfully, with a partial
+//     outcome and corroborations: enough effective binary outcomes (SPEC.md
+//     §4.7) for an estimate;
+//   - SkillThin: a partial, an uncertain and a single success: an
+//     insufficient evidence, with its sibling's evidence counted at 0.2;
+//   - SkillContested: a memory, derived from a private research note that
+//     is never shown, that another author contradicts, once with a memory of
+//     its own and once with a validation, never withdrawn;
+//   - SkillStale: a memory whose outcomes are all more than two years old;
+//   - SkillDeclared: declared, never observed.
+//
+// Besides, a ring of three agents of one operator praise one another's
+// memories, and the validation policy refuses every attempt at submission;
+// and one agent declares capabilities and does nothing else.
+func Generate(seed uint64) *World {
+	r := rand.New(rand.NewPCG(seed, 0x70617373706f7274)) // "passport"
+	w := &World{Seed: seed}
+	pick := func(names []string) string { return names[r.IntN(len(names))] }
+	jitter := func(days, spread int) int { return days + r.IntN(spread+1) }
+
+	// Operators: the main agent's, five independent evaluators', the
+	// contradicter's, the ring's and the declarer's.
+	opNames := shuffled(r, []string{"Northwind Data", "Harbour Analytics", "Juniper Systems", "Kestrel Labs",
+		"Meridian Ops", "Orchard Cloud", "Quarry Logistics", "Saffron Retail", "Tidewater Health", "Umber Finance"})
+	op := func() int {
+		w.Operators = append(w.Operators, Operator{Name: opNames[len(w.Operators)]})
+		return len(w.Operators) - 1
+	}
+	agent := func(name, desc string, operator int, role Role) int {
+		w.Agents = append(w.Agents, Agent{Name: name, Description: desc, Operator: operator, Role: role})
+		return len(w.Agents) - 1
+	}
+	mainOp := op()
+	main := agent(pick([]string{"Index Whisperer", "Query Gardener", "Plan Reader"}),
+		"Tunes PostgreSQL indexes and reports what worked.", mainOp, RoleMain)
+	evalOps := []int{op(), op(), op(), op(), op()}
+	evaluators := make([]int, 0, 6)
+	for i, name := range shuffled(r, []string{"Billing Bot", "Catalog Sync", "Fraud Screen", "Ledger Close",
+		"Report Builder", "Search Relevance"})[:6] {
+		// The first operator runs two evaluators: one operator's agents
+		// count as one independent source (SPEC.md §4.6 operator caps).
+		evaluators = append(evaluators, agent(name, "Runs database workloads for its operator.", evalOps[max(0, i-1)], RoleEvaluator))
+	}
+	contradicter := agent(pick([]string{"Protocol Skeptic", "Transport Auditor"}),
+		"Reviews MCP servers and the advice about them.", op(), RoleContradicter)
+	ringOp := op()
+	var ring []int
+	for _, name := range []string{"Echo One", "Echo Two", "Echo Three"} {
+		ring = append(ring, agent(name, "Writes query tips; its siblings agree with everything.", ringOp, RoleRing))
+	}
+	declarer := agent(pick([]string{"Claims Everything", "Brochure Agent"}),
+		"Declares many capabilities; has done nothing observable yet.", op(), RoleDeclarer)
+
+	mem := func(m Memory) int { w.Memories = append(w.Memories, m); return len(w.Memories) - 1 }
+	var steps []Step
+	publish := func(daysAgo, m int) {
+		steps = append(steps, Step{DaysAgo: daysAgo, Kind: StepPublish, Agent: w.Memories[m].Author, Memory: m})
+	}
+	// use consumes a memory and reports an outcome a few days later.
+	use := func(daysAgo, who, m int, o evidence.Outcome, ctx evidence.Context) {
+		steps = append(steps,
+			Step{DaysAgo: daysAgo + 2, Kind: StepConsume, Agent: who, Memory: m},
+			Step{DaysAgo: daysAgo, Kind: StepOutcome, Agent: who, Memory: m, Outcome: o, Context: ctx})
+	}
+	validate := func(daysAgo, who, m int, k StepKind, refused string) {
+		steps = append(steps,
+			Step{DaysAgo: daysAgo + 1, Kind: StepConsume, Agent: who, Memory: m},
+			Step{DaysAgo: daysAgo, Kind: k, Agent: who, Memory: m, Refused: refused})
+	}
+	ctx := func(env, workload, version string) evidence.Context {
+		return evidence.Context{Environment: env, Workload: workload, Version: version}
+	}
+
+	// SkillEstimated: four lineage clusters. partial2 supersedes partial1,
+	// gin extends covering; covering is filed under an alias of the skill.
+	pg := "postgresql"
+	partial1 := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "oltp", ""),
+		Title:   "Partial indexes for hot tenant queries",
+		Content: "Index only the rows the hot path reads: CREATE INDEX ... WHERE tenant_status = 'active'. Check the planner uses it with EXPLAIN before dropping the full index."})
+	partial2 := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "oltp", "16"),
+		Title:   "Partial indexes for hot tenant queries (revised for PostgreSQL 16)",
+		Content: "As before, and on 16 prefer a partial index over a filtered expression index: the planner proves the predicate more often.",
+		Links:   []Link{{Kind: Supersedes, Memory: partial1}}})
+	brin := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("", "analytics", ""),
+		Title:   "BRIN instead of B-tree on append-only event tables",
+		Content: "On tables appended in time order, a BRIN index on the timestamp is a thousand times smaller than a B-tree and nearly as fast for range scans."})
+	covering := mem(Memory{Author: main, Category: pg, Skill: SkillAlias, Context: ctx("production", "", ""),
+		Title:   "Covering indexes with INCLUDE for index-only scans",
+		Content: "Add the selected columns with INCLUDE so the scan never visits the heap; watch the visibility map, or the index-only scan still reads the heap."})
+	gin := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "", ""),
+		Title:   "GIN with jsonb_path_ops for containment queries",
+		Content: "For @> on jsonb, a GIN index with jsonb_path_ops is a third of the default opclass and faster; it cannot serve key-existence queries.",
+		Links:   []Link{{Kind: Extends, Memory: covering}}})
+	hash := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("", "oltp", ""),
+		Title:   "Hash indexes for long equality keys",
+		Content: "For equality lookups on long text keys a hash index stays small where a B-tree grows with the key; it is WAL-logged since PostgreSQL 10."})
+	slots := mem(Memory{Author: main, Category: pg, Skill: SkillThin, Context: ctx("production", "", "15"),
+		Title:   "Alert on WAL retained by logical replication slots",
+		Content: "An inactive slot retains WAL until the disk fills; alert on pg_replication_slots.wal_status and on retained bytes."})
+	sqlite := mem(Memory{Author: main, Category: "sqlite", Skill: SkillStale, Context: ctx("embedded", "", ""),
+		Title:   "Checkpoint the WAL from a background connection",
+		Content: "Run PRAGMA wal_checkpoint(TRUNCATE) from a background connection so writers never pay for it."})
+	notes := mem(Memory{Author: main, Category: "mcp", Skill: SkillContested, Private: true,
+		Title:   "Research notes: tool errors seen in three MCP clients",
+		Content: "Private notes; the published memory below is distilled from them."})
+	toolErrors := mem(Memory{Author: main, Category: "mcp", Skill: SkillContested, Context: ctx("", "", ""),
+		Title:   "Report tool failures as protocol errors",
+		Content: "When a tool fails, answer the call with a JSON-RPC error so that every client notices.",
+		Links:   []Link{{Kind: DerivedFrom, Memory: notes}}})
+	rebuttal := mem(Memory{Author: contradicter, Category: "mcp", Skill: SkillContested,
+		Title:   "Report tool failures in the tool result, not as protocol errors",
+		Content: "A tool failure is a result with isError set, so that the model sees it and can recover; a JSON-RPC error means the call itself was malformed.",
+		Links:   []Link{{Kind: Contradicts, Memory: toolErrors}}})
+	ringMem := make([]int, len(ring))
+	for i, a := range ring {
+		ringMem[i] = mem(Memory{Author: a, Category: pg, Skill: SkillRing,
+			Title:   fmt.Sprintf("Rewrite OR as UNION ALL (tip %d)", i+1),
+			Content: "Rewriting an OR across two indexed columns as UNION ALL lets each branch use its index."})
+	}
+
+	// The timeline. SkillEstimated's evidence is from the last three
+	// months, so that decay (SPEC.md §4.5) leaves an estimate.
+	publish(jitter(1150, 20), sqlite)
+	publish(jitter(400, 30), partial1)
+	publish(jitter(330, 20), brin)
+	publish(jitter(300, 20), hash)
+	publish(jitter(250, 20), covering)
+	publish(jitter(220, 5), gin)
+	publish(jitter(200, 10), partial2)
+	publish(jitter(170, 5), notes)
+	publish(jitter(150, 10), toolErrors)
+	publish(jitter(130, 10), slots)
+
+	// SkillStale: outcomes 800 to 1,000 days ago, none since.
+	use(jitter(1000, 30), evaluators[2], sqlite, evidence.OutcomeSuccess, ctx("embedded", "oltp", ""))
+	use(jitter(900, 30), evaluators[3], sqlite, evidence.OutcomeSuccess, ctx("mobile", "", ""))
+	use(jitter(800, 20), evaluators[4], sqlite, evidence.OutcomeFailure, ctx("embedded", "analytics", ""))
+
+	// SkillEstimated: each evaluator uses three of the four clusters, each
+	// in its own context, so that no operator-and-context group (cap 1)
+	// swallows another report. In each cluster one seeded report is a
+	// failure; one evaluator reports a partial outcome instead.
+	envs := []string{"production", "staging", "ci"}
+	loads := []string{"oltp", "analytics", "batch"}
+	versions := []string{"14", "15", "16", "17"}
+	clusters := [][]int{{partial1, partial2}, {brin}, {covering, gin}, {hash}}
+	for ci, cl := range clusters {
+		fail := r.IntN(len(evaluators))
+		for ei, e := range evaluators {
+			if (ei+ci)%4 == 3 {
+				continue
+			}
+			m := cl[(ei+ci)%len(cl)]
+			o := evidence.OutcomeSuccess
+			switch {
+			case ei == fail:
+				o = evidence.OutcomeFailure
+			case ci == 0 && ei == len(evaluators)-1:
+				o = evidence.OutcomePartial
+			}
+			use(jitter(10+10*ei+4*ci, 8), e, m, o, ctx(envs[(ei+ci)%3], loads[(ei+2*ci)%3], versions[ci]))
+		}
+	}
+	// Corroborations: agreement, not outcomes.
+	validate(jitter(60, 10), contradicter, brin, StepCorroborate, "")
+	validate(jitter(45, 10), contradicter, covering, StepCorroborate, "")
+
+	// SkillThin: a partial, an uncertain and one success.
+	use(jitter(40, 5), evaluators[0], slots, evidence.OutcomePartial, ctx("production", "", "15"))
+	use(jitter(30, 5), evaluators[2], slots, evidence.OutcomeUncertain, ctx("staging", "", "16"))
+	use(jitter(20, 5), evaluators[4], slots, evidence.OutcomeSuccess, ctx("production", "", "16"))
+
+	// SkillContested: one success, then a contradicting memory and a
+	// contradicting validation, neither withdrawn.
+	use(jitter(120, 10), evaluators[1], toolErrors, evidence.OutcomeSuccess, ctx("", "", ""))
+	publish(jitter(70, 10), rebuttal)
+	validate(jitter(50, 10), evaluators[3], toolErrors, StepContradict, "")
+
+	// The ring: each member publishes, then tries to praise the others.
+	for i := range ring {
+		publish(jitter(100, 10), ringMem[i])
+		for _, b := range ring {
+			if b != ring[i] {
+				validate(jitter(80, 10), b, ringMem[i], StepCorroborate, string(issuer.CodeSameOwner))
+			}
+		}
+	}
+	// One outside agent did use a ring memory, once.
+	use(jitter(15, 5), evaluators[5], ringMem[0], evidence.OutcomeSuccess, ctx("production", "oltp", ""))
+
+	// The main agent declares what it believes it can do.
+	steps = append(steps, Step{DaysAgo: jitter(380, 10), Kind: StepDeclare, Agent: main,
+		Capabilities: []string{SkillEstimated, SkillContested, SkillDeclared}})
+
+	slices.SortStableFunc(steps, func(a, b Step) int { return b.DaysAgo - a.DaysAgo })
+	// The declarer's declarations, all it ever does, are the last step:
+	// Build creates the declarer just before it, so that its existence
+	// marks a finished world.
+	w.Steps = append(steps, Step{DaysAgo: min(2, steps[len(steps)-1].DaysAgo), Kind: StepDeclare, Agent: declarer,
+		Capabilities: []string{SkillThin, SkillContested, SkillDeclared}})
+	return w
+}
+
+func shuffled(r *rand.Rand, s []string) []string {
+	s = slices.Clone(s)
+	r.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
+	return s
+}
