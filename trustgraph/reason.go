@@ -12,6 +12,7 @@ const (
 	ReasonBadGraph      = "bad_graph"
 	ReasonBadOption     = "bad_option"
 	ReasonEmptyTrustSet = "empty_trust_set"
+	ReasonBadSignal     = "bad_signal"
 )
 
 // Reason returns the reason code of an error from this package, or "" for
@@ -23,7 +24,7 @@ func Reason(err error) string {
 	}{
 		{ErrTooLarge, ReasonTooLarge}, {ErrBadWeight, ReasonBadWeight}, {ErrBadID, ReasonBadID},
 		{ErrBadLine, ReasonBadLine}, {ErrBadGraph, ReasonBadGraph}, {ErrBadOption, ReasonBadOption},
-		{ErrEmptyTrustSet, ReasonEmptyTrustSet},
+		{ErrEmptyTrustSet, ReasonEmptyTrustSet}, {ErrBadSignal, ReasonBadSignal},
 	} {
 		if errors.Is(err, r.err) {
 			return r.code

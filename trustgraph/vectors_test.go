@@ -84,66 +84,16 @@ func RunCase(c vectors.Case) (any, error) {
 			o.Factor, o.FactorSet = *c.Factor, true
 		}
 		return Grounded(g, o)
-	case vectors.KindFloor:
-		var in struct{ AgeDays, FloorCap float64 }
-		if err := json.Unmarshal(c.Input, &in); err != nil {
+	case vectors.KindFloor, vectors.KindDecay, vectors.KindClock, vectors.KindGroups, vectors.KindStatus:
+		b, err := json.Marshal(map[string]any{"kind": c.Kind, "input": c.Input})
+		if err != nil {
 			return nil, err
 		}
-		x, err := Floor(in.AgeDays, in.FloorCap)
-		return map[string]float64{"floor": x}, err
-	case vectors.KindDecay:
-		var in struct {
-			Kind    SignalKind
-			AgeDays float64
-		}
-		if err := json.Unmarshal(c.Input, &in); err != nil {
+		q, err := ParseSignalQuery(b)
+		if err != nil {
 			return nil, err
 		}
-		return map[string]float64{"decay": Decay(in.Kind, in.AgeDays)}, nil
-	case vectors.KindClock:
-		var in struct {
-			ConfirmedDay float64
-			RenewalDays  []float64
-			AsOf         float64
-		}
-		if err := json.Unmarshal(c.Input, &in); err != nil {
-			return nil, err
-		}
-		return map[string]float64{"clock": Clock(in.ConfirmedDay, in.RenewalDays, in.AsOf)}, nil
-	case vectors.KindGroups:
-		var in struct {
-			Keys []struct {
-				ID, Owner string
-				VouchedBy []string
-			}
-			Author  string
-			Signals []struct {
-				Key    string
-				Weight float64
-			}
-		}
-		if err := json.Unmarshal(c.Input, &in); err != nil {
-			return nil, err
-		}
-		var keys []Key
-		for _, k := range in.Keys {
-			keys = append(keys, Key{ID: k.ID, Owner: k.Owner, VouchedBy: k.VouchedBy})
-		}
-		var sigs []Signal
-		for _, s := range in.Signals {
-			sigs = append(sigs, Signal{Key: s.Key, Weight: s.Weight})
-		}
-		g := Groups(keys)
-		return map[string]any{"groups": g, "tally": Count(in.Author, sigs, g)}, nil
-	case vectors.KindStatus:
-		var in struct {
-			Contested     bool
-			Confirmations []Confirmation
-		}
-		if err := json.Unmarshal(c.Input, &in); err != nil {
-			return nil, err
-		}
-		return map[string]Status{"status": PostStatus(in.Contested, in.Confirmations)}, nil
+		return q.Eval()
 	}
 	return nil, errors.New("unknown kind " + c.Kind)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 type trustCmd struct {
 	Propagate trustPropagateCmd `cmd:"" help:"Propagate trust from your trust set over an edge file (or global EigenTrust with --global)."`
 	Grounded  trustGroundedCmd  `cmd:"" help:"Label a post and its contradictions by weighted, depth-capped grounded semantics."`
+	Signal    trustSignalCmd    `cmd:"" help:"Apply one signal rule (floor, decay, clock, groups, status) to a JSON query."`
 }
 
 // maxPreTrustBytes bounds a pre-trust file.
@@ -185,6 +187,46 @@ func (c *trustGroundedCmd) Run(e *env) error {
 			capped = " (capped)"
 		}
 		fmt.Fprintf(e.stdout, "  depth %d  %-5s  %s by %s, weight %g%s\n", a.Depth, a.Label, a.ID, a.Author, a.Weight, capped)
+	}
+	return nil
+}
+
+type trustSignalCmd struct {
+	Query string `arg:"" placeholder:"FILE" help:"Signal query: JSON {\"kind\":RULE,\"input\":{...}}, as a signal vector file carries it (\"-\" for standard input)."`
+	JSON  bool   `name:"json" help:"Print the result as one JSON object."`
+}
+
+func (c *trustSignalCmd) Run(e *env) error {
+	b, err := readInput(e, c.Query, trustgraph.MaxSignalQueryBytes)
+	if err != nil {
+		return err
+	}
+	q, err := trustgraph.ParseSignalQuery(b)
+	if err != nil {
+		return trustError("trust signal: "+c.Query, err)
+	}
+	r, err := q.Eval()
+	if err != nil {
+		return trustError("trust signal: "+c.Query, err)
+	}
+	if c.JSON {
+		return writeTrustJSON(e.stdout, r)
+	}
+	switch r.Rule {
+	case trustgraph.RuleFloor:
+		fmt.Fprintf(e.stdout, "floor: %.9g\n", r.Floor)
+	case trustgraph.RuleDecay:
+		fmt.Fprintf(e.stdout, "decay: %.9g\n", r.Decay)
+	case trustgraph.RuleClock:
+		fmt.Fprintf(e.stdout, "clock: %.9g\n", r.Clock)
+	case trustgraph.RuleGroups:
+		fmt.Fprintf(e.stdout, "tally: weight %.9g over %d groups, %d self\n", r.Tally.Weight, r.Tally.Groups, r.Tally.Self)
+		keys := slices.Sorted(maps.Keys(r.Groups))
+		for _, k := range keys {
+			fmt.Fprintf(e.stdout, "  %s in group %s\n", k, r.Groups[k])
+		}
+	case trustgraph.RuleStatus:
+		fmt.Fprintf(e.stdout, "status: %s\n", r.Status)
 	}
 	return nil
 }

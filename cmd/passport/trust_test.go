@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +18,9 @@ import (
 
 var trustLinePattern = regexp.MustCompile(`: line ([0-9]+): `)
 
-// TestTrustVectors runs every propagate, global and grounded vector through
-// passport trust.
+// TestTrustVectors runs every trustgraph vector through passport trust:
+// propagate, global and grounded cases as flags and files, and the signal
+// cases by feeding the case file in as it stands.
 func TestTrustVectors(t *testing.T) {
 	cases, err := vectors.Cases()
 	if err != nil {
@@ -64,8 +68,18 @@ func TestTrustVectors(t *testing.T) {
 			if c.Factor != nil {
 				args = append(args, "--factor="+strconv.FormatFloat(*c.Factor, 'g', -1, 64))
 			}
+		case vectors.KindFloor, vectors.KindDecay, vectors.KindClock, vectors.KindGroups, vectors.KindStatus:
+			b, err := fs.ReadFile(vectors.FS(), "cases/"+c.Name+".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(dir, c.Name+".json")
+			if err := os.WriteFile(file, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args = []string{"trust", "signal", file, "--json"}
 		default:
-			continue
+			t.Fatalf("%s: no command runs kind %q", c.Name, c.Kind)
 		}
 		ran++
 		t.Run(c.Name, func(t *testing.T) {
@@ -95,8 +109,8 @@ func TestTrustVectors(t *testing.T) {
 			}
 		})
 	}
-	if ran < 30 {
-		t.Errorf("%d vectors ran through the CLI; want at least 30", ran)
+	if ran != len(cases) || ran < 50 {
+		t.Errorf("%d of %d vectors ran through the CLI; want all, and at least 50", ran, len(cases))
 	}
 }
 
@@ -155,6 +169,34 @@ func TestTrustUsage(t *testing.T) {
 		code, _, stderr := runCLI(t, append([]string{"trust", "propagate", "--edges", edges}, tc.args...)...)
 		if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestTrustSignal: a query reads from standard input, prints its result as
+// text, and an oversized or malformed one is a usage error with its reason.
+func TestTrustSignal(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		code     int
+	}{
+		{`{"kind":"decay","input":{"kind":"vote","ageDays":60}}`, "decay: 0.25\n", cli.ExitOK},
+		{`{"kind":"clock","input":{"confirmedDay":0,"renewalDays":[40],"asOf":50}}`, "clock: 40\n", cli.ExitOK},
+		{`{"kind":"status","input":{"confirmations":[{"weight":0.1,"decay":0.5}]}}`, "status: confirmed\n", cli.ExitOK},
+		{`{"kind":"groups","input":{"author":"au","keys":[{"id":"s","vouchedBy":["au"]}],"signals":[{"key":"s","weight":1},{"key":"x","weight":0.5}]}}`,
+			"tally: weight 0.5 over 1 groups, 1 self\n  au in group au\n  s in group au\n", cli.ExitOK},
+		{`{"kind":"floor","input":{"ageDays":30}}`, "floor: 0.01275\n", cli.ExitOK},
+		{`{"kind":"floor","input":{"ageDays":30,"AgeDays":1}}`, "reason bad_signal", cli.ExitUsage},
+		{`{"kind":"floor","input":{"ageDays":30}}` + strings.Repeat(" ", 1<<20), "reason too_large", cli.ExitUsage},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"trust", "signal", "-"}, strings.NewReader(tc.in), &stdout, &stderr)
+		got := stdout.String()
+		if code != cli.ExitOK {
+			got = stderr.String()
+		}
+		if code != tc.code || !strings.Contains(got, tc.want) {
+			t.Errorf("%.60s: exit %d, %q; want exit %d, %q", tc.in, code, got, tc.code, tc.want)
 		}
 	}
 }

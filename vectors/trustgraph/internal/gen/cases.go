@@ -19,7 +19,7 @@ var all = []func() vectors.Case{
 	groundedIgnoredRemovedFirst, groundedShortestDepth, groundedCycleAndCap,
 	groundedUnknownAttackFail, groundedDuplicateIDFail, groundedFactorFail,
 	// Signals.
-	floorYoung, floorLinear, floorCap, floorCapTooHighFail,
+	floorYoung, floorLinear, floorCap, floorDefaultCap, floorCapTooHighFail, floorUnknownMemberFail,
 	decayConfirm, decayVote, clockRenewals, clockBeforeConfirmation,
 	groupsOwner, groupsVouchCluster, groupsTwoGroupsApart,
 	statusUnverified, statusConfirmed, statusAccept, statusStale, statusLiveBoundary, statusContested,
@@ -351,6 +351,16 @@ func floorCap() vectors.Case {
 func floorCapTooHighFail() vectors.Case {
 	return signal(vectors.KindFloor, "floor_cap_too_high_fail", "floor.cap", "A cap as large as one vouch ((1−d)·d) is refused.",
 		m{"ageDays": 40.0, "floorCap": vouch}, m{"error": "bad_option"})
+}
+
+func floorDefaultCap() vectors.Case {
+	return signal(vectors.KindFloor, "floor_default_cap", "floor.cap", "Without a floorCap the cap is the default, a tenth of one vouch.",
+		m{"ageDays": 40.0}, m{"floor": vouch / 10})
+}
+
+func floorUnknownMemberFail() vectors.Case {
+	return signal(vectors.KindFloor, "floor_unknown_member_fail", "signal.query", "An input member the rule does not name is refused, not ignored.",
+		m{"ageDays": 40.0, "age": 40.0}, m{"error": "bad_signal"})
 }
 
 func decayConfirm() vectors.Case {
