@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
 
-	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/httpserve"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
@@ -42,18 +39,14 @@ func (c *serveCmd) Help() string {
 // signal.
 const shutdownGrace = 15 * time.Second
 
-// Validate refuses timeouts and header bounds that would disable a limit.
-func (c *serveCmd) Validate() error {
-	for _, d := range []time.Duration{c.ReadHeaderTimeout, c.BodyTimeout, c.WriteTimeout, c.IdleTimeout} {
-		if d <= 0 {
-			return errors.New("timeouts must be positive")
-		}
-	}
-	if c.MaxHeaderBytes < 1024 {
-		return errors.New("--max-header-bytes must be at least 1024")
-	}
-	return nil
+// limits are the connection bounds the flags set.
+func (c *serveCmd) limits() httpserve.Limits {
+	return httpserve.Limits{ReadHeaderTimeout: c.ReadHeaderTimeout, BodyTimeout: c.BodyTimeout,
+		WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxHeaderBytes: c.MaxHeaderBytes}
 }
+
+// Validate refuses timeouts and header bounds that would disable a limit.
+func (c *serveCmd) Validate() error { return c.limits().Validate() }
 
 func (c *serveCmd) Run(e *env) error {
 	db, err := e.connect()
@@ -96,40 +89,15 @@ func (c *serveCmd) Run(e *env) error {
 		BodyTimeout:   c.BodyTimeout,
 		MCP:           mcpserver.Handler(app, e.log, version()),
 	})
-	ln, err := net.Listen("tcp", c.Addr)
+	lim := c.limits()
+	ln, err := lim.Listen(c.Addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: c.ReadHeaderTimeout,
-		// Handlers read bodies under BodyTimeout and answer 408; this
-		// backstop covers a body no handler reads. Its expiry cancels a
-		// running request, so it is never shorter than WriteTimeout.
-		ReadTimeout:    max(c.ReadHeaderTimeout+c.BodyTimeout, c.WriteTimeout),
-		WriteTimeout:   c.WriteTimeout,
-		IdleTimeout:    c.IdleTimeout,
-		MaxHeaderBytes: c.MaxHeaderBytes,
-		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(e.ctx) },
-	}
-	ln = problem.Listener(ln, c.MaxHeaderBytes)
 	e.log.Info("serving", "url", "http://"+ln.Addr().String(), "engine", db.Engine(), "env", c.Env)
-
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-e.ctx.Done():
+	err = httpserve.Serve(e.ctx, lim.Server(e.ctx, handler), ln, shutdownGrace)
+	if err == nil {
+		e.log.Info("shut down")
 	}
-	e.log.Info("shutting down")
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return err
 }

@@ -128,7 +128,7 @@ func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	if !strings.Contains(logs.String(), "shutting down") {
+	if !strings.Contains(logs.String(), "shut down") {
 		t.Fatalf("no shutdown in logs: %s", logs.String())
 	}
 }

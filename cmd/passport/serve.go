@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/remnant/passportkit/internal/cli"
-	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/httpserve"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
@@ -35,18 +31,14 @@ func (c *serveCmd) Help() string {
 	return fmt.Sprintf(`A bundle is at most %d bytes (512 KiB), also after gzip decompression; more is answered 413. A request waits at most 2s for a verification slot, then gets 503. Every error is an RFC 9457 problem detail.`, passport.MaxBundleSize)
 }
 
-// Validate refuses timeouts and header bounds that would disable a limit.
-func (c *serveCmd) Validate() error {
-	for _, d := range []time.Duration{c.ReadHeaderTimeout, c.BodyTimeout, c.WriteTimeout, c.IdleTimeout} {
-		if d <= 0 {
-			return errors.New("timeouts must be positive")
-		}
-	}
-	if c.MaxHeaderBytes < 1024 {
-		return errors.New("--max-header-bytes must be at least 1024")
-	}
-	return nil
+// limits are the connection bounds the flags set.
+func (c *serveCmd) limits() httpserve.Limits {
+	return httpserve.Limits{ReadHeaderTimeout: c.ReadHeaderTimeout, BodyTimeout: c.BodyTimeout,
+		WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxHeaderBytes: c.MaxHeaderBytes}
 }
+
+// Validate refuses timeouts and header bounds that would disable a limit.
+func (c *serveCmd) Validate() error { return c.limits().Validate() }
 
 func (c *serveCmd) Run(e *env) error {
 	v, err := loadVerifier(e, c.Trust, c.Skew)
@@ -54,39 +46,14 @@ func (c *serveCmd) Run(e *env) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
-	srv := &http.Server{
-		Handler: verifier.NewHandler(v, verifier.HandlerConfig{
-			MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, BodyTimeout: c.BodyTimeout, Logger: logger}),
-		ReadHeaderTimeout: c.ReadHeaderTimeout,
-		// Handlers read bodies under BodyTimeout and answer 408; this
-		// backstop covers a body no handler reads. Its expiry cancels a
-		// running request, so it is never shorter than WriteTimeout.
-		ReadTimeout:    max(c.ReadHeaderTimeout+c.BodyTimeout, c.WriteTimeout),
-		WriteTimeout:   c.WriteTimeout,
-		IdleTimeout:    c.IdleTimeout,
-		MaxHeaderBytes: c.MaxHeaderBytes,
-		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	ln, err := net.Listen("tcp", c.Addr)
+	lim := c.limits()
+	srv := lim.Server(e.ctx, verifier.NewHandler(v, verifier.HandlerConfig{
+		MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, BodyTimeout: c.BodyTimeout, Logger: logger}))
+	srv.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+	ln, err := lim.Listen(c.Addr)
 	if err != nil {
 		return cli.Usage(err)
 	}
-	ln = problem.Listener(ln, c.MaxHeaderBytes)
 	fmt.Fprintf(e.stderr, "passport: verifying on http://%s (POST /v1/verify)\n", ln.Addr())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-e.ctx.Done():
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		return err
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return httpserve.Serve(e.ctx, srv, ln, 10*time.Second)
 }
