@@ -11,6 +11,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/ledger"
+	"github.com/remnant/passportkit/ledger/ledgertools"
 )
 
 // ledgerCmd groups the commands that work on the owner's own counterparty
@@ -69,8 +70,8 @@ func (l ledgerFile) read(e *env) ([]byte, error) {
 // toolError maps a tool's error to an exit code: bad input is a usage
 // error, anything else a failure.
 func toolError(err error) error {
-	if errors.Is(err, errBadInput) {
-		return cli.Usage(errors.New(strings.TrimPrefix(err.Error(), errBadInput.Error()+": ")))
+	if errors.Is(err, ledgertools.ErrBadInput) {
+		return cli.Usage(errors.New(strings.TrimPrefix(err.Error(), ledgertools.ErrBadInput.Error()+": ")))
 	}
 	return err
 }
@@ -94,7 +95,7 @@ func (c *ledgerCheckCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	out, err := checkTool(text, c.day())
+	out, err := ledgertools.Check(text, c.day())
 	if err != nil {
 		return toolError(err)
 	}
@@ -112,7 +113,7 @@ func (c *ledgerCheckCmd) Run(e *env) error {
 	return nil
 }
 
-func printCheck(w io.Writer, name string, out checkOut) error {
+func printCheck(w io.Writer, name string, out ledgertools.CheckOut) error {
 	if name == "-" {
 		name = "standard input"
 	}
@@ -147,7 +148,7 @@ func (c *ledgerScoreCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	s, err := scoreTool(text, nil, "", c.Counterparty, c.day(), c.Amount)
+	s, err := ledgertools.Score(text, nil, "", c.Counterparty, c.day(), c.Amount)
 	if err != nil {
 		return toolError(err)
 	}
@@ -223,7 +224,7 @@ func (c *ledgerRankCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	out, err := rankTool(text, c.day())
+	out, err := ledgertools.Rank(text, c.day())
 	if err != nil {
 		return toolError(err)
 	}
@@ -251,7 +252,7 @@ type ledgerTierCmd struct {
 }
 
 func (c *ledgerTierCmd) Run(e *env) error {
-	out, err := tierTool(tierIn{Score: c.Score, Events: c.Events, Trusted: c.Trusted, Standard: c.Standard, Watch: c.Watch,
+	out, err := ledgertools.Tier(ledgertools.TierIn{Score: c.Score, Events: c.Events, Trusted: c.Trusted, Standard: c.Standard, Watch: c.Watch,
 		MinEvents: c.MinEvents, SpendTrusted: c.SpendTrusted, SpendStandard: c.SpendStandard})
 	if err != nil {
 		return toolError(err)
@@ -280,7 +281,7 @@ type ledgerDecayCurveCmd struct {
 }
 
 func (c *ledgerDecayCurveCmd) Run(e *env) error {
-	in := curveIn{Score: c.Score, EvidenceMass: c.EvidenceMass, EffectiveEvents: c.EffectiveEvents, HalfLifeDays: c.HalfLifeDays,
+	in := ledgertools.CurveIn{Score: c.Score, EvidenceMass: c.EvidenceMass, EffectiveEvents: c.EffectiveEvents, HalfLifeDays: c.HalfLifeDays,
 		Days: c.Days, Step: c.Step, Trusted: c.Trusted, Standard: c.Standard, Watch: c.Watch, Counterparty: c.Counterparty}
 	if c.File != "" {
 		text, err := ledgerFile{c.File}.read(e)
@@ -292,7 +293,7 @@ func (c *ledgerDecayCurveCmd) Run(e *env) error {
 			return cli.Usage(errors.New("the file is empty"))
 		}
 	}
-	out, err := curveTool(in, c.day())
+	out, err := ledgertools.Curve(in, c.day())
 	if err != nil {
 		return toolError(err)
 	}
@@ -336,7 +337,7 @@ func (c *ledgerPathToTierCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	p, err := pathTool(text, c.Counterparty, c.day(), c.Target, c.Type, c.Threshold)
+	p, err := ledgertools.PathToTier(text, c.Counterparty, c.day(), c.Target, c.Type, c.Threshold)
 	if err != nil {
 		return toolError(err)
 	}
@@ -384,7 +385,7 @@ func (c *ledgerMergeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	out, err := mergeTool(a, b, c.Prefer)
+	out, err := ledgertools.Merge(a, b, c.Prefer)
 	if err != nil {
 		return toolError(err)
 	}
@@ -421,7 +422,7 @@ type ledgerTemplateCmd struct {
 }
 
 func (c *ledgerTemplateCmd) Run(e *env) error {
-	out, err := templateTool(c.Owner, c.Counterparty, c.Kind, c.Categories, c.day())
+	out, err := ledgertools.Template(c.Owner, c.Counterparty, c.Kind, c.Categories, c.day())
 	if err != nil {
 		return toolError(err)
 	}
@@ -445,7 +446,7 @@ func (c *ledgerStarterCmd) Run(e *env) error {
 	if c.Kind == "" {
 		var all []ledger.Starter
 		for _, name := range ledger.StarterNames {
-			s, err := starterTool(name, c.Owner, c.day())
+			s, err := ledgertools.Starter(name, c.Owner, c.day())
 			if err != nil {
 				return toolError(err)
 			}
@@ -459,7 +460,7 @@ func (c *ledgerStarterCmd) Run(e *env) error {
 		}
 		return nil
 	}
-	s, err := starterTool(c.Kind, c.Owner, c.day())
+	s, err := ledgertools.Starter(c.Kind, c.Owner, c.day())
 	if err != nil {
 		return toolError(err)
 	}
@@ -496,7 +497,7 @@ func (c *ledgerParseCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	f, err := parseText(text)
+	f, err := ledgertools.ParseText(text)
 	if err != nil {
 		return toolError(err)
 	}

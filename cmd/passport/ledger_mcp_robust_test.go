@@ -2,39 +2,18 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/remnant/passportkit/internal/mcpwire"
 	"github.com/remnant/passportkit/internal/mcpwire/mcpwiretest"
-	"github.com/remnant/passportkit/ledger"
+	"github.com/remnant/passportkit/ledger/ledgermcp"
 )
 
-var ledgerRobustness = mcpwiretest.Options{MaxFrame: ledgerMaxFrame, Tools: len(ledgerToolNames)}
-
-// TestLedgerMCPRobustness runs the protocol robustness suite against the
-// ledger server in process, over pipes; the end of input then ends the
-// session without an error.
-func TestLedgerMCPRobustness(t *testing.T) {
-	today, _ := ledger.ParseDate("2026-10-22")
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		server := newLedgerServer(ledgerServerConfig{Today: func() ledger.Date { return today }})
-		done <- server.Run(context.Background(), &mcpwire.Transport{Reader: inR, Writer: outW, MaxFrame: ledgerMaxFrame})
-		outW.Close()
-	}()
-	mcpwiretest.Run(t, &mcpwiretest.Stdio{In: inW, Out: bufio.NewReader(outR)}, ledgerRobustness)
-	inW.Close()
-	if err := <-done; err != nil {
-		t.Errorf("the session ended with %v at the end of input", err)
-	}
-}
+// ledgerRobustness runs the suite with the server's frame bound and its
+// eleven tools (the names are pinned by ledgermcp's TestLedgerMCPTools).
+var ledgerRobustness = mcpwiretest.Options{MaxFrame: ledgermcp.MaxFrame, Tools: 11}
 
 // TestLedgerMCPRobustnessBinary runs the suite against `passport ledger
 // mcp` built from this package, which must exit 0 when its input ends.

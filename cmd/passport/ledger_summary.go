@@ -4,109 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/ledger"
+	"github.com/remnant/passportkit/ledger/ledgertools"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
 
 // canonicalJSON returns v as RFC 8785 canonical JSON.
 func canonicalJSON(v any) ([]byte, error) { return passport.Marshal(v) }
-
-// summaryOut is the result of share_summary: a summary, its id and, when
-// signed, a JWS over the id; when checking a received summary, whether it
-// matches its id and whether the signature verifies.
-type summaryOut struct {
-	Shared    json.RawMessage   `json:"shared"`
-	ID        string            `json:"id"`
-	JWS       string            `json:"jws,omitempty"`      // a JWS over the id by the sharer's key
-	Matches   *bool             `json:"matches,omitempty"`  // when checking: the id is the hash of shared as received
-	Computed  string            `json:"computed,omitempty"` // when checking: the id of shared as received
-	Problems  []string          `json:"problems,omitempty"` // when checking: what does not fit the summary format
-	Signature *summarySignature `json:"signature,omitempty"`
-	Note      string            `json:"note"`
-}
-
-// summarySignature is what the signature check found.
-type summarySignature struct {
-	Verified bool   `json:"verified"`
-	Reason   string `json:"reason"` // "ok", a passport reason code, "not_signed", "summary_id_mismatch" or "not_checked"
-	Detail   string `json:"detail,omitempty"`
-	KeyID    string `json:"kid,omitempty"`
-	Signer   string `json:"signer,omitempty"` // the trust file's issuer, when verified
-}
-
-const (
-	shareNote       = "Send shared and id together. The id is a SHA-256, not a signature: it shows the summary was not changed after the id was made, not who made it."
-	signedShareNote = "Send shared, id and jws together. The jws signs the id with your key; a receiver who trusts that key can check who made the summary."
-	checkNote       = "A received summary is another agent's reading of its own record: report it next to your own score, never copy it into your events."
-)
-
-func shareTool(text []byte, id string, asOf ledger.Date, signer *passport.Signer) (summaryOut, error) {
-	f, err := parseText(text)
-	if err != nil {
-		return summaryOut{}, err
-	}
-	if err := ledger.CheckID(id); err != nil {
-		return summaryOut{}, fmt.Errorf("%w: counterparty: %v", errBadInput, err)
-	}
-	s, sid, err := f.Share(id, asOf)
-	if err != nil {
-		return summaryOut{}, fmt.Errorf("%w: %v", errBadInput, err)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return summaryOut{}, err
-	}
-	out := summaryOut{Shared: b, ID: sid, Note: shareNote}
-	if signer != nil {
-		if out.JWS, err = signer.SignCompact([]byte(sid), ledger.SummaryJWSType); err != nil {
-			return summaryOut{}, err
-		}
-		out.Note = signedShareNote
-	}
-	return out, nil
-}
-
-// checkSummaryTool checks a received summary against its id and, with a
-// trust file, its signature.
-func checkSummaryTool(shared json.RawMessage, id, jws string, trust *verifier.Trust) summaryOut {
-	c := ledger.CheckSummary(shared, id)
-	out := summaryOut{Shared: shared, ID: id, JWS: jws, Matches: &c.Matches, Computed: c.Computed, Problems: c.Problems, Note: checkNote}
-	switch {
-	case trust == nil && jws == "":
-	case trust == nil:
-		out.Signature = &summarySignature{Reason: string(passport.ReasonNotChecked), Detail: "no trust file was given to check the jws against"}
-	case jws == "":
-		out.Signature = &summarySignature{Reason: string(passport.ReasonNotSigned), Detail: "the summary carries no jws"}
-	default:
-		out.Signature = verifySummarySignature(jws, id, c.Shared, trust)
-	}
-	return out
-}
-
-// verifySummarySignature checks jws with the verifier (see
-// verifier.VerifySummarySignature) and reports it in the tool's form.
-func verifySummarySignature(jws, id string, s *ledger.Summary, trust *verifier.Trust) *summarySignature {
-	v, err := verifier.New(trust)
-	if err != nil {
-		return &summarySignature{Reason: string(passport.ReasonOf(err)), Detail: err.Error()}
-	}
-	var asOf time.Time
-	if s != nil && !s.AsOf.IsZero() {
-		asOf, _ = time.Parse(time.DateOnly, s.AsOf.String())
-	}
-	c := v.VerifySummarySignature([]byte(jws), id, asOf)
-	sig := &summarySignature{Verified: c.OK, Reason: string(c.Reason), KeyID: c.KeyID}
-	if c.OK {
-		sig.Signer = trust.Issuer
-	} else {
-		sig.Detail = c.Detail
-	}
-	return sig
-}
 
 type ledgerShareSummaryCmd struct {
 	ledgerFile
@@ -127,7 +34,7 @@ func (c *ledgerShareSummaryCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	out, err := shareTool(text, c.Counterparty, c.day(), signer)
+	out, err := ledgertools.Share(text, c.Counterparty, c.day(), signer)
 	if err != nil {
 		return toolError(err)
 	}
@@ -167,7 +74,7 @@ func (c *ledgerCheckSummaryCmd) Run(e *env) error {
 	if len(in.Shared) == 0 || in.ID == "" {
 		return cli.Usage(fmt.Errorf("%s: needs both shared and id", c.File))
 	}
-	out := checkSummaryTool(in.Shared, in.ID, in.JWS, trust)
+	out := ledgertools.CheckSummary(in.Shared, in.ID, in.JWS, trust)
 	if c.JSON {
 		err = writeJSON(e.stdout, out)
 	} else {
@@ -187,7 +94,7 @@ func (c *ledgerCheckSummaryCmd) Run(e *env) error {
 	return cli.Silent(cli.ExitFailed)
 }
 
-func printSummaryCheck(e *env, out summaryOut) error {
+func printSummaryCheck(e *env, out ledgertools.SummaryOut) error {
 	w := e.stdout
 	if *out.Matches {
 		fmt.Fprintf(w, "matches: the summary is unchanged since its id %s was made\n", out.ID)

@@ -1,4 +1,12 @@
-package main
+// Package ledgertools holds the operations on a REPUTATION.md counterparty
+// ledger that the "passport ledger" commands and the ledger MCP server
+// (package ledgermcp) share. Each tool takes a file's bytes, the day to read
+// it as of and plain arguments, and returns a JSON-ready result; none reads
+// a clock or a file, so the caller does the I/O and chooses the day.
+//
+// Errors that are the caller's fault wrap [ErrBadInput]: a command reports
+// them as a usage error, the MCP server as an error result.
+package ledgertools
 
 import (
 	"errors"
@@ -8,29 +16,26 @@ import (
 	"github.com/remnant/passportkit/ledger"
 )
 
-// The ledger tools, shared by the "passport ledger" commands and the MCP
-// server: each takes the file's text and plain arguments and returns a
-// JSON-ready result. Errors that are the caller's fault wrap errBadInput.
-
-// errBadInput marks an error in the input of a tool: a usage error on the
+// ErrBadInput marks an error in the input of a tool: a usage error on the
 // command line, an error result over MCP.
-var errBadInput = errors.New("bad input")
+var ErrBadInput = errors.New("bad input")
 
-func badInput(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errBadInput, fmt.Sprintf(format, args...))
+// BadInput returns an error wrapping [ErrBadInput] with the formatted message.
+func BadInput(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
 }
 
-// parseText parses a ledger, turning a refusal into a bad-input error.
-func parseText(text []byte) (*ledger.File, error) {
+// ParseText parses a ledger, turning a refusal into a bad-input error.
+func ParseText(text []byte) (*ledger.File, error) {
 	f, err := ledger.Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadInput, err)
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	return f, nil
 }
 
-// checkOut is the result of check_reputation.
-type checkOut struct {
+// CheckOut is the result of check_reputation.
+type CheckOut struct {
 	AsOf     ledger.Date      `json:"as_of"`
 	Readable bool             `json:"readable"` // no error findings; says nothing about whether the records are true
 	Errors   int              `json:"errors"`
@@ -38,12 +43,13 @@ type checkOut struct {
 	Findings []ledger.Finding `json:"findings"`
 }
 
-func checkTool(text []byte, asOf ledger.Date) (checkOut, error) {
-	f, err := parseText(text)
+// Check lists every finding in a ledger file as of asOf.
+func Check(text []byte, asOf ledger.Date) (CheckOut, error) {
+	f, err := ParseText(text)
 	if err != nil {
-		return checkOut{}, err
+		return CheckOut{}, err
 	}
-	out := checkOut{AsOf: asOf, Findings: ledger.Check(f, asOf)}
+	out := CheckOut{AsOf: asOf, Findings: ledger.Check(f, asOf)}
 	if out.Findings == nil {
 		out.Findings = []ledger.Finding{}
 	}
@@ -53,49 +59,49 @@ func checkTool(text []byte, asOf ledger.Date) (checkOut, error) {
 	return out, nil
 }
 
-// eventIn is an event given directly to score_counterparty instead of a file.
-type eventIn struct {
+// EventIn is an event given directly to score_counterparty instead of a file.
+type EventIn struct {
 	Date   string   `json:"date" jsonschema:"the day the outcome became known, YYYY-MM-DD"`
 	Type   string   `json:"type" jsonschema:"delivered, honored, resolved, late, refunded, disputed, failed or breached"`
 	Amount *float64 `json:"amount,omitempty" jsonschema:"what was at stake, in the owner's unit; it does not weigh in the score"`
 }
 
-// scoreTool scores one counterparty from a file's text, or from events
+// Score scores one counterparty from a file's text, or from events
 // under the rules of rulesText (a Rules section; empty for the defaults).
-func scoreTool(text []byte, events []eventIn, rulesText string, id string, asOf ledger.Date, amount *float64) (ledger.Score, error) {
+func Score(text []byte, events []EventIn, rulesText string, id string, asOf ledger.Date, amount *float64) (ledger.Score, error) {
 	if err := ledger.CheckID(id); err != nil {
-		return ledger.Score{}, fmt.Errorf("%w: counterparty: %v", errBadInput, err)
+		return ledger.Score{}, fmt.Errorf("%w: counterparty: %v", ErrBadInput, err)
 	}
 	var s ledger.Score
 	switch {
 	case text != nil && events != nil:
-		return ledger.Score{}, badInput("give either the file's text or events, not both")
+		return ledger.Score{}, BadInput("give either the file's text or events, not both")
 	case events != nil:
-		rf, err := parseText([]byte("## Rules\n" + rulesText))
+		rf, err := ParseText([]byte("## Rules\n" + rulesText))
 		if err != nil {
 			return ledger.Score{}, err
 		}
 		if errs := rulesErrors(rf); errs != "" {
-			return ledger.Score{}, badInput("rules: %s", errs)
+			return ledger.Score{}, BadInput("rules: %s", errs)
 		}
 		evs := make([]ledger.Event, len(events))
 		for i, e := range events {
 			d, err := ledger.ParseDate(e.Date)
 			if err != nil {
-				return ledger.Score{}, badInput("event %d: date %q is not a real day written as YYYY-MM-DD", i+1, e.Date)
+				return ledger.Score{}, BadInput("event %d: date %q is not a real day written as YYYY-MM-DD", i+1, e.Date)
 			}
 			t, err := ledger.ParseEventType(e.Type)
 			if err != nil {
-				return ledger.Score{}, badInput("event %d: %v", i+1, err)
+				return ledger.Score{}, BadInput("event %d: %v", i+1, err)
 			}
 			if e.Amount != nil && !(*e.Amount >= 0 && *e.Amount <= ledger.MaxAmount) {
-				return ledger.Score{}, badInput("event %d: amount must be 0 to %d", i+1, int64(ledger.MaxAmount))
+				return ledger.Score{}, BadInput("event %d: amount must be 0 to %d", i+1, int64(ledger.MaxAmount))
 			}
 			evs[i] = ledger.Event{Date: d, Counterparty: id, Type: t, Amount: e.Amount}
 		}
 		s = ledger.ScoreEvents(id, evs, rf.Rules, asOf)
 	default:
-		f, err := parseText(text)
+		f, err := ParseText(text)
 		if err != nil {
 			return ledger.Score{}, err
 		}
@@ -103,7 +109,7 @@ func scoreTool(text []byte, events []eventIn, rulesText string, id string, asOf 
 	}
 	if amount != nil {
 		if !(*amount >= 0 && *amount <= ledger.MaxAmount) {
-			return ledger.Score{}, badInput("amount must be 0 to %d", int64(ledger.MaxAmount))
+			return ledger.Score{}, BadInput("amount must be 0 to %d", int64(ledger.MaxAmount))
 		}
 		t := s.Decide(*amount)
 		s.Task = &t
@@ -122,26 +128,28 @@ func rulesErrors(f *ledger.File) string {
 	return strings.Join(msgs, "; ")
 }
 
-// rankOut is the result of rank_counterparties.
-type rankOut struct {
+// RankOut is the result of rank_counterparties.
+type RankOut struct {
 	AsOf           ledger.Date    `json:"as_of"`
 	Counterparties []ledger.Score `json:"counterparties"`
 }
 
-func rankTool(text []byte, asOf ledger.Date) (rankOut, error) {
-	f, err := parseText(text)
+// Rank scores every counterparty in a ledger file as of asOf, trusted
+// first and blocked last.
+func Rank(text []byte, asOf ledger.Date) (RankOut, error) {
+	f, err := ParseText(text)
 	if err != nil {
-		return rankOut{}, err
+		return RankOut{}, err
 	}
-	out := rankOut{AsOf: asOf, Counterparties: f.Rank(asOf)}
+	out := RankOut{AsOf: asOf, Counterparties: f.Rank(asOf)}
 	if out.Counterparties == nil {
 		out.Counterparties = []ledger.Score{}
 	}
 	return out, nil
 }
 
-// tierIn is the input of tier_for; the thresholds default to the format's.
-type tierIn struct {
+// TierIn is the input of tier_for; the thresholds default to the format's.
+type TierIn struct {
 	Score         float64  `json:"score" jsonschema:"the score, 0 to 100"`
 	Events        int      `json:"events" jsonschema:"how many events the score counts"`
 	Trusted       *float64 `json:"trusted,omitempty" jsonschema:"the trusted minimum (default 75)"`
@@ -152,8 +160,8 @@ type tierIn struct {
 	SpendStandard *float64 `json:"spend_standard,omitempty" jsonschema:"standard spend per task without asking (default 100)"`
 }
 
-// tierOut is the result of tier_for.
-type tierOut struct {
+// TierOut is the result of tier_for.
+type TierOut struct {
 	Score      float64       `json:"score"`
 	Events     int           `json:"events"`
 	Tier       ledger.Tier   `json:"tier"`
@@ -163,7 +171,9 @@ type tierOut struct {
 	Rules      ledger.Rules  `json:"rules"` // the thresholds used
 }
 
-func tierTool(in tierIn) (tierOut, error) {
+// Tier returns the tier for a score and an event count under the
+// thresholds of in.
+func Tier(in TierIn) (TierOut, error) {
 	r := ledger.DefaultRules()
 	set := func(dst *float64, v *float64) {
 		if v != nil {
@@ -179,21 +189,21 @@ func tierTool(in tierIn) (tierOut, error) {
 		r.MinEvents = *in.MinEvents
 	}
 	if err := r.Validate(); err != nil {
-		return tierOut{}, fmt.Errorf("%w: %v", errBadInput, err)
+		return TierOut{}, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	if !(in.Score >= 0 && in.Score <= 100) || in.Events < 0 {
-		return tierOut{}, badInput("score must be 0 to 100 and events at least 0")
+		return TierOut{}, BadInput("score must be 0 to 100 and events at least 0")
 	}
 	t := ledger.TierFor(in.Score, in.Events, r.Tiers, r.MinEvents)
-	return tierOut{
+	return TierOut{
 		Score: in.Score, Events: in.Events, Tier: t, Unrated: in.Events < r.MinEvents,
 		Action: ledger.ActionFor(t), SpendLimit: ledger.SpendLimit(t, r.SpendPerTask), Rules: r,
 	}, nil
 }
 
-// curveIn is the input of decay_curve: either the figures, or a file and a
+// CurveIn is the input of decay_curve: either the figures, or a file and a
 // counterparty to take them from.
-type curveIn struct {
+type CurveIn struct {
 	Score           *float64 `json:"score,omitempty" jsonschema:"the score now, 0 to 100"`
 	EvidenceMass    *float64 `json:"evidence_mass,omitempty" jsonschema:"positive plus negative mass now"`
 	EffectiveEvents *float64 `json:"effective_events,omitempty" jsonschema:"the sum of the event decays now"`
@@ -208,14 +218,17 @@ type curveIn struct {
 	AsOf            string   `json:"as_of,omitempty" jsonschema:"with text: the day to read the file as of, YYYY-MM-DD (default today)"`
 }
 
-func curveTool(in curveIn, asOf ledger.Date) (ledger.Curve, error) {
+// Curve traces a score forward with no new events, from the figures in in
+// or from a file's text and a counterparty read as of asOf (in.AsOf is the
+// MCP server's to parse; Curve does not read it).
+func Curve(in CurveIn, asOf ledger.Date) (ledger.Curve, error) {
 	ci := ledger.CurveInput{HalfLifeDays: in.HalfLifeDays, Days: in.Days, Step: in.Step, Tiers: ledger.DefaultRules().Tiers}
 	switch {
 	case in.Text != "" || in.Counterparty != "":
 		if in.Text == "" || in.Counterparty == "" || in.Score != nil || in.EvidenceMass != nil || in.EffectiveEvents != nil {
-			return ledger.Curve{}, badInput("give either score, evidence_mass and effective_events, or a file's text and a counterparty")
+			return ledger.Curve{}, BadInput("give either score, evidence_mass and effective_events, or a file's text and a counterparty")
 		}
-		f, err := parseText([]byte(in.Text))
+		f, err := ParseText([]byte(in.Text))
 		if err != nil {
 			return ledger.Curve{}, err
 		}
@@ -225,7 +238,7 @@ func curveTool(in curveIn, asOf ledger.Date) (ledger.Curve, error) {
 			ci.HalfLifeDays = f.Rules.HalfLifeDays
 		}
 	case in.Score == nil || in.EvidenceMass == nil:
-		return ledger.Curve{}, badInput("score and evidence_mass are required (or a file's text and a counterparty)")
+		return ledger.Curve{}, BadInput("score and evidence_mass are required (or a file's text and a counterparty)")
 	default:
 		ci.Score, ci.EvidenceMass = *in.Score, *in.EvidenceMass
 		if in.EffectiveEvents != nil {
@@ -242,39 +255,41 @@ func curveTool(in curveIn, asOf ledger.Date) (ledger.Curve, error) {
 	}
 	c, err := ledger.DecayCurve(ci)
 	if err != nil {
-		return ledger.Curve{}, fmt.Errorf("%w: %v", errBadInput, err)
+		return ledger.Curve{}, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	return c, nil
 }
 
-func pathTool(text []byte, id string, asOf ledger.Date, target, typ string, threshold *float64) (ledger.Path, error) {
+// PathToTier returns the fewest events of type typ that would lift
+// counterparty id into the target tier, and the decay days to threshold.
+func PathToTier(text []byte, id string, asOf ledger.Date, target, typ string, threshold *float64) (ledger.Path, error) {
 	if err := ledger.CheckID(id); err != nil {
-		return ledger.Path{}, fmt.Errorf("%w: counterparty: %v", errBadInput, err)
+		return ledger.Path{}, fmt.Errorf("%w: counterparty: %v", ErrBadInput, err)
 	}
 	tier, err := ledger.ParseTier(target)
 	if err != nil {
-		return ledger.Path{}, fmt.Errorf("%w: target: %v", errBadInput, err)
+		return ledger.Path{}, fmt.Errorf("%w: target: %v", ErrBadInput, err)
 	}
 	if typ == "" {
 		typ = string(ledger.Delivered)
 	}
 	et, err := ledger.ParseEventType(typ)
 	if err != nil {
-		return ledger.Path{}, fmt.Errorf("%w: type: %v", errBadInput, err)
+		return ledger.Path{}, fmt.Errorf("%w: type: %v", ErrBadInput, err)
 	}
-	f, err := parseText(text)
+	f, err := ParseText(text)
 	if err != nil {
 		return ledger.Path{}, err
 	}
 	p, err := f.PathToTier(id, asOf, tier, et, threshold)
 	if err != nil {
-		return ledger.Path{}, fmt.Errorf("%w: %v", errBadInput, err)
+		return ledger.Path{}, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	return p, nil
 }
 
-// mergeOut is the result of merge_records.
-type mergeOut struct {
+// MergeOut is the result of merge_records.
+type MergeOut struct {
 	Text      string            `json:"text"` // the merged file
 	Conflicts []ledger.Conflict `json:"conflicts"`
 	RulesFrom ledger.Side       `json:"rules_from,omitempty"`
@@ -282,18 +297,20 @@ type mergeOut struct {
 	IssuesB   []ledger.Finding  `json:"issues_b"`
 }
 
-func mergeTool(a, b []byte, prefer string) (mergeOut, error) {
-	fa, err := parseText(a)
+// Merge merges two ledger files of the same owner; prefer ("a" or "b")
+// names the file that wins a conflict.
+func Merge(a, b []byte, prefer string) (MergeOut, error) {
+	fa, err := ParseText(a)
 	if err != nil {
-		return mergeOut{}, fmt.Errorf("a: %w", err)
+		return MergeOut{}, fmt.Errorf("a: %w", err)
 	}
-	fb, err := parseText(b)
+	fb, err := ParseText(b)
 	if err != nil {
-		return mergeOut{}, fmt.Errorf("b: %w", err)
+		return MergeOut{}, fmt.Errorf("b: %w", err)
 	}
 	m, err := ledger.Merge(fa, fb, ledger.Side(prefer))
 	if err != nil {
-		return mergeOut{}, fmt.Errorf("%w: %v", errBadInput, err)
+		return MergeOut{}, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	nonNil := func(fs []ledger.Finding) []ledger.Finding {
 		if fs == nil {
@@ -301,35 +318,38 @@ func mergeTool(a, b []byte, prefer string) (mergeOut, error) {
 		}
 		return fs
 	}
-	return mergeOut{Text: m.Text, Conflicts: m.Conflicts, RulesFrom: m.RulesFrom, IssuesA: nonNil(fa.Issues), IssuesB: nonNil(fb.Issues)}, nil
+	return MergeOut{Text: m.Text, Conflicts: m.Conflicts, RulesFrom: m.RulesFrom, IssuesA: nonNil(fa.Issues), IssuesB: nonNil(fb.Issues)}, nil
 }
 
-// textOut is the result of reputation_template.
-type textOut struct {
+// TextOut is the result of reputation_template.
+type TextOut struct {
 	Text string `json:"text"`
 }
 
-func templateTool(owner, counterparty, kind string, categories []string, asOf ledger.Date) (textOut, error) {
+// Template returns a new ledger file with the default rules.
+func Template(owner, counterparty, kind string, categories []string, asOf ledger.Date) (TextOut, error) {
 	for i := range categories {
 		categories[i] = strings.TrimSpace(categories[i])
 	}
 	text, err := ledger.Template(ledger.TemplateInput{Owner: owner, Counterparty: counterparty, Kind: ledger.Kind(kind), Categories: categories, AsOf: asOf})
 	if err != nil {
-		return textOut{}, fmt.Errorf("%w: %v", errBadInput, err)
+		return TextOut{}, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
-	return textOut{Text: text}, nil
+	return TextOut{Text: text}, nil
 }
 
-func starterTool(name, owner string, asOf ledger.Date) (ledger.Starter, error) {
+// Starter returns the starter called name, written for owner as of asOf.
+func Starter(name, owner string, asOf ledger.Date) (ledger.Starter, error) {
 	s, err := ledger.StarterFor(name, owner, asOf)
 	if err != nil {
-		return ledger.Starter{}, fmt.Errorf("%w: %v", errBadInput, err)
+		return ledger.Starter{}, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	return s, nil
 }
 
-func parseTool(text []byte) (ledger.Document, error) {
-	f, err := parseText(text)
+// Parse returns a ledger file's canonical document.
+func Parse(text []byte) (ledger.Document, error) {
+	f, err := ParseText(text)
 	if err != nil {
 		return ledger.Document{}, err
 	}
