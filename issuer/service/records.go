@@ -90,17 +90,9 @@ func (s *Service) ReportOutcome(ctx context.Context, p issuer.Principal, mem iss
 			replayed = done
 			return err
 		}
-		if len(st.Targets) != 1 || !st.Targets[0].visible() {
-			return issuer.Errorf(issuer.CodeNotFound, "memory %s not found", mem)
-		}
-		m := &st.Targets[0]
-		switch {
-		case m.Author == p.Key:
-			return issuer.Errorf(issuer.CodeSelfFeedback, "an agent cannot report an outcome of its own memory")
-		case !m.Consumed:
-			return issuer.Errorf(issuer.CodeConsumptionRequired, "retrieve memory %s before reporting its outcome", mem)
-		case m.SameOwner:
-			return issuer.Errorf(issuer.CodeSameOwner, "agents of the same operator cannot report outcomes of one another's memories")
+		m, err := directTarget(st, p, mem, reportingOutcome)
+		if err != nil {
+			return err
 		}
 		pl := s.newPlanner(st, p, f, via, 0)
 		write := &OutcomeWrite{Memory: m.Key, Outcome: o.Outcome, Context: o.Context}

@@ -32,17 +32,9 @@ func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem is
 			replayed = done
 			return err
 		}
-		if len(st.Targets) != 1 || !st.Targets[0].visible() {
-			return issuer.Errorf(issuer.CodeNotFound, "memory %s not found", mem)
-		}
-		m := &st.Targets[0]
-		switch {
-		case m.Author == p.Key:
-			return issuer.Errorf(issuer.CodeSelfFeedback, "an agent cannot validate its own memory")
-		case !m.Consumed:
-			return issuer.Errorf(issuer.CodeConsumptionRequired, "retrieve memory %s before validating it", mem)
-		case m.SameOwner:
-			return issuer.Errorf(issuer.CodeSameOwner, "agents of the same operator cannot validate one another")
+		m, err := directTarget(st, p, mem, validating)
+		if err != nil {
+			return err
 		}
 		pl := s.newPlanner(st, p, f, via, 0)
 		out, err := pl.apply(m)
@@ -203,4 +195,44 @@ func replay(st *ValidationState, f issuer.Feedback, target string, res any) (boo
 // validated: it is active and so is its author.
 func (t *Target) visible() bool {
 	return t.Status == issuer.MemoryActive && t.AuthorStatus == issuer.AgentActive && t.Visibility == issuer.MemoryPublic
+}
+
+// directAct names a direct act on one memory in the refusals of
+// [directTarget].
+type directAct struct {
+	own, retrieve, sameOwner string
+}
+
+// The direct acts on a memory.
+var (
+	validating = directAct{
+		own:       "an agent cannot validate its own memory",
+		retrieve:  "retrieve memory %s before validating it",
+		sameOwner: "agents of the same operator cannot validate one another",
+	}
+	reportingOutcome = directAct{
+		own:       "an agent cannot report an outcome of its own memory",
+		retrieve:  "retrieve memory %s before reporting its outcome",
+		sameOwner: "agents of the same operator cannot report outcomes of one another's memories",
+	}
+)
+
+// directTarget returns the one memory of a direct validation or outcome
+// report after the rules every direct act obeys, in this order: the memory
+// exists and is visible, it is not p's own, p retrieved it, and p shares no
+// operator with its author.
+func directTarget(st *ValidationState, p issuer.Principal, mem issuer.MemoryID, act directAct) (*Target, error) {
+	if len(st.Targets) != 1 || !st.Targets[0].visible() {
+		return nil, issuer.Errorf(issuer.CodeNotFound, "memory %s not found", mem)
+	}
+	m := &st.Targets[0]
+	switch {
+	case m.Author == p.Key:
+		return nil, issuer.Errorf(issuer.CodeSelfFeedback, "%s", act.own)
+	case !m.Consumed:
+		return nil, issuer.Errorf(issuer.CodeConsumptionRequired, act.retrieve, mem)
+	case m.SameOwner:
+		return nil, issuer.Errorf(issuer.CodeSameOwner, "%s", act.sameOwner)
+	}
+	return m, nil
 }
