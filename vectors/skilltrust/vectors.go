@@ -13,12 +13,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"math"
-	"path"
-	"reflect"
-	"slices"
 	"sort"
 	"strings"
+
+	"github.com/remnant/passportkit/vectors/internal/vectorcase"
 )
 
 //go:embed cases/*.json
@@ -29,7 +27,7 @@ func FS() fs.FS { return files }
 
 // Tolerance is the absolute difference allowed between an expected and a
 // computed number.
-const Tolerance = 1e-9
+const Tolerance = vectorcase.Tolerance
 
 // Case is one conformance vector.
 type Case struct {
@@ -53,43 +51,17 @@ type Case struct {
 }
 
 // Fail reports whether the case expects the evidence or task to be refused.
-func (c Case) Fail() bool { return strings.HasSuffix(c.Name, "_fail") }
+func (c Case) Fail() bool { return vectorcase.Fail(c.Name) }
 
 // Cases reads every case, sorted by name.
 func Cases() ([]Case, error) {
-	names, err := fs.Glob(files, "cases/*.json")
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(names)
-	cases := make([]Case, 0, len(names))
-	for _, n := range names {
-		b, err := files.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		var c Case
-		if err := json.Unmarshal(b, &c); err != nil {
-			return nil, fmt.Errorf("%s: %w", n, err)
-		}
-		if c.Name+".json" != path.Base(n) {
-			return nil, fmt.Errorf("%s: name %q does not match the file", n, c.Name)
-		}
-		if _, ok := c.Expect["error"]; ok != c.Fail() {
-			return nil, fmt.Errorf("%s: an error is expected exactly in _fail cases", n)
-		}
-		cases = append(cases, c)
-	}
-	return cases, nil
+	return vectorcase.Load(files, func(c *Case) string { return c.Name }, func(c *Case) map[string]any { return c.Expect })
 }
 
 // CheckError compares the reason code of a refused case with the expected
 // one.
 func CheckError(expect map[string]any, code string) error {
-	if want := expect["error"]; want != code {
-		return fmt.Errorf("error: got reason %q, want %q", code, want)
-	}
-	return nil
+	return vectorcase.CheckError(expect, code)
 }
 
 // Check compares an assessment, as JSON, with a case's expectations and
@@ -248,33 +220,9 @@ func CheckSkillPassport(expect map[string]any, skillPassport []byte) error {
 	return nil
 }
 
-// equal compares decoded JSON values, numbers within Tolerance.
-func equal(want, got any) bool {
-	switch w := want.(type) {
-	case float64:
-		g, ok := got.(float64)
-		return ok && math.Abs(w-g) <= Tolerance
-	case []any:
-		g, ok := got.([]any)
-		if !ok && got == nil {
-			return len(w) == 0
-		}
-		return ok && slices.EqualFunc(w, g, equal)
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok || len(g) != len(w) {
-			return false
-		}
-		for k, v := range w {
-			if !equal(v, g[k]) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(want, got)
-}
-
-func object(v any) map[string]any { m, _ := v.(map[string]any); return m }
-func list(v any) []any            { l, _ := v.([]any); return l }
-func str(v any) string            { s, _ := v.(string); return s }
+var (
+	equal  = vectorcase.Equal
+	object = vectorcase.Object
+	list   = vectorcase.List
+	str    = vectorcase.Str
+)
