@@ -1,13 +1,11 @@
 package trustgraph_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/remnant/passportkit/vectors/internal/vectorcase"
 	vectors "github.com/remnant/passportkit/vectors/trustgraph"
 	"github.com/remnant/passportkit/vectors/trustgraph/internal/gen"
 )
@@ -28,28 +26,12 @@ func TestGenerated(t *testing.T) {
 		}
 		want[c.Name+".json"] = append(b, '\n')
 	}
-	if *update {
-		old, _ := filepath.Glob("cases/*.json")
-		for _, f := range old {
-			if err := os.Remove(f); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for name, b := range want {
-			if err := os.WriteFile(filepath.Join("cases", name), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+	diffs, err := vectorcase.Sync(".", want, *update)
+	if err != nil {
+		t.Fatal(err)
 	}
-	have, _ := filepath.Glob("cases/*.json")
-	if len(have) != len(want) {
-		t.Errorf("%d case files, the generator writes %d (run go test -update)", len(have), len(want))
-	}
-	for name, b := range want {
-		got, err := os.ReadFile(filepath.Join("cases", name))
-		if err != nil || !bytes.Equal(got, b) {
-			t.Errorf("cases/%s differs from the generator (run go test -update)", name)
-		}
+	for _, d := range diffs {
+		t.Error(d)
 	}
 }
 

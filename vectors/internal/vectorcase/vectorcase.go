@@ -4,11 +4,15 @@
 package vectorcase
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
+	"os"
 	"path"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -98,3 +102,36 @@ func List(v any) []any { l, _ := v.([]any); return l }
 
 // Str: see [Object].
 func Str(v any) string { s, _ := v.(string); return s }
+
+// Sync holds the case files of dir (its cases/*.json) against want, the
+// files a generator writes by name. With update it first rewrites the
+// folder to hold exactly want. It returns one sentence per difference.
+func Sync(dir string, want map[string][]byte, update bool) ([]string, error) {
+	casesDir := filepath.Join(dir, "cases")
+	if update {
+		old, _ := filepath.Glob(filepath.Join(casesDir, "*.json"))
+		for _, f := range old {
+			if err := os.Remove(f); err != nil {
+				return nil, err
+			}
+		}
+		for name, b := range want {
+			if err := os.WriteFile(filepath.Join(casesDir, name), b, 0o644); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var diffs []string
+	have, _ := filepath.Glob(filepath.Join(casesDir, "*.json"))
+	if len(have) != len(want) {
+		diffs = append(diffs, fmt.Sprintf("%d case files, the generator writes %d (run go test -update)", len(have), len(want)))
+	}
+	names := slices.Sorted(maps.Keys(want))
+	for _, name := range names {
+		got, err := os.ReadFile(filepath.Join(casesDir, name))
+		if err != nil || !bytes.Equal(got, want[name]) {
+			diffs = append(diffs, fmt.Sprintf("cases/%s differs from the generator (run go test -update)", name))
+		}
+	}
+	return diffs, nil
+}
