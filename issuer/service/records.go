@@ -73,48 +73,29 @@ func outcomeType(o issuer.Outcome) (reputation.Type, bool) {
 // be its author and share no known operator with its author. The report
 // replaces p's earlier report on the memory; the memory's author's
 // subject revision is bumped in the same transaction.
-func (s *Service) ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (res issuer.OutcomeResult, replayed bool, err error) {
-	if err := p.Require(issuer.ScopeFeedback); err != nil {
-		return res, false, err
-	}
+func (s *Service) ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error) {
 	typ, positional := outcomeType(o.Outcome)
 	f := issuer.Feedback{Type: typ, IdempotencyKey: o.IdempotencyKey}
-	target := "outcome:" + o.Fingerprint(mem)
-	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
-		res, replayed = issuer.OutcomeResult{}, false
-		st, err := ex.LoadValidation(ctx, ValidationQuery{Evaluator: p.Key, Memory: mem, IdempotencyKey: o.IdempotencyKey})
-		if err != nil {
-			return err
-		}
-		if done, err := replay(st, f, target, &res); done || err != nil {
-			replayed = done
-			return err
-		}
-		m, err := directTarget(st, p, mem, reportingOutcome)
-		if err != nil {
-			return err
-		}
-		pl := s.newPlanner(st, p, f, via, 0)
-		write := &OutcomeWrite{Memory: m.Key, Outcome: o.Outcome, Context: o.Context}
-		res = issuer.OutcomeResult{OK: true, MemoryID: mem, Outcome: o.Outcome}
-		if positional {
-			out, err := pl.apply(m)
+	return validation(ctx, s, p, ValidationQuery{Memory: mem}, f, "outcome:"+o.Fingerprint(mem),
+		func(st *ValidationState, res *issuer.OutcomeResult) (*planner, error) {
+			m, err := directTarget(st, p, mem, reportingOutcome)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			ref := out.ref
-			write.Position, res.Validation = &ref, &ref
-		}
-		pl.plan.Outcome = write
-		if err := pl.bumpRevisions(); err != nil {
-			return err
-		}
-		if err := pl.finish(target, res); err != nil {
-			return err
-		}
-		return ex.WriteValidation(ctx, pl.plan)
-	})
-	return res, replayed, err
+			pl := s.newPlanner(st, p, f, via, 0)
+			write := &OutcomeWrite{Memory: m.Key, Outcome: o.Outcome, Context: o.Context}
+			*res = issuer.OutcomeResult{OK: true, MemoryID: mem, Outcome: o.Outcome}
+			if positional {
+				out, err := pl.apply(m)
+				if err != nil {
+					return nil, err
+				}
+				ref := out.ref
+				write.Position, res.Validation = &ref, &ref
+			}
+			pl.plan.Outcome = write
+			return pl, nil
+		})
 }
 
 // DeclareCapabilities replaces p's declared capabilities (publish scope).

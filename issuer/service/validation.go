@@ -17,42 +17,23 @@ import (
 // The caller must be active, hold the feedback scope, have retrieved the
 // memory, not be its author and share no known operator with its author.
 // Every refusal happens before anything is written.
-func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (res issuer.FeedbackResult, replayed bool, err error) {
-	if err := p.Require(issuer.ScopeFeedback); err != nil {
-		return res, false, err
-	}
-	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
-		res, replayed = issuer.FeedbackResult{}, false
-		st, err := ex.LoadValidation(ctx, ValidationQuery{Evaluator: p.Key, Memory: mem, IdempotencyKey: f.IdempotencyKey})
-		if err != nil {
-			return err
-		}
-		target := "memory:" + string(mem)
-		if done, err := replay(st, f, target, &res); done || err != nil {
-			replayed = done
-			return err
-		}
-		m, err := directTarget(st, p, mem, validating)
-		if err != nil {
-			return err
-		}
-		pl := s.newPlanner(st, p, f, via, 0)
-		out, err := pl.apply(m)
-		if err != nil {
-			return err
-		}
-		// No audit entry: feedback_history records every revision of a
-		// position, with its change, transport and time.
-		res = issuer.FeedbackResult{OK: true, Validation: out.ref, Confidence: out.summary}
-		if err := pl.bumpRevisions(); err != nil {
-			return err
-		}
-		if err := pl.finish(target, res); err != nil {
-			return err
-		}
-		return ex.WriteValidation(ctx, pl.plan)
-	})
-	return res, replayed, err
+func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (issuer.FeedbackResult, bool, error) {
+	return validation(ctx, s, p, ValidationQuery{Memory: mem}, f, "memory:"+string(mem),
+		func(st *ValidationState, res *issuer.FeedbackResult) (*planner, error) {
+			m, err := directTarget(st, p, mem, validating)
+			if err != nil {
+				return nil, err
+			}
+			pl := s.newPlanner(st, p, f, via, 0)
+			out, err := pl.apply(m)
+			if err != nil {
+				return nil, err
+			}
+			// No audit entry: feedback_history records every revision of a
+			// position, with its change, transport and time.
+			*res = issuer.FeedbackResult{OK: true, Validation: out.ref, Confidence: out.summary}
+			return pl, nil
+		})
 }
 
 // SubmitReceiptFeedback records p's validation of a consultation, applying
@@ -66,95 +47,116 @@ func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem is
 // reason alone revises the memories whose current position this receipt
 // still owns with the same type. A change of type applies to every
 // activated memory again.
-func (s *Service) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid issuer.ReceiptID, f issuer.Feedback, via issuer.Transport) (res issuer.ReceiptFeedbackResult, replayed bool, err error) {
+func (s *Service) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid issuer.ReceiptID, f issuer.Feedback, via issuer.Transport) (issuer.ReceiptFeedbackResult, bool, error) {
+	return validation(ctx, s, p, ValidationQuery{Receipt: rid}, f, "receipt:"+string(rid),
+		func(st *ValidationState, res *issuer.ReceiptFeedbackResult) (*planner, error) {
+			rc := st.Receipt
+			if rc == nil || rc.Agent != p.Key {
+				return nil, issuer.Errorf(issuer.CodeNotFound, "receipt %s not found", rid)
+			}
+			for _, m := range st.Targets {
+				if m.Author == p.Key {
+					return nil, issuer.Errorf(issuer.CodeSelfFeedback, "receipt %s activated your own memory %s; it cannot be validated", rid, m.PublicID)
+				}
+			}
+			if rc.Consumed != len(st.Targets) {
+				return nil, issuer.Errorf(issuer.CodeConsumptionRequired, "receipt %s has no consumption record for every memory", rid)
+			}
+			if rc.SameOwner > 0 {
+				return nil, issuer.Errorf(issuer.CodeSameOwner, "receipt %s activated a memory of an agent with the same operator", rid)
+			}
+
+			cf := rc.Feedback
+			exists := cf != nil
+			sameType := exists && cf.Type == f.Type
+			unchanged := sameType && cf.Reason == f.Reason && cf.Verdict == f.Verdict
+
+			pl := s.newPlanner(st, p, f, via, rc.Key)
+			action := "consultation.validation_recorded"
+			write := &ConsultationWrite{Receipt: rc.Key, Type: f.Type, Verdict: f.Verdict, Reason: f.Reason, Revision: 1}
+			switch {
+			case unchanged:
+				action, write = "consultation.validation_repeated", nil
+			case sameType:
+				action = "consultation.validation_revised"
+				write.Key, write.Revision = cf.Key, cf.Revision+1
+			case exists:
+				write.Key, write.Revision = cf.Key, cf.Revision+1
+			}
+			revision := cf.revision(write)
+			pl.plan.Consultation = write
+			if write != nil && write.Key == 0 {
+				pl.plan.FeedbackGiven++
+			}
+
+			visible := 0
+			for i := range st.Targets {
+				m := &st.Targets[i]
+				if !m.visible() {
+					res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: m.PublicID, Reason: issuer.SkipUnavailable})
+					continue
+				}
+				visible++
+				var out outcome
+				var err error
+				switch cur := m.Current; {
+				case !unchanged && !sameType:
+					out, err = pl.apply(m)
+				case !unchanged && cur != nil && cur.Receipt == rc.Key && cur.Ref.Type == f.Type:
+					// A reason edit of a position this receipt still owns with
+					// the same type.
+					out, err = pl.apply(m)
+				case cur != nil:
+					out = outcome{ref: cur.Ref, summary: m.Summary}
+				}
+				if err != nil {
+					return nil, err
+				}
+				if out.ref.ID == "" {
+					res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: m.PublicID, Reason: issuer.SkipNoPosition})
+					continue
+				}
+				res.Validations = append(res.Validations, issuer.ReceiptValidation{MemoryID: m.PublicID, Validation: out.ref, Confidence: out.summary})
+			}
+			pl.plan.Audit = &AuditWrite{Actor: string(p.AgentID), Action: action, Subject: string(rid), Detail: map[string]any{
+				"type": f.Type, "revision": revision, "memories": visible, "transport": via,
+			}}
+			res.OK = true
+			res.Receipt = issuer.ReceiptRef{ID: rid, Type: f.Type, Revision: revision}
+			if res.Validations == nil {
+				res.Validations = []issuer.ReceiptValidation{}
+			}
+			return pl, nil
+		})
+}
+
+// validation runs one submission of p that takes a position on memories
+// (a validation or an outcome report) in one transaction: it checks the
+// feedback scope, reads what q names for p, replays the response recorded
+// under f's idempotency key (or refuses a key used with other input), lets
+// decide apply the rules, fill res and plan the writes, and then bumps the
+// affected subjects' revisions, records res under the key and writes the
+// plan. Every refusal happens before anything is written.
+func validation[R any](ctx context.Context, s *Service, p issuer.Principal, q ValidationQuery, f issuer.Feedback, target string,
+	decide func(st *ValidationState, res *R) (*planner, error)) (res R, replayed bool, err error) {
 	if err := p.Require(issuer.ScopeFeedback); err != nil {
 		return res, false, err
 	}
+	q.Evaluator, q.IdempotencyKey = p.Key, f.IdempotencyKey
 	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
-		res, replayed = issuer.ReceiptFeedbackResult{}, false
-		st, err := ex.LoadValidation(ctx, ValidationQuery{Evaluator: p.Key, Receipt: rid, IdempotencyKey: f.IdempotencyKey})
+		var zero R
+		res, replayed = zero, false
+		st, err := ex.LoadValidation(ctx, q)
 		if err != nil {
 			return err
 		}
-		target := "receipt:" + string(rid)
 		if done, err := replay(st, f, target, &res); done || err != nil {
 			replayed = done
 			return err
 		}
-		rc := st.Receipt
-		if rc == nil || rc.Agent != p.Key {
-			return issuer.Errorf(issuer.CodeNotFound, "receipt %s not found", rid)
-		}
-		for _, m := range st.Targets {
-			if m.Author == p.Key {
-				return issuer.Errorf(issuer.CodeSelfFeedback, "receipt %s activated your own memory %s; it cannot be validated", rid, m.PublicID)
-			}
-		}
-		if rc.Consumed != len(st.Targets) {
-			return issuer.Errorf(issuer.CodeConsumptionRequired, "receipt %s has no consumption record for every memory", rid)
-		}
-		if rc.SameOwner > 0 {
-			return issuer.Errorf(issuer.CodeSameOwner, "receipt %s activated a memory of an agent with the same operator", rid)
-		}
-
-		cf := rc.Feedback
-		exists := cf != nil
-		sameType := exists && cf.Type == f.Type
-		unchanged := sameType && cf.Reason == f.Reason && cf.Verdict == f.Verdict
-
-		pl := s.newPlanner(st, p, f, via, rc.Key)
-		action := "consultation.validation_recorded"
-		write := &ConsultationWrite{Receipt: rc.Key, Type: f.Type, Verdict: f.Verdict, Reason: f.Reason, Revision: 1}
-		switch {
-		case unchanged:
-			action, write = "consultation.validation_repeated", nil
-		case sameType:
-			action = "consultation.validation_revised"
-			write.Key, write.Revision = cf.Key, cf.Revision+1
-		case exists:
-			write.Key, write.Revision = cf.Key, cf.Revision+1
-		}
-		revision := cf.revision(write)
-		pl.plan.Consultation = write
-		if write != nil && write.Key == 0 {
-			pl.plan.FeedbackGiven++
-		}
-
-		visible := 0
-		for i := range st.Targets {
-			m := &st.Targets[i]
-			if !m.visible() {
-				res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: m.PublicID, Reason: issuer.SkipUnavailable})
-				continue
-			}
-			visible++
-			var out outcome
-			switch cur := m.Current; {
-			case !unchanged && !sameType:
-				out, err = pl.apply(m)
-			case !unchanged && cur != nil && cur.Receipt == rc.Key && cur.Ref.Type == f.Type:
-				// A reason edit of a position this receipt still owns with
-				// the same type.
-				out, err = pl.apply(m)
-			case cur != nil:
-				out = outcome{ref: cur.Ref, summary: m.Summary}
-			}
-			if err != nil {
-				return err
-			}
-			if out.ref.ID == "" {
-				res.Skipped = append(res.Skipped, issuer.SkippedMemory{MemoryID: m.PublicID, Reason: issuer.SkipNoPosition})
-				continue
-			}
-			res.Validations = append(res.Validations, issuer.ReceiptValidation{MemoryID: m.PublicID, Validation: out.ref, Confidence: out.summary})
-		}
-		pl.plan.Audit = &AuditWrite{Actor: string(p.AgentID), Action: action, Subject: string(rid), Detail: map[string]any{
-			"type": f.Type, "revision": revision, "memories": visible, "transport": via,
-		}}
-		res.OK = true
-		res.Receipt = issuer.ReceiptRef{ID: rid, Type: f.Type, Revision: revision}
-		if res.Validations == nil {
-			res.Validations = []issuer.ReceiptValidation{}
+		pl, err := decide(st, &res)
+		if err != nil {
+			return err
 		}
 		if err := pl.bumpRevisions(); err != nil {
 			return err
