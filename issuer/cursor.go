@@ -38,7 +38,7 @@ func (c Cursor) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 // ParseCursor checks a cursor's text form: exactly 11 characters of
 // unpadded base64url naming a positive position.
 func ParseCursor(s string) (Cursor, error) {
-	bad := Errorf(CodeInvalid, "cursor is not one this service returned")
+	bad := Errorf(CodeCursorInvalid, "cursor is not one this service returned")
 	if len(s) != 11 {
 		return Cursor{}, bad
 	}

@@ -24,6 +24,10 @@ const (
 	CodeJSONNumberRange     = problem.JSONNumberRange     // an integer beyond ±(2^53−1)
 	CodeJSONTooDeep         = problem.JSONTooDeep         // nesting deeper than 8 levels
 	CodeJSONTrailingData    = problem.JSONTrailingData    // data after the JSON object
+	CodeTooManyItems        = problem.TooManyItems        // more agents or skills than one request may name
+	CodeUnknownDimension    = problem.UnknownDimension    // a context dimension the trust model does not define
+	CodeCursorInvalid       = problem.CursorInvalid       // a cursor the service did not issue, or one altered
+	CodeLimitOutOfRange     = problem.LimitOutOfRange     // a page limit or offset outside its bounds
 	CodeUnauthorized        = problem.Unauthorized        // no valid API key
 	CodeInsufficientScope   = problem.InsufficientScope   // the key lacks the scope the operation needs
 	CodeAgentInactive       = problem.AgentInactive       // the calling agent is not active

@@ -158,11 +158,17 @@ func TestParseReputationQuery(t *testing.T) {
 	}
 	for _, bad := range []url.Values{
 		{"limit": {"51"}}, {"limit": {"0"}}, {"offset": {"20"}}, {"limit": {"-1"}},
-		{"cursor": {""}}, {"cursor": {"AAAAAAAAAAA"}}, {"cursor": {"gAAAAAAAAAA"}}, {"cursor": {c + "A"}}, {"cursor": {c + "="}},
-		{"cursor": {"AAAAAAAAA+o"}}, {"cursor": {"AAAAAAAAAAB"}}, {"limit": {"1e2"}},
-		{"limit": {"1", "2"}}, {"sort": {"asc"}},
+		{"limit": {"1e2"}}, {"limit": {"1", "2"}}, {"sort": {"asc"}},
 	} {
 		if _, err := issuer.ParseReputationQuery(bad); issuer.ErrorCode(err) != issuer.CodeInvalid {
+			t.Errorf("%v: %v", bad, err)
+		}
+	}
+	for _, bad := range []url.Values{
+		{"cursor": {""}}, {"cursor": {"AAAAAAAAAAA"}}, {"cursor": {"gAAAAAAAAAA"}}, {"cursor": {c + "A"}}, {"cursor": {c + "="}},
+		{"cursor": {"AAAAAAAAA+o"}}, {"cursor": {"AAAAAAAAAAB"}},
+	} {
+		if _, err := issuer.ParseReputationQuery(bad); issuer.ErrorCode(err) != issuer.CodeCursorInvalid {
 			t.Errorf("%v: %v", bad, err)
 		}
 	}
@@ -338,7 +344,8 @@ func checkCallerError(t *testing.T, err error) {
 	switch code := issuer.ErrorCode(err); code {
 	case issuer.CodeInvalid, issuer.CodeTooLarge, issuer.CodeJSONMalformed, issuer.CodeJSONInvalidUTF8,
 		issuer.CodeJSONLoneSurrogate, issuer.CodeJSONDuplicateKey, issuer.CodeJSONUnknownMember,
-		issuer.CodeJSONWrongType, issuer.CodeJSONNumberRange, issuer.CodeJSONTooDeep, issuer.CodeJSONTrailingData:
+		issuer.CodeJSONWrongType, issuer.CodeJSONNumberRange, issuer.CodeJSONTooDeep, issuer.CodeJSONTrailingData,
+		issuer.CodeCursorInvalid:
 	default:
 		t.Fatalf("refusal %v has code %s", err, code)
 	}

@@ -18,28 +18,32 @@ type Code string
 
 // The vocabulary. Every problem either service answers uses one of these.
 const (
-	Invalid             Code = "invalid_request"      // malformed or out-of-bounds input
-	JSONMalformed       Code = "json_malformed"       // the body is not JSON
-	JSONInvalidUTF8     Code = "json_invalid_utf8"    // the body is not valid UTF-8
-	JSONLoneSurrogate   Code = "json_lone_surrogate"  // a \u escape holds a lone surrogate
-	JSONDuplicateKey    Code = "json_duplicate_key"   // a member named twice, exactly or up to case
-	JSONUnknownMember   Code = "json_unknown_member"  // a member the request does not define
-	JSONWrongType       Code = "json_wrong_type"      // a member of the wrong JSON type or range
-	JSONNumberRange     Code = "json_number_range"    // a number beyond what JSON readers hold exactly
-	JSONTooDeep         Code = "json_too_deep"        // nesting deeper than the request allows
-	JSONTrailingData    Code = "json_trailing_data"   // data after the JSON value
-	Unauthorized        Code = "unauthorized"         // no valid API key
-	InsufficientScope   Code = "insufficient_scope"   // the key lacks the scope the operation needs
-	AgentInactive       Code = "agent_inactive"       // the calling agent is not active
-	SelfFeedback        Code = "self_feedback"        // an agent validating its own memory
-	SameOwner           Code = "same_owner"           // evaluator and author share a known operator
-	ConsumptionRequired Code = "consumption_required" // the evaluator never retrieved the memory
-	NotFound            Code = "not_found"            // no such resource, or not visible to the caller
-	MethodNotAllowed    Code = "method_not_allowed"   // the resource exists, the method does not
-	RequestTimeout      Code = "request_timeout"      // the body did not arrive in time
-	IdempotencyConflict Code = "idempotency_conflict" // an idempotency key reused with different input
-	Conflict            Code = "conflict"             // the request conflicts with the current state
-	TooLarge            Code = "body_too_large"       // the body exceeds its bound, also after decompression
+	Invalid             Code = "invalid_request"           // malformed or out-of-bounds input
+	JSONMalformed       Code = "json_malformed"            // the body is not JSON
+	JSONInvalidUTF8     Code = "json_invalid_utf8"         // the body is not valid UTF-8
+	JSONLoneSurrogate   Code = "json_lone_surrogate"       // a \u escape holds a lone surrogate
+	JSONDuplicateKey    Code = "json_duplicate_key"        // a member named twice, exactly or up to case
+	JSONUnknownMember   Code = "json_unknown_member"       // a member the request does not define
+	JSONWrongType       Code = "json_wrong_type"           // a member of the wrong JSON type or range
+	JSONNumberRange     Code = "json_number_range"         // a number beyond what JSON readers hold exactly
+	JSONTooDeep         Code = "json_too_deep"             // nesting deeper than the request allows
+	JSONTrailingData    Code = "json_trailing_data"        // data after the JSON value
+	TooManyItems        Code = "too_many_items"            // more agents or skills than one request may name
+	UnknownDimension    Code = "unknown_context_dimension" // a context dimension the trust model does not define
+	CursorInvalid       Code = "cursor_invalid"            // a cursor this service did not issue, or one altered
+	LimitOutOfRange     Code = "limit_out_of_range"        // a page limit or offset outside its bounds
+	Unauthorized        Code = "unauthorized"              // no valid API key
+	InsufficientScope   Code = "insufficient_scope"        // the key lacks the scope the operation needs
+	AgentInactive       Code = "agent_inactive"            // the calling agent is not active
+	SelfFeedback        Code = "self_feedback"             // an agent validating its own memory
+	SameOwner           Code = "same_owner"                // evaluator and author share a known operator
+	ConsumptionRequired Code = "consumption_required"      // the evaluator never retrieved the memory
+	NotFound            Code = "not_found"                 // no such resource, or not visible to the caller
+	MethodNotAllowed    Code = "method_not_allowed"        // the resource exists, the method does not
+	RequestTimeout      Code = "request_timeout"           // the body did not arrive in time
+	IdempotencyConflict Code = "idempotency_conflict"      // an idempotency key reused with different input
+	Conflict            Code = "conflict"                  // the request conflicts with the current state
+	TooLarge            Code = "body_too_large"            // the body exceeds its bound, also after decompression
 	UnsupportedMedia    Code = "unsupported_media_type"
 	RateLimited         Code = "rate_limited"     // too many requests from this key or address
 	HeaderTooLarge      Code = "header_too_large" // the request line and headers exceed their bound
@@ -68,6 +72,10 @@ var table = map[Code]Entry{
 	JSONNumberRange:     {http.StatusBadRequest, "Number out of range"},
 	JSONTooDeep:         {http.StatusBadRequest, "Nesting too deep"},
 	JSONTrailingData:    {http.StatusBadRequest, "Trailing data"},
+	TooManyItems:        {http.StatusBadRequest, "Too many items"},
+	UnknownDimension:    {http.StatusBadRequest, "Unknown context dimension"},
+	CursorInvalid:       {http.StatusBadRequest, "Invalid cursor"},
+	LimitOutOfRange:     {http.StatusBadRequest, "Limit out of range"},
 	Unauthorized:        {http.StatusUnauthorized, "Authentication required"},
 	InsufficientScope:   {http.StatusForbidden, "Insufficient scope"},
 	AgentInactive:       {http.StatusForbidden, "Agent not active"},

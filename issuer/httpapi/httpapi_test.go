@@ -187,7 +187,7 @@ func TestValidationFlowOverHTTP(t *testing.T) {
 			t.Fatalf("second page %+v", next)
 		}
 		wantProblem(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?offset=2", ""), 400, issuer.CodeInvalid)
-		wantProblem(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?cursor=AAAAAAAAAAA", ""), 400, issuer.CodeInvalid)
+		wantProblem(t, e.do(evalKey, "GET", "/api/agents/"+string(authorID)+"/reputation?cursor=AAAAAAAAAAA", ""), 400, issuer.CodeCursorInvalid)
 	})
 }
 
