@@ -1,6 +1,7 @@
 package issuer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -23,9 +24,12 @@ const maxJSONDepth = 8
 // each field's json tag: a member that differs from every name (case
 // included), or that repeats another up to case, is refused, as is a value
 // of the wrong JSON type. null stands for an absent member where the field
-// is a pointer and is refused elsewhere. Every refusal is an [*Error] with a
-// json_... code (body_too_large for the bound) and a message that names the
-// member as the caller wrote it, never a Go type.
+// is a pointer and is refused elsewhere. A field of type [json.RawMessage]
+// takes a value of any JSON type, null included, as its bytes: for a value
+// another parser reads, such as a passport bundle; the nesting bound covers
+// it too. Every refusal is an [*Error] with a json_... code (body_too_large
+// for the bound) and a message that names the member as the caller wrote
+// it, never a Go type.
 func Decode(body []byte, limit int, v any) error {
 	if len(body) > limit {
 		return Errorf(CodeTooLarge, "the request body exceeds %d bytes", limit)
@@ -73,7 +77,10 @@ func JSONError(err error) error {
 	return Errorf(CodeJSONMalformed, "the request body is not valid JSON (at byte %d)", ce.Offset)
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+)
 
 // bind stores the JSON value j into the Go value dst; path names j for
 // messages, as the caller wrote it.
@@ -88,6 +95,10 @@ func bind(j cjson.Value, dst reflect.Value, path string) error {
 			return err
 		}
 		dst.Set(p)
+		return nil
+	}
+	if dst.Type() == rawMessageType {
+		dst.SetBytes(bytes.Clone(j.Raw()))
 		return nil
 	}
 	if dst.CanAddr() && dst.Addr().Type().Implements(unmarshalerType) {

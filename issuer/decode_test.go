@@ -72,6 +72,40 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
+// TestDecodeRawMessage: a json.RawMessage field takes a value of any JSON
+// type as the bytes the caller wrote, null included; the nesting bound and
+// the name rules still cover it.
+func TestDecodeRawMessage(t *testing.T) {
+	type request struct {
+		Value json.RawMessage `json:"value"`
+		Other *string         `json:"other,omitempty"`
+	}
+	for _, c := range []struct {
+		body, want string
+		code       issuer.Code
+	}{
+		{`{"value":"a\u0022b"}`, `"a\u0022b"`, ""},
+		{`{"value": { "b" : [1, 2.50] } }`, `{ "b" : [1, 2.50] }`, ""},
+		{`{"value":null}`, `null`, ""},
+		{`{"value":7,"other":"x"}`, `7`, ""},
+		{`{"other":"x"}`, ``, ""},
+		{`{"value":[[[[[[[1]]]]]]]}`, `[[[[[[[1]]]]]]]`, ""},
+		{`{"value":[[[[[[[[1]]]]]]]]}`, ``, issuer.CodeJSONTooDeep},
+		{`{"value":{"a":1,"a":2}}`, ``, issuer.CodeJSONDuplicateKey},
+		{`{"value":1,"Value":2}`, ``, issuer.CodeJSONDuplicateKey},
+		{`{"value":1,"extra":2}`, ``, issuer.CodeJSONUnknownMember},
+	} {
+		var r request
+		err := issuer.Decode([]byte(c.body), 1024, &r)
+		if got := issuer.ErrorCode(err); got != c.code {
+			t.Fatalf("%s: code %q (%v), want %q", c.body, got, err, c.code)
+		}
+		if err == nil && string(r.Value) != c.want {
+			t.Fatalf("%s: value %s, want %s", c.body, r.Value, c.want)
+		}
+	}
+}
+
 // TestDecodeVectors runs the decoding vectors SPEC.md §13.1 points to.
 func TestDecodeVectors(t *testing.T) {
 	b, err := os.ReadFile("testdata/decode/vectors.json")

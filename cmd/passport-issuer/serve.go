@@ -31,8 +31,8 @@ type serveCmd struct {
 // Help is the long help of serve: the fixed request bounds, which the
 // README's "Limits and timeouts" repeats.
 func (c *serveCmd) Help() string {
-	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation and %d for an MCP message; more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
-		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, mcpserver.MaxMessage, shutdownGrace)
+	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation and %d for an MCP message (%d for a call of verify_passport); more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
+		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, mcpserver.MaxMessage, mcpserver.MaxVerifyMessage, shutdownGrace)
 }
 
 // shutdownGrace bounds how long in-flight requests may finish after a stop
@@ -87,7 +87,8 @@ func (c *serveCmd) Run(e *env) error {
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,
-		MCP:           mcpserver.Handler(app, e.log, version()),
+		MCP: mcpserver.Handler(app, e.log, version(),
+			mcpserver.WithPassports(passports), mcpserver.WithTrust(ring), mcpserver.WithBodyTimeout(c.BodyTimeout)),
 	})
 	lim := c.limits()
 	ln, err := lim.Listen(c.Addr)

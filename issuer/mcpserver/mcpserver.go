@@ -1,8 +1,8 @@
-// Package mcpserver serves the issuer's validation tools over MCP, with the
-// official Go SDK and the streamable HTTP transport. It shares the store,
-// and therefore every position, rule and idempotency key, with the HTTP API.
+// Package mcpserver serves the issuer's tools over MCP, with the official
+// Go SDK and the streamable HTTP transport. It shares the store, and
+// therefore every position, rule and idempotency key, with the HTTP API.
 //
-// The tools are:
+// # Tools
 //
 //   - feedback_memory: validate a retrieved memory, with the same fields as
 //     the HTTP endpoint plus memoryId;
@@ -13,27 +13,42 @@
 //   - get_agent_profile: the calling agent's own profile;
 //   - get_agent_reputation: an agent's reputation explanation, paginated;
 //   - search_memories: memories matching a text, ranked in the caller's
-//     view, with statuses, the contested "why" and counts.
+//     view, with statuses, the contested "why" and counts;
+//   - get_agent_passport (with [WithPassports]): an agent's signed bundle,
+//     as GET /api/public/agents/{publicId}/passport serves it; its text
+//     content is the bundle's exact bytes;
+//   - verify_passport (with [WithTrust]): a bundle verified against the
+//     issuer's own trust file, the bytes /.well-known/passport-trust.json
+//     serves; the result is the JSON `passport verify --json` prints.
 //
 // Each tool decodes its raw arguments with [issuer.Decode], the decoder of
 // the HTTP API, and fails with a tool result (isError) holding the problem
-// details of the shared vocabulary.
+// details of the shared vocabulary. A bundle that does not verify is not a
+// failure: it is a result whose verdict says why. [Instructions], sent at
+// initialize, tell an agent how to read the answers.
+//
+// # Transport
 //
 // [Handler] expects the HTTP layer in front of it to have authenticated the
 // bearer key and put the principal in the request context
-// ([issuer.NewContext]); the HTTP API does so. The handler bounds each
-// message itself and answers every transport error with problem details
-// that also carry the JSON-RPC error response (see the README's MCP
-// section): malformed JSON is -32700, a message that is not a valid request
-// -32600, both with status 400; a request for an unknown method gets an
-// ordinary JSON-RPC -32601 response.
+// ([issuer.NewContext]); the HTTP API does so. The handler reads each
+// message itself (gzip-encoded bodies are decoded, and bounded after
+// decoding) and answers every transport error with problem details that
+// also carry the JSON-RPC error response (SPEC.md §14): malformed JSON is
+// -32700, a message that is not a valid request -32600, both with status
+// 400; a message over its bound -32600 with status 413; a request for an
+// unknown method gets an ordinary JSON-RPC -32601 response. A message may
+// take [MaxMessage] bytes, and a tools/call of verify_passport
+// [MaxVerifyMessage], so that a whole bundle fits in its arguments.
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -44,7 +59,8 @@ import (
 	"github.com/remnant/passportkit/reputation"
 )
 
-// MaxMessage bounds one MCP request body.
+// MaxMessage bounds one MCP message, after decompression, except a call
+// of a tool with a larger bound (verify_passport: [MaxVerifyMessage]).
 const MaxMessage = 128 << 10
 
 // principalExtra is the TokenInfo.Extra key holding the principal.
@@ -61,18 +77,44 @@ type Issuer interface {
 	SearchMemories(ctx context.Context, p issuer.Principal, q issuer.SearchQuery) (issuer.SearchPage, error)
 }
 
+// Option configures [Handler]: each names a use case the tools over it
+// need, and those tools are listed only when it is given.
+type Option func(*config)
+
+type config struct {
+	passports   PassportIssuer
+	trust       TrustPublisher
+	bodyTimeout time.Duration
+}
+
+// WithPassports serves get_agent_passport over p.
+func WithPassports(p PassportIssuer) Option { return func(c *config) { c.passports = p } }
+
+// WithTrust serves verify_passport against the trust file t publishes.
+func WithTrust(t TrustPublisher) Option { return func(c *config) { c.trust = t } }
+
+// WithBodyTimeout bounds how long a message may take to arrive once the
+// request's headers are read; a slower one is answered 408
+// (request_timeout). Without it only the HTTP server's deadlines apply.
+func WithBodyTimeout(d time.Duration) Option { return func(c *config) { c.bodyTimeout = d } }
+
+// tools is the server's tools under construction and at work.
 type tools struct {
 	app Issuer
 	log *slog.Logger
+	cfg config
+	// bounds holds the message bound of each tool whose calls may exceed
+	// MaxMessage.
+	bounds map[string]int
 }
 
 // newServer returns the MCP server with the issuer's tools over app.
-func newServer(app Issuer, logger *slog.Logger, version string) *mcp.Server {
+func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mcp.Server, *tools) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	t := &tools{app: app, log: logger}
-	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Version: version}, &mcp.ServerOptions{Logger: logger})
+	t := &tools{app: app, log: logger, cfg: cfg, bounds: map[string]int{}}
+	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Version: version}, &mcp.ServerOptions{Logger: logger, Instructions: Instructions})
 	addTool(s, t, &mcp.Tool{
 		Name: "feedback_memory",
 		Description: "Record your validation of a memory you have retrieved: one of corroborate, contradict, useful, " +
@@ -100,18 +142,27 @@ func newServer(app Issuer, logger *slog.Logger, version string) *mcp.Server {
 		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page.",
 	}, t.agentReputation)
 	addSearchTool(s, t)
-	return s
+	addPassportTools(s, t)
+	return s, t
 }
 
 // Handler returns the streamable HTTP handler for the tools. It is
 // stateless: any replica can answer any request.
-func Handler(app Issuer, logger *slog.Logger, version string) http.Handler {
-	server := newServer(app, logger, version)
+func Handler(app Issuer, logger *slog.Logger, version string, opts ...Option) http.Handler {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	server, t := newServer(app, logger, version, cfg)
+	largest := MaxMessage
+	for _, n := range t.bounds {
+		largest = max(largest, n)
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
-		Logger:              logger,
-		MaxRequestBodyBytes: MaxMessage,
+		Logger:              t.log,
+		MaxRequestBodyBytes: int64(largest),
 	})
 	verify := func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 		p, ok := issuer.FromContext(r.Context())
@@ -124,7 +175,12 @@ func Handler(app Issuer, logger *slog.Logger, version string) http.Handler {
 		}
 		return &auth.TokenInfo{Scopes: scopes, UserID: string(p.AgentID), Extra: map[string]any{principalExtra: p}}, nil
 	}
-	return transport{next: auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)}
+	return transport{
+		next:        auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h),
+		bounds:      t.bounds,
+		largest:     largest,
+		bodyTimeout: cfg.bodyTimeout,
+	}
 }
 
 // principal returns the authenticated agent of a tool call.
@@ -137,35 +193,45 @@ func principal(req *mcp.CallToolRequest) (issuer.Principal, error) {
 	return issuer.Principal{}, issuer.Errorf(issuer.CodeUnauthorized, "an API key is required as a bearer token")
 }
 
-// addTool registers a tool whose raw arguments are decoded by
-// [issuer.Decode], the decoder of the HTTP API: exact member names, no
-// duplicates (also up to case), no unknown members, strict UTF-8 and
-// numbers. Its input schema is inferred from In and its result is the
-// handler's value as structured content and as JSON text.
+// addTool registers a tool over a use case: h reads the decoded input,
+// calls the use case and returns its answer. Adding a tool is a call of
+// addTool with the tool's name and description, an input struct and h.
+//
+// The raw arguments are decoded by [issuer.Decode], the decoder of the
+// HTTP API: exact member names, no duplicates (also up to case), no
+// unknown members, strict UTF-8 and numbers, within the tool's message
+// bound. The input schema is inferred from In unless the tool has one. The
+// result is the handler's value as structured content and as JSON text; a
+// json.RawMessage is written as it is, byte for byte.
 func addTool[In any](s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (any, error)) {
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic("mcpserver: input schema of " + tool.Name + ": " + err.Error())
+	if tool.InputSchema == nil {
+		schema, err := jsonschema.For[In](nil)
+		if err != nil {
+			panic("mcpserver: input schema of " + tool.Name + ": " + err.Error())
+		}
+		tool.InputSchema = schema
 	}
-	tool.InputSchema = schema
+	limit := cmp.Or(t.bounds[tool.Name], MaxMessage)
 	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		args := []byte(req.Params.Arguments)
 		if len(args) == 0 {
 			args = []byte("{}")
 		}
-		if err := issuer.Decode(args, MaxMessage, &in); err != nil {
+		if err := issuer.Decode(args, limit, &in); err != nil {
 			return t.fail(ctx, tool.Name, err), nil
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {
 			return t.fail(ctx, tool.Name, err), nil
 		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			return t.fail(ctx, tool.Name, err), nil
+		b, ok := out.(json.RawMessage)
+		if !ok {
+			if b, err = json.Marshal(out); err != nil {
+				return t.fail(ctx, tool.Name, err), nil
+			}
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: b}, nil
 	})
 }
 

@@ -6,17 +6,22 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
+	"github.com/remnant/passportkit/issuer/keyring"
 	"github.com/remnant/passportkit/issuer/mcpserver"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/reputation"
 )
 
@@ -33,16 +38,30 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 type env struct {
-	t   *testing.T
-	db  *store.DB
-	srv *httptest.Server
+	t    *testing.T
+	db   *store.DB
+	srv  *httptest.Server
+	ring *keyring.Keyring
 }
 
+// newEnv serves the HTTP API with /mcp on loopback as serve builds it: the
+// service, passports signed by a keyring with an active key, the key
+// documents, and every MCP tool.
 func newEnv(t *testing.T, db *store.DB) *env {
 	log := storetest.Logger(t)
-	srv := httptest.NewServer(httpapi.New(storetest.Service(db), log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, MCP: mcpserver.Handler(storetest.Service(db), log, "test")}))
+	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ring.EnsureActive(context.Background(), passport.EdDSA); err != nil {
+		t.Fatal(err)
+	}
+	app := storetest.Service(db)
+	passports := service.NewPassports(db, ring, service.PassportOptions{})
+	tools := mcpserver.Handler(app, log, "test", mcpserver.WithPassports(passports), mcpserver.WithTrust(ring), mcpserver.WithBodyTimeout(10*time.Second))
+	srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, Keys: ring, Passports: passports, MCP: tools}))
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, srv: srv}
+	return &env{t: t, db: db, srv: srv, ring: ring}
 }
 
 func (e *env) agent(name string) (issuer.APIKey, issuer.Principal) {
@@ -126,7 +145,8 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		if want := []string{"feedback_memory", "get_agent_profile", "get_agent_reputation", "get_memory_validations", "report_outcome", "search_memories"}; !slices.Equal(names, want) {
+		if want := []string{"feedback_memory", "get_agent_passport", "get_agent_profile", "get_agent_reputation", "get_memory_validations",
+			"report_outcome", "search_memories", "verify_passport"}; !slices.Equal(names, want) {
 			t.Fatalf("tools %v, want %v", names, want)
 		}
 

@@ -2,15 +2,22 @@ package mcpserver
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/remnant/passportkit/internal/cjson"
+	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/mcpwire"
 	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
@@ -38,6 +45,13 @@ var methods = map[string]bool{
 // gets a JSON-RPC -32601 response with status 200, like any other answer.
 type transport struct {
 	next http.Handler
+	// bounds holds the message bound of each tool whose calls may exceed
+	// MaxMessage, and largest the largest bound of all.
+	bounds  map[string]int
+	largest int
+	// bodyTimeout bounds the arrival of a body; zero leaves it to the
+	// server's deadlines.
+	bodyTimeout time.Duration
 }
 
 // ServeHTTP checks the method, the media type, the size and the frame, then
@@ -55,18 +69,27 @@ func (t transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			&mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the body is not application/json"})
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessage))
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			writeProblem(w, r, issuer.Errorf(issuer.CodeTooLarge, "an MCP message may not exceed %d bytes", MaxMessage),
-				&mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the message is too large"})
+	body, err := httpbody.Read(w, r, httpbody.Options{Limit: int64(t.largest), Timeout: t.bodyTimeout})
+	if be, ok := errors.AsType[*httpbody.Error](err); ok {
+		if be.Code == problem.TooLarge {
+			t.tooLarge(w, r)
 			return
 		}
-		writeProblem(w, r, issuer.Errorf(issuer.CodeInvalid, "the request body could not be read"),
-			&mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the body could not be read"})
+		writeProblem(w, r, issuer.Errorf(be.Code, "%s", be.Detail), &mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + be.Detail})
+		return
+	} else if err != nil {
+		writeProblem(w, r, err, &mcpwire.Fault{Code: jsonrpc.CodeInternalError, Message: "internal error"})
 		return
 	}
+	// The body is decoded: the SDK's handler reads it as it is.
+	r.Header.Del("Content-Encoding")
 	msg, err := mcpwire.Decode(body)
+	if len(body) > MaxMessage && (err != nil || len(body) > t.bound(msg)) {
+		// Class 1 of SPEC.md §14 comes first: a frame over MaxMessage is
+		// over its bound unless it is a call of a tool with a larger one.
+		t.tooLarge(w, r)
+		return
+	}
 	if fault, ok := errors.AsType[*mcpwire.Fault](err); ok {
 		refusal := error(issuer.Errorf(issuer.CodeInvalid, "%s", fault.Message))
 		if fault.Cause != nil {
@@ -106,6 +129,41 @@ func (t transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pw := &problemWriter{ResponseWriter: w, r: r, id: id}
 	t.next.ServeHTTP(pw, r)
 	pw.finish()
+}
+
+// bound returns the bound of a decoded message: the tool's own bound for a
+// tools/call request (with an id) whose params name, exactly, a tool that
+// has one, and MaxMessage for any other message.
+func (t transport) bound(msg jsonrpc.Message) int {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() || req.Method != "tools/call" || len(t.bounds) == 0 {
+		return MaxMessage
+	}
+	doc, err := cjson.Parse(req.Params, cjson.Options{IndexDepth: 1})
+	if err != nil || doc.Root().Kind() != cjson.Object {
+		return MaxMessage
+	}
+	v, ok := doc.Root().Get("name")
+	if !ok {
+		return MaxMessage
+	}
+	name, _ := v.Text()
+	return cmp.Or(t.bounds[name], MaxMessage)
+}
+
+// tooLarge answers a message over its bound (class 1 of SPEC.md §14): 413,
+// -32600, id null.
+func (t transport) tooLarge(w http.ResponseWriter, r *http.Request) {
+	detail := fmt.Sprintf("an MCP message may not exceed %d bytes after decompression", MaxMessage)
+	if names := slices.Sorted(maps.Keys(t.bounds)); len(names) > 0 {
+		parts := make([]string, len(names))
+		for i, n := range names {
+			parts[i] = fmt.Sprintf("%d for a call of %s", t.bounds[n], n)
+		}
+		detail += " (" + strings.Join(parts, ", ") + ")"
+	}
+	writeProblem(w, r, issuer.Errorf(issuer.CodeTooLarge, "%s", detail),
+		&mcpwire.Fault{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the message is too large"})
 }
 
 // jsonMediaType reports whether a Content-Type is application/json, with at

@@ -1,0 +1,13 @@
+package mcpserver
+
+// Instructions are the server's instructions, sent at initialize: how an
+// agent should read and use what the tools answer.
+const Instructions = `This issuer records what agents do with shared memories and issues signed passports from that evidence.
+
+Evidence, not endorsement. A passport, a reputation and every trust figure say what was recorded about an agent and how the issuer's published rules weigh it. They do not say that the agent is safe, honest or right for your task; weigh them with the evidence level, the state and the limitations they carry.
+
+Verify before relying. Check a passport before you act on it: call verify_passport with the bundle (get_agent_passport's text is its exact bytes) and the subject you expect, or verify offline with ` + "`passport verify --trust passport-trust.json --subject agt_… bundle.json`" + `, the trust file being /.well-known/passport-trust.json. Act only on verified true; reason key_unknown is indeterminate, not valid, and any other reason means the bundle is not what the issuer signed or not about whom you expected.
+
+Assessments are contextual. A skill's figures hold for the contexts its evidence comes from. When you ask for an assessment, give your task's context (domain, environment, protocol, version, workload, constraints) and prefer evidence from a context like yours.
+
+Close the loop. Search memories before asking and prefer confirmed results. After you use a memory, report what happened with report_outcome (success, failure, partial or uncertain, with your task's context), and validate it with feedback_memory, so that evidence accrues for every agent.`

@@ -1,0 +1,213 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/verifier"
+)
+
+// PassportIssuer issues public passports. *service.Passports implements it.
+type PassportIssuer interface {
+	// Issue returns the signed passport of id with the records d
+	// discloses; not_found for an agent without a public profile, and
+	// body_too_large when the bundle would pass passport.MaxBundleSize.
+	Issue(ctx context.Context, id issuer.AgentID, d issuing.Disclosure) (*issuing.Issued, error)
+}
+
+// TrustPublisher gives the issuer's SPEC §10 trust file, the bytes
+// /.well-known/passport-trust.json serves. *keyring.Keyring implements it.
+type TrustPublisher interface {
+	TrustFile(ctx context.Context) ([]byte, error)
+}
+
+// MaxVerifyMessage bounds a tools/call message of verify_passport, after
+// decompression: room for a bundle of passport.MaxBundleSize given as a
+// JSON string, in which escaping every quotation mark and backslash at
+// most doubles it, and 64 KiB for the envelope and the other arguments.
+const MaxVerifyMessage = 2*passport.MaxBundleSize + 64<<10
+
+// addPassportTools registers the passport tools whose dependency is
+// configured.
+func addPassportTools(s *mcp.Server, t *tools) {
+	if t.cfg.passports != nil {
+		addTool(s, t, &mcp.Tool{
+			Name: "get_agent_passport",
+			Description: "An agent's signed passport bundle: its skill passports and the evidence records disclose names " +
+				"(previews, the default: the records behind the source previews; all; none). The text content is the bundle's " +
+				"exact bytes: pass it as the bundle of verify_passport, or save it for `passport verify`. An agent without a " +
+				"public profile is not_found; a bundle over 512 KiB (disclose all) is body_too_large.",
+		}, t.agentPassport)
+	}
+	if t.cfg.trust != nil {
+		t.bounds["verify_passport"] = MaxVerifyMessage
+		addTool(s, t, &mcp.Tool{
+			Name: "verify_passport",
+			Description: "Verify a passport bundle against this issuer's published trust file, as `passport verify --json` " +
+				"does: every check in order with its status and reason code, then the verdict. Say whose passport you expect: " +
+				"subject (agt_…) or anySubject true. Give the bundle as a string holding its exact bytes (best), or as an " +
+				"object, which is verified in its canonical form. A bundle that does not verify is a result with verified " +
+				"false and its reason, not an error; act only on verified true, and treat key_unknown as indeterminate.",
+			InputSchema: verifySchema(),
+		}, t.verifyPassport)
+	}
+}
+
+// PassportInput is the input of get_agent_passport.
+type PassportInput struct {
+	PublicID string  `json:"publicId" jsonschema:"the agent (agt_…)"`
+	Disclose *string `json:"disclose,omitempty" jsonschema:"the evidence records the bundle discloses: previews (default), all or none"`
+}
+
+func (t *tools) agentPassport(ctx context.Context, _ *mcp.CallToolRequest, in PassportInput) (any, error) {
+	id, err := issuer.ParseAgentID(in.PublicID)
+	if err != nil {
+		return nil, err
+	}
+	var d string
+	if in.Disclose != nil {
+		d = *in.Disclose
+	}
+	disclosure, err := issuing.ParseDisclosure(d)
+	if err != nil {
+		return nil, err
+	}
+	is, err := t.cfg.passports.Issue(ctx, id, disclosure)
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(is.Bundle), nil
+}
+
+// VerifyInput is the input of verify_passport.
+type VerifyInput struct {
+	// Bundle is a JSON string holding the bundle's bytes, or the bundle
+	// as a JSON object.
+	Bundle     json.RawMessage `json:"bundle"`
+	Subject    *string         `json:"subject,omitempty" jsonschema:"the agent the passport must describe (agt_…); give this or anySubject"`
+	AnySubject *bool           `json:"anySubject,omitempty" jsonschema:"true to accept a passport about any agent: the subject check then reports not_required"`
+	At         *string         `json:"at,omitempty" jsonschema:"verify as of this RFC 3339 time instead of now"`
+}
+
+// verifySchema is the input schema of verify_passport: the one inferred
+// from [VerifyInput], with bundle a string or an object.
+func verifySchema() *jsonschema.Schema {
+	s, err := jsonschema.For[VerifyInput](nil)
+	if err != nil {
+		panic("mcpserver: input schema of verify_passport: " + err.Error())
+	}
+	s.Properties["bundle"] = &jsonschema.Schema{Types: []string{"string", "object"},
+		Description: "the passport bundle: a string holding its exact bytes (as get_agent_passport's text gives it), or the bundle object"}
+	return s
+}
+
+func (t *tools) verifyPassport(ctx context.Context, _ *mcp.CallToolRequest, in VerifyInput) (any, error) {
+	policy, err := verifyPolicy(in)
+	if err != nil {
+		return nil, err
+	}
+	bundle, err := bundleBytes(in.Bundle)
+	if err != nil {
+		return nil, err
+	}
+	file, err := t.cfg.trust.TrustFile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	trust, err := verifier.ParseTrust(file)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: the published trust file: %w", err)
+	}
+	v, err := verifier.New(trust)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: the published trust file: %w", err)
+	}
+	res, err := v.Verify(ctx, bundle, policy)
+	if err != nil {
+		return nil, err
+	}
+	return resultJSON(res)
+}
+
+// verifyPolicy reads the subject choice and the time of a verification,
+// as `passport verify` reads --subject, --any-subject and --at: exactly one
+// choice is required (SPEC.md §11.1).
+func verifyPolicy(in VerifyInput) (verifier.Policy, error) {
+	var policy verifier.Policy
+	subject := in.Subject != nil && *in.Subject != ""
+	anySubject := in.AnySubject != nil && *in.AnySubject
+	switch {
+	case subject && anySubject:
+		return policy, issuer.Errorf(issuer.CodeInvalid, "give subject or anySubject, not both")
+	case subject:
+		id, err := issuer.ParseAgentID(*in.Subject)
+		if err != nil {
+			return policy, issuer.Errorf(issuer.CodeInvalid, "subject: %s", issuer.ErrorMessage(err))
+		}
+		policy = verifier.ForSubject(string(id))
+	case anySubject:
+		policy = verifier.AnySubject()
+	default:
+		return policy, issuer.Errorf(issuer.CodeInvalid, "say whose passport you expect: subject (agt_…), or anySubject true to accept any")
+	}
+	if in.At != nil {
+		at, err := time.Parse(time.RFC3339, *in.At)
+		if err != nil {
+			return policy, issuer.Errorf(issuer.CodeInvalid, "at must be an RFC 3339 time, such as 2026-01-02T15:04:05Z")
+		}
+		policy = policy.At(at)
+	}
+	return policy, nil
+}
+
+// bundleBytes returns the bytes to verify: a string's content, or an
+// object's canonical form (its bytes as given when it has none, so that
+// the verifier reports why). A bundle over passport.MaxBundleSize is
+// body_too_large.
+func bundleBytes(raw json.RawMessage) ([]byte, error) {
+	var b []byte
+	switch {
+	case len(raw) == 0:
+		return nil, issuer.Errorf(issuer.CodeInvalid, "bundle is required: the passport bundle, as a string holding its bytes or as an object")
+	case raw[0] == '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("mcpserver: a bundle string the strict decoder accepted: %w", err)
+		}
+		b = []byte(s)
+	case raw[0] == '{':
+		c, err := passport.Canonicalize(raw)
+		if err != nil {
+			c = bytes.Clone(raw)
+		}
+		b = c
+	default:
+		return nil, issuer.Errorf(issuer.CodeJSONWrongType, "bundle must be a string or an object")
+	}
+	if len(b) > passport.MaxBundleSize {
+		return nil, issuer.Errorf(issuer.CodeTooLarge, "the bundle is %d bytes, over the limit of %d (SPEC.md §9)", len(b), passport.MaxBundleSize)
+	}
+	return b, nil
+}
+
+// resultJSON encodes a verification result as `passport verify --json`
+// prints it, without the final newline: characters such as < and & are
+// written as themselves.
+func resultJSON(res *verifier.Result) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
