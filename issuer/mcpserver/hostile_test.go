@@ -70,6 +70,8 @@ func TestHostileToolArguments(t *testing.T) {
 			{"get_memory_validations", `{"memoryId":` + mem + `}`, `{"memoryId":[` + mem + `]}`},
 			{"get_agent_profile", `{}`, `[]`},
 			{"get_agent_reputation", `{"publicId":` + agent + `}`, `{"publicId":` + agent + `,"limit":1e308}`},
+			{"get_agent_passport", `{"publicId":` + agent + `}`, `{"publicId":` + agent + `,"disclose":["all"]}`},
+			{"verify_passport", `{"bundle":"{}","anySubject":true}`, `{"bundle":"{}","anySubject":"yes"}`},
 		}
 		for _, tt := range tools {
 			t.Run(tt.tool, func(t *testing.T) {

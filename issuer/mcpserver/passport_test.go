@@ -259,6 +259,33 @@ func TestPassportToolsThroughTheSDKClient(t *testing.T) {
 			t.Fatalf("the bundle as an object: %+v", v)
 		}
 
+		// An object is verified in its canonical form, whatever order and
+		// whitespace the client's encoder gives its members; a string is
+		// verified as it is.
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(bundle, &members); err != nil {
+			t.Fatal(err)
+		}
+		var loose bytes.Buffer
+		loose.WriteString("{\n")
+		for i, name := range []string{"snapshot", "evidence", "credential", "bundleVersion"} {
+			if i > 0 {
+				loose.WriteString(",\n")
+			}
+			fmt.Fprintf(&loose, "  %q : ", name)
+			json.Indent(&loose, members[name], "  ", "  ")
+		}
+		loose.WriteString("\n}")
+		isErr, out, _ := rawCall(t, e, key, "verify_passport", `{"anySubject":true,"bundle":`+loose.String()+`}`)
+		if isErr || !strings.Contains(out, `"verified":true`) {
+			t.Fatalf("a loosely written bundle object: %.300s", out)
+		}
+		looseText, _ := json.Marshal(loose.String())
+		isErr, out, _ = rawCall(t, e, key, "verify_passport", `{"anySubject":true,"bundle":`+string(looseText)+`}`)
+		if isErr || !strings.Contains(out, `"reason":"json_not_canonical"`) {
+			t.Fatalf("the same bytes as a string: %.300s", out)
+		}
+
 		// Any subject: verified, with the subject check not_required.
 		v = verdict(t, tool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "anySubject": true}))
 		if c := check(t, v, verifier.CheckSubject); !v.Verified || c.OK || c.Reason != passport.ReasonNotRequired {

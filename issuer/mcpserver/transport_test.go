@@ -2,10 +2,13 @@ package mcpserver_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -175,3 +178,140 @@ func TestMCPTransportProblems(t *testing.T) {
 }
 
 func nopBody(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
+
+// TestMCPMessageBounds: a message may take MaxMessage bytes after
+// decompression, and a call of verify_passport MaxVerifyMessage; anything
+// over its bound is 413 with -32600 and a null id, whatever else is wrong
+// with it. Bodies may be gzip-encoded.
+func TestMCPMessageBounds(t *testing.T) {
+	db := storetest.Open(t, store.SQLite, store.Options{})
+	e := newEnv(t, db)
+	key, _ := e.agent("prober")
+	subject := e.subject("Subject", 0)
+	bundle := get(t, e.srv.URL+"/api/public/agents/"+string(subject)+"/passport")
+	c := &mcpwiretest.HTTP{URL: e.srv.URL + "/mcp", Bearer: string(key)}
+
+	// call is a tools/call frame of name whose bundle argument is the
+	// bundle padded with spaces inside its string to n bytes in all, or
+	// not padded when n is 0.
+	call := func(id, name string, n int) []byte {
+		head := `{"jsonrpc":"2.0"` + id + `,"method":"tools/call","params":{"name":"` + name + `","arguments":{"anySubject":true,"bundle":`
+		b, _ := json.Marshal(string(bundle))
+		tail := `}}}`
+		pad := n - len(head) - len(b) - len(tail)
+		if n == 0 {
+			pad = 0
+		} else if pad < 0 {
+			t.Fatalf("%d bytes is too short", n)
+		}
+		return []byte(head + string(b[:len(b)-1]) + strings.Repeat(" ", pad) + `"` + tail)
+	}
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	post := func(body []byte, encoding string) mcpwiretest.Answer {
+		t.Helper()
+		req, _ := http.NewRequest("POST", c.URL, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+string(key))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if encoding != "" {
+			req.Header.Set("Content-Encoding", encoding)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		ct, _, _ := strings.Cut(res.Header.Get("Content-Type"), ";")
+		return mcpwiretest.Answer{Status: res.StatusCode, ContentType: ct, Body: b}
+	}
+	type answer struct {
+		Status int            `json:"status"`
+		Code   issuer.Code    `json:"code"`
+		Detail string         `json:"detail"`
+		ID     any            `json:"id"`
+		Error  *jsonrpc.Error `json:"error"`
+		Result *struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	read := func(a mcpwiretest.Answer) answer {
+		t.Helper()
+		var x answer
+		if err := json.Unmarshal(a.Body, &x); err != nil {
+			t.Fatalf("%d %.300s: %v", a.Status, a.Body, err)
+		}
+		return x
+	}
+	tooLarge := func(name string, a mcpwiretest.Answer) {
+		t.Helper()
+		x := read(a)
+		if a.Status != 413 || a.ContentType != "application/problem+json" || x.Code != issuer.CodeTooLarge || x.ID != nil ||
+			x.Error == nil || x.Error.Code != jsonrpc.CodeInvalidRequest ||
+			!strings.Contains(x.Detail, fmt.Sprint(mcpserver.MaxMessage)) || !strings.Contains(x.Detail, fmt.Sprint(mcpserver.MaxVerifyMessage)) {
+			t.Fatalf("%s: %d %s %.400s", name, a.Status, a.ContentType, a.Body)
+		}
+	}
+	verdict := func(name string, a mcpwiretest.Answer) string {
+		t.Helper()
+		x := read(a)
+		if a.Status != 200 || x.Result == nil || len(x.Result.Content) == 0 {
+			t.Fatalf("%s: %d %.400s", name, a.Status, a.Body)
+		}
+		var v struct {
+			Verified bool   `json:"verified"`
+			Code     string `json:"code"`
+		}
+		json.Unmarshal([]byte(x.Result.Content[0].Text), &v)
+		if x.Result.IsError {
+			return v.Code
+		}
+		return fmt.Sprint("verified ", v.Verified)
+	}
+
+	// verify_passport takes a message far over MaxMessage, up to its own bound.
+	if got := verdict("a padded bundle", post(call(`,"id":1`, "verify_passport", 3*mcpserver.MaxMessage), "")); got != "verified false" {
+		t.Fatalf("a bundle padded inside its string: %s", got)
+	}
+	if got := verdict("at the bound", post(call(`,"id":2`, "verify_passport", mcpserver.MaxVerifyMessage), "")); got != string(issuer.CodeTooLarge) {
+		t.Fatalf("a message at the bound, its bundle over 512 KiB: %s", got)
+	}
+	tooLarge("over the bound", post(call(`,"id":3`, "verify_passport", mcpserver.MaxVerifyMessage+1), ""))
+	// Every other message keeps MaxMessage.
+	tooLarge("another tool", post(call(`,"id":4`, "get_agent_profile", mcpserver.MaxMessage+1), ""))
+	tooLarge("the name in another case", post(call(`,"id":5`, "Verify_passport", mcpserver.MaxMessage+1), ""))
+	tooLarge("a notification", post(call(``, "verify_passport", mcpserver.MaxMessage+1), ""))
+	big := call(`,"id":6`, "verify_passport", mcpserver.MaxMessage+1)
+	tooLarge("not JSON", post(append(big[:len(big)-1:len(big)-1], ','), ""))
+	tooLarge("a duplicate member", post(bytes.Replace(big, []byte(`"anySubject":true`), []byte(`"anySubject":true,"anySubject":true`), 1), ""))
+
+	// gzip: bounded after decompression.
+	if got := verdict("gzip", post(gz(call(`,"id":7`, "verify_passport", 0)), "gzip")); got != "verified true" {
+		t.Fatalf("a gzip-encoded call: %s", got)
+	}
+	tooLarge("gzip over the bound", post(gz(call(`,"id":8`, "verify_passport", mcpserver.MaxVerifyMessage+1)), "gzip"))
+	tooLarge("gzip of another message", post(gz(call(`,"id":9`, "get_agent_profile", mcpserver.MaxMessage+1)), "gzip"))
+	for _, c := range []struct {
+		name, encoding string
+		body           []byte
+		status         int
+		code           issuer.Code
+	}{
+		{"not gzip", "gzip", []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), 400, issuer.CodeInvalid},
+		{"brotli", "br", []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), 415, issuer.CodeUnsupportedMedia},
+	} {
+		a := post(c.body, c.encoding)
+		if x := read(a); a.Status != c.status || x.Code != c.code || x.Error == nil || x.Error.Code != jsonrpc.CodeInvalidRequest {
+			t.Fatalf("%s: %d %s", c.name, a.Status, a.Body)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/remnant/passportkit/internal/mcpwire"
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/passport"
+)
+
+// FuzzVerifyArguments reads arbitrary arguments of verify_passport as the
+// tool does: a refusal is always a caller's error with its code, never an
+// internal one; an accepted bundle is at most passport.MaxBundleSize bytes,
+// and a bundle given as a string is verified as exactly its bytes.
+func FuzzVerifyArguments(f *testing.F) {
+	for _, s := range []string{
+		`{"bundle":"{}","anySubject":true}`,
+		`{"bundle":{"b":[1,2.5e3],"a":"\u00e9"},"subject":"agt_aaaaaaaaaaaaaaaaaaaaaaaaaa","at":"2026-01-02T03:04:05Z"}`,
+		`{"bundle":{"a":1e400},"anySubject":true}`, `{"bundle":{"a":1,"a":2},"anySubject":true}`,
+		`{"bundle":null,"anySubject":true}`, `{"bundle":7}`, `{"bundle":"x","subject":"agt_x","anySubject":true}`,
+		`{"bundle":"x","at":"yesterday","anySubject":true}`, `{"Bundle":"x","bundle":"y"}`, `{}`, `[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		caller := func(err error) {
+			t.Helper()
+			if code := issuer.ErrorCode(err); code == issuer.CodeInternal || code == "" {
+				t.Fatalf("%q: %v is not a caller's error", args, err)
+			}
+		}
+		var in VerifyInput
+		if err := issuer.Decode(args, MaxVerifyMessage, &in); err != nil {
+			caller(err)
+			return
+		}
+		if _, err := verifyPolicy(in); err != nil {
+			caller(err)
+		}
+		b, err := bundleBytes(in.Bundle)
+		if err != nil {
+			caller(err)
+			return
+		}
+		if len(b) > passport.MaxBundleSize {
+			t.Fatalf("%q: a bundle of %d bytes was accepted", args, len(b))
+		}
+		if in.Bundle[0] == '"' {
+			var s string
+			if err := json.Unmarshal(in.Bundle, &s); err != nil || s != string(b) {
+				t.Fatalf("%q: the string %q gave the bundle %q", args, s, b)
+			}
+		}
+	})
+}
+
+// FuzzMessageBound checks the transport's choice of a message's bound
+// against encoding/json: the larger bound only for a tools/call request
+// (with an id) whose params name verify_passport exactly.
+func FuzzMessageBound(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"verify_passport","arguments":{}}}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"verify_passport"}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"Name":"verify_passport"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"verify_pas\u0073port"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":["verify_passport"]}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"name":"verify_passport"}}`,
+		`{"jsonrpc":"2.0","id":5,"result":{"name":"verify_passport"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	tr := transport{bounds: map[string]int{"verify_passport": MaxVerifyMessage}, largest: MaxVerifyMessage}
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		msg, err := mcpwire.Decode(frame)
+		if err != nil {
+			return
+		}
+		want := MaxMessage
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method == "tools/call" {
+			var params map[string]json.RawMessage
+			var name string
+			if json.Unmarshal(req.Params, &params) == nil && json.Unmarshal(params["name"], &name) == nil && name == "verify_passport" {
+				want = MaxVerifyMessage
+			}
+		}
+		if got := tr.bound(msg); got != want {
+			t.Fatalf("%q: bound %d, want %d", frame, got, want)
+		}
+	})
+}
