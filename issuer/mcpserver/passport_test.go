@@ -286,6 +286,13 @@ func TestPassportToolsThroughTheSDKClient(t *testing.T) {
 			t.Fatalf("the same bytes as a string: %.300s", out)
 		}
 
+		// An object without a canonical form is verified as written: the
+		// verdict says what is wrong with it.
+		isErr, out, _ = rawCall(t, e, key, "verify_passport", `{"anySubject":true,"bundle":{"bundleVersion":"1.0","x":1e16}}`)
+		if isErr || !strings.HasPrefix(out, `{"verified":false,"reason":"bundle_malformed"`) || !strings.Contains(out, `"detail":"32 bytes"`) {
+			t.Fatalf("an object without a canonical form: %.300s", out)
+		}
+
 		// Any subject: verified, with the subject check not_required.
 		v = verdict(t, tool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "anySubject": true}))
 		if c := check(t, v, verifier.CheckSubject); !v.Verified || c.OK || c.Reason != passport.ReasonNotRequired {
