@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,22 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/remnant/passportkit/internal/mcpwire/mcpwiretest"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 )
-
-// withKey sends an API key as a bearer token on every request.
-type withKey struct {
-	key  string
-	next http.RoundTripper
-}
-
-func (k withKey) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+k.key)
-	return k.next.RoundTrip(r)
-}
 
 // TestVerifyPassportToolPrintsWhatVerifyPrints: on each engine, for the
 // bundle get_agent_passport of `passport-issuer serve` gives, its
@@ -56,28 +41,15 @@ func TestVerifyPassportToolPrintsWhatVerifyPrints(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-			cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-				Endpoint:             base + "/mcp",
-				HTTPClient:           &http.Client{Transport: withKey{key: caller.APIKey, next: http.DefaultTransport}},
-				DisableStandaloneSSE: true,
-				MaxRetries:           -1,
-			}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := mcpwiretest.Session(t, base+"/mcp", caller.APIKey)
 			call := func(name string, args map[string]any) string {
 				t.Helper()
-				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
+				res := mcpwiretest.CallTool(t, cs, name, args)
+				if text := mcpwiretest.Text(t, res); !res.IsError {
+					return text
 				}
-				text := res.Content[0].(*mcp.TextContent).Text
-				if res.IsError {
-					t.Fatalf("%s: %s", name, text)
-				}
-				return text
+				t.Fatalf("%s: %s", name, mcpwiretest.Text(t, res))
+				return ""
 			}
 
 			bundle := call("get_agent_passport", map[string]any{"publicId": subject})

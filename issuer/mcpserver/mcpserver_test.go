@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/remnant/passportkit/internal/mcpwire/mcpwiretest"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/keyring"
@@ -24,18 +25,6 @@ import (
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/reputation"
 )
-
-// bearer adds an API key to every request.
-type bearer struct {
-	key  issuer.APIKey
-	next http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b.key))
-	return b.next.RoundTrip(r)
-}
 
 type env struct {
 	t    *testing.T
@@ -79,30 +68,15 @@ func (e *env) agent(name string) (issuer.APIKey, issuer.Principal) {
 
 func (e *env) session(key issuer.APIKey) *mcp.ClientSession {
 	e.t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
-	transport := &mcp.StreamableClientTransport{
-		Endpoint:             e.srv.URL + "/mcp",
-		HTTPClient:           &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}},
-		DisableStandaloneSSE: true,
-		MaxRetries:           -1,
-	}
-	cs, err := client.Connect(context.Background(), transport, nil)
-	if err != nil {
-		e.t.Fatalf("connect: %v", err)
-	}
-	e.t.Cleanup(func() { cs.Close() })
-	return cs
+	return mcpwiretest.Session(e.t, e.srv.URL+"/mcp", string(key))
 }
 
 // call invokes a tool and decodes its structured result into out, or
 // returns the tool error.
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) *toolError {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
+	res := mcpwiretest.CallTool(t, cs, name, args)
+	text := mcpwiretest.Text(t, res)
 	if res.IsError {
 		var te toolError
 		if err := json.Unmarshal([]byte(text), &te); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/internal/mcpwire/mcpwiretest"
 	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/mcpserver"
@@ -116,17 +117,6 @@ func problemAt(t *testing.T, url string) problem.Details {
 	return p
 }
 
-// tool calls a tool through the SDK's client and returns its result,
-// failing the test on a protocol error.
-func tool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
 func text(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextContent).Text }
 
 // verdict reads a verify_passport result, which must not be a tool error.
@@ -200,7 +190,7 @@ func TestPassportToolsThroughTheSDKClient(t *testing.T) {
 		}
 
 		// The bundle is the one the HTTP route serves, byte for byte.
-		res := tool(t, cs, "get_agent_passport", map[string]any{"publicId": subject})
+		res := mcpwiretest.CallTool(t, cs, "get_agent_passport", map[string]any{"publicId": subject})
 		if res.IsError {
 			t.Fatalf("get_agent_passport: %s", text(res))
 		}
@@ -223,7 +213,7 @@ func TestPassportToolsThroughTheSDKClient(t *testing.T) {
 		// Verified: the same result, byte for byte, as the verifier gives
 		// with the trust file /.well-known serves.
 		at := time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
-		res = tool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "subject": subject, "at": at})
+		res = mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "subject": subject, "at": at})
 		v := verdict(t, res)
 		if !v.Verified || v.Reason != passport.ReasonOK || v.Subject != string(subject) || len(v.Checks) != len(verifier.CheckNames()) {
 			t.Fatalf("verify_passport: %s", text(res))
@@ -255,7 +245,7 @@ func TestPassportToolsThroughTheSDKClient(t *testing.T) {
 		}
 
 		// The bundle as an object verifies as well.
-		if v := verdict(t, tool(t, cs, "verify_passport", map[string]any{"bundle": json.RawMessage(bundle), "subject": subject})); !v.Verified {
+		if v := verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"bundle": json.RawMessage(bundle), "subject": subject})); !v.Verified {
 			t.Fatalf("the bundle as an object: %+v", v)
 		}
 
@@ -294,7 +284,7 @@ func TestPassportToolsThroughTheSDKClient(t *testing.T) {
 		}
 
 		// Any subject: verified, with the subject check not_required.
-		v = verdict(t, tool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "anySubject": true}))
+		v = verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "anySubject": true}))
 		if c := check(t, v, verifier.CheckSubject); !v.Verified || c.OK || c.Reason != passport.ReasonNotRequired {
 			t.Fatalf("any subject: verified %v, subject check %+v", v.Verified, c)
 		}
@@ -304,26 +294,26 @@ func TestPassportToolsThroughTheSDKClient(t *testing.T) {
 		if bytes.Equal(tampered, bundle) {
 			t.Fatal("nothing to tamper with")
 		}
-		v = verdict(t, tool(t, cs, "verify_passport", map[string]any{"bundle": string(tampered), "subject": subject}))
+		v = verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"bundle": string(tampered), "subject": subject}))
 		if v.Verified || v.Reason != passport.ReasonSnapshotMismatch || v.Passport != nil || check(t, v, verifier.CheckSubject).Reason != passport.ReasonNotReached {
 			t.Fatalf("tampered: %+v", v)
 		}
-		v = verdict(t, tool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "subject": caller.AgentID}))
+		v = verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "subject": caller.AgentID}))
 		if v.Verified || v.Reason != passport.ReasonSubjectMismatch || check(t, v, verifier.CheckSubject).Reason != passport.ReasonSubjectMismatch {
 			t.Fatalf("another subject: %+v", v)
 		}
-		v = verdict(t, tool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "subject": subject, "at": "2099-01-01T00:00:00Z"}))
+		v = verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "subject": subject, "at": "2099-01-01T00:00:00Z"}))
 		if v.Verified || v.Reason != passport.ReasonExpired {
 			t.Fatalf("in 2099: %+v", v)
 		}
-		v = verdict(t, tool(t, cs, "verify_passport", map[string]any{"bundle": "{}", "anySubject": true}))
+		v = verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"bundle": "{}", "anySubject": true}))
 		if v.Verified || v.Reason != passport.ReasonBundleMalformed {
 			t.Fatalf("an empty bundle: %+v", v)
 		}
 
 		// Over 512 KiB: refused with the size, before any check runs.
 		big := string(bundle) + strings.Repeat(" ", passport.MaxBundleSize+1-len(bundle))
-		p := refusal(t, tool(t, cs, "verify_passport", map[string]any{"bundle": big, "subject": subject}))
+		p := refusal(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"bundle": big, "subject": subject}))
 		if p.Code != issuer.CodeTooLarge || p.Status != 413 || !strings.Contains(p.Detail, fmt.Sprint(passport.MaxBundleSize+1)) {
 			t.Fatalf("over 512 KiB: %+v", p)
 		}
@@ -344,7 +334,7 @@ func TestPassportToolsThroughTheSDKClient(t *testing.T) {
 			{"bundle an array", map[string]any{"bundle": []any{}, "subject": subject}, issuer.CodeJSONWrongType},
 			{"unknown member", map[string]any{"bundle": string(bundle), "subject": subject, "skew": "1h"}, issuer.CodeJSONUnknownMember},
 		} {
-			if p := refusal(t, tool(t, cs, "verify_passport", c.args)); p.Code != c.code {
+			if p := refusal(t, mcpwiretest.CallTool(t, cs, "verify_passport", c.args)); p.Code != c.code {
 				t.Errorf("%s: %+v, want %s", c.name, p, c.code)
 			}
 		}
@@ -377,7 +367,7 @@ func TestGetAgentPassportRefusals(t *testing.T) {
 		}
 		var details []string
 		for _, id := range []issuer.AgentID{unknown, private.AgentID, unlisted.AgentID, suspended.AgentID} {
-			p := refusal(t, tool(t, cs, "get_agent_passport", map[string]any{"publicId": id, "disclose": "none"}))
+			p := refusal(t, mcpwiretest.CallTool(t, cs, "get_agent_passport", map[string]any{"publicId": id, "disclose": "none"}))
 			if p.Code != issuer.CodeNotFound || p.Status != 404 {
 				t.Fatalf("%s: %+v", id, p)
 			}
@@ -386,24 +376,24 @@ func TestGetAgentPassportRefusals(t *testing.T) {
 		if len(slices.Compact(slices.Clone(details))) != 1 {
 			t.Fatalf("the refusals tell agents apart: %q", details)
 		}
-		if p := refusal(t, tool(t, cs, "get_agent_passport", map[string]any{"publicId": "agt_nope"})); p.Code != issuer.CodeInvalid {
+		if p := refusal(t, mcpwiretest.CallTool(t, cs, "get_agent_passport", map[string]any{"publicId": "agt_nope"})); p.Code != issuer.CodeInvalid {
 			t.Fatalf("a malformed id: %+v", p)
 		}
-		if p := refusal(t, tool(t, cs, "get_agent_passport", map[string]any{"publicId": unknown, "disclose": "everything"})); p.Code != issuer.CodeInvalid {
+		if p := refusal(t, mcpwiretest.CallTool(t, cs, "get_agent_passport", map[string]any{"publicId": unknown, "disclose": "everything"})); p.Code != issuer.CodeInvalid {
 			t.Fatalf("an unknown disclosure: %+v", p)
 		}
 
 		// An agent with enough published memories that disclosing every
 		// record passes 512 KiB.
 		subject := e.subject("Prolific", prolific)
-		res := tool(t, cs, "get_agent_passport", map[string]any{"publicId": subject, "disclose": "all"})
+		res := mcpwiretest.CallTool(t, cs, "get_agent_passport", map[string]any{"publicId": subject, "disclose": "all"})
 		p := refusal(t, res)
 		httpProblem := problemAt(t, e.srv.URL+"/api/public/agents/"+string(subject)+"/passport?disclose=all")
 		p.Instance, httpProblem.Instance = "", ""
 		if p.Code != issuer.CodeTooLarge || p != httpProblem || !strings.Contains(p.Detail, "bytes") {
 			t.Fatalf("disclose all: tool %+v, HTTP %+v", p, httpProblem)
 		}
-		if res := tool(t, cs, "get_agent_passport", map[string]any{"publicId": subject}); res.IsError {
+		if res := mcpwiretest.CallTool(t, cs, "get_agent_passport", map[string]any{"publicId": subject}); res.IsError {
 			t.Fatalf("previews: %s", text(res))
 		}
 	})

@@ -215,21 +215,11 @@ func TestMCPMessageBounds(t *testing.T) {
 	}
 	post := func(body []byte, encoding string) mcpwiretest.Answer {
 		t.Helper()
-		req, _ := http.NewRequest("POST", c.URL, bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+string(key))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		h := *c
 		if encoding != "" {
-			req.Header.Set("Content-Encoding", encoding)
+			h.Header = http.Header{"Content-Encoding": {encoding}}
 		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		ct, _, _ := strings.Cut(res.Header.Get("Content-Type"), ";")
-		return mcpwiretest.Answer{Status: res.StatusCode, ContentType: ct, Body: b}
+		return h.Send(t, body)
 	}
 	type answer struct {
 		Status int            `json:"status"`

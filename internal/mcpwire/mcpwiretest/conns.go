@@ -3,11 +3,14 @@ package mcpwiretest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // timeout bounds the wait for one answer; a server that stops answering
@@ -58,6 +61,9 @@ type HTTP struct {
 	URL    string // the endpoint
 	Bearer string // an API key, sent as a bearer token
 	Client *http.Client
+	// Header holds more headers for every request, such as a
+	// Content-Encoding.
+	Header http.Header
 }
 
 // Post posts body with the given method and Content-Type and the Accept
@@ -73,6 +79,9 @@ func (h *HTTP) Post(t *testing.T, method, contentType string, body []byte) Answe
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+h.Bearer)
+	for k, v := range h.Header {
+		req.Header[k] = v
+	}
 	client := h.Client
 	if client == nil {
 		client = &http.Client{Timeout: timeout}
@@ -102,4 +111,59 @@ func (h *HTTP) Notify(t *testing.T, frame []byte) {
 	if a := h.Send(t, frame); a.Status != http.StatusAccepted {
 		t.Fatalf("notification: status %d: %s", a.Status, a.Body)
 	}
+}
+
+// bearer sends an API key as a bearer token on every request.
+type bearer struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return b.next.RoundTrip(r)
+}
+
+// Session connects the SDK's own client to the streamable HTTP endpoint
+// url, with key as a bearer token and without the standalone event
+// stream, and closes the session when t ends.
+func Session(t testing.TB, url, key string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpwiretest", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:             url,
+		HTTPClient:           &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}, Timeout: timeout},
+		DisableStandaloneSSE: true,
+		MaxRetries:           -1,
+	}, nil)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", url, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// CallTool calls a tool and returns its result, failing t on a protocol
+// error; a tool error is a result with IsError set.
+func CallTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(res.Content) == 0 {
+		t.Fatalf("%s: a result without content", name)
+	}
+	return res
+}
+
+// Text returns the text of a tool result's first content.
+func Text(t testing.TB, res *mcp.CallToolResult) string {
+	t.Helper()
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("the first content is %T, not text", res.Content[0])
+	}
+	return tc.Text
 }

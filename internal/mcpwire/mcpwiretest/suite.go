@@ -2,7 +2,8 @@
 // servers run: frames a client may send by mistake or in malice, each
 // followed by a valid request that must still be answered correctly. The
 // stdio ledger server and the issuer's /mcp run it in process and as built
-// binaries.
+// binaries. [Session] and [CallTool] reach a server with the SDK's own
+// client, as an agent would.
 package mcpwiretest
 
 import (
