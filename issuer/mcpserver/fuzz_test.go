@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -90,4 +91,50 @@ func FuzzMessageBound(f *testing.F) {
 			t.Fatalf("%q: bound %d, want %d", frame, got, want)
 		}
 	})
+}
+
+// BenchmarkMessageBound measures what choosing the bound of a frame over
+// MaxMessage adds to reading it: bound on a verify_passport call of
+// MaxVerifyMessage bytes, its name before the arguments (as clients write
+// it) and after them, with mcpwire.Decode of the same frame, which every
+// message pays, as the baseline of the same run.
+func BenchmarkMessageBound(b *testing.B) {
+	tr := transport{bounds: map[string]int{"verify_passport": MaxVerifyMessage}, largest: MaxVerifyMessage}
+	frame := func(nameFirst bool) []byte {
+		name, args := `"name":"verify_passport"`, `"arguments":{"anySubject":true,"bundle":"`
+		head, tail := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+name+`,`+args, `"}}}`
+		if !nameFirst {
+			head, tail = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+args, `"},`+name+`}}`
+		}
+		unit := `{\"a\":[1,2,3],\"b\":\"x\"}`
+		return []byte(head + strings.Repeat(unit, (MaxVerifyMessage-len(head)-len(tail))/len(unit)) + tail)
+	}
+	first, last := frame(true), frame(false)
+	for _, c := range []struct {
+		name  string
+		frame []byte
+		bound bool
+	}{
+		{"decode", first, false},
+		{"bound-name-first", first, true},
+		{"bound-name-last", last, true},
+	} {
+		msg, err := mcpwire.Decode(c.frame)
+		if err != nil || tr.bound(msg) != MaxVerifyMessage {
+			b.Fatalf("%s: %v", c.name, err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.frame)))
+			for b.Loop() {
+				if !c.bound {
+					if _, err := mcpwire.Decode(c.frame); err != nil {
+						b.Fatal(err)
+					}
+				} else if tr.bound(msg) != MaxVerifyMessage {
+					b.Fatal("bound")
+				}
+			}
+		})
+	}
 }

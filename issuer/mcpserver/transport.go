@@ -139,16 +139,36 @@ func (t transport) bound(msg jsonrpc.Message) int {
 	if !ok || !req.IsCall() || req.Method != "tools/call" || len(t.bounds) == 0 {
 		return MaxMessage
 	}
-	doc, err := cjson.Parse(req.Params, cjson.Options{IndexDepth: 1})
-	if err != nil || doc.Root().Kind() != cjson.Object {
-		return MaxMessage
-	}
-	v, ok := doc.Root().Get("name")
+	name, ok := toolName(req.Params)
 	if !ok {
 		return MaxMessage
 	}
-	name, _ := v.Text()
 	return cmp.Or(t.bounds[name], MaxMessage)
+}
+
+// toolName returns the value of the member "name" of params when it is a
+// string. The frame is already read strictly (no duplicate names, valid
+// UTF-8), so this only finds the member. Clients write name before the
+// arguments: a first member named name is read without parsing the rest;
+// otherwise params is parsed whole.
+func toolName(params json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	if tok, err := dec.Token(); err == nil && tok == json.Delim('{') {
+		if tok, err := dec.Token(); err == nil && tok == "name" {
+			tok, err := dec.Token()
+			name, ok := tok.(string)
+			return name, err == nil && ok
+		}
+	}
+	doc, err := cjson.Parse(params, cjson.Options{IndexDepth: 1})
+	if err != nil || doc.Root().Kind() != cjson.Object {
+		return "", false
+	}
+	v, ok := doc.Root().Get("name")
+	if !ok {
+		return "", false
+	}
+	return v.Text()
 }
 
 // tooLarge answers a message over its bound (class 1 of SPEC.md §14): 413,
