@@ -33,6 +33,11 @@ type env struct {
 	ring *keyring.Keyring
 }
 
+var (
+	_ mcpserver.PassportIssuer = (*service.Passports)(nil)
+	_ mcpserver.TrustPublisher = (*keyring.Keyring)(nil)
+)
+
 // newEnv serves the HTTP API with /mcp on loopback as serve builds it: the
 // service, passports signed by a keyring with an active key, the key
 // documents, and every MCP tool.
