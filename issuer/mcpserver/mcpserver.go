@@ -77,8 +77,9 @@ type Issuer interface {
 	SearchMemories(ctx context.Context, p issuer.Principal, q issuer.SearchQuery) (issuer.SearchPage, error)
 }
 
-// Option configures [Handler]: each names a use case the tools over it
-// need, and those tools are listed only when it is given.
+// Option configures [Handler]. An option that gives a use case
+// ([WithPassports], [WithTrust]) adds the tools over it; without it they are
+// not listed.
 type Option func(*config)
 
 type config struct {
