@@ -34,6 +34,7 @@ func TestParseTrustQuery(t *testing.T) {
 		{"x", "workload=%zz&colour=red", issuer.CodeInvalid}, // the first fault in order wins
 		{"x", "workload=a&workload=b", issuer.CodeInvalid},
 		{"x", "workload=a;version=b", issuer.CodeInvalid},
+		{"x", "&&workload=a&&version=b&colour=", issuer.CodeUnknownDimension}, // empty fields are skipped
 		{"x", "workload=" + strings.Repeat("a", 201), issuer.CodeInvalid},
 		{"x", "workload=a%00b", issuer.CodeInvalid},
 		{"x", "workload=%E2%80%8B", issuer.CodeInvalid}, // a zero-width space only
@@ -128,6 +129,19 @@ func TestParseAssessRequest(t *testing.T) {
 	} {
 		if _, err := issuer.ParseAssessRequest([]byte(c.body)); issuer.ErrorCode(err) != c.code {
 			t.Errorf("%s: %v, want %s", c.name, err, c.code)
+		}
+	}
+}
+
+// TestMemoryPseudonymsAreNoMemoryIDs: the evidence route names a record's
+// memory only when it is a public id; a hidden memory's per-passport
+// pseudonym never reads as one (SPEC.md §16.3).
+func TestMemoryPseudonymsAreNoMemoryIDs(t *testing.T) {
+	ps := evidence.NewPseudonyms(make([]byte, 32))
+	for i := range 100 {
+		m := ps.Memory(strings.Repeat("m", i))
+		if _, err := issuer.ParseMemoryID(m); err == nil || !strings.HasPrefix(m, "mem_") {
+			t.Fatalf("the pseudonym %s reads as a memory id", m)
 		}
 	}
 }

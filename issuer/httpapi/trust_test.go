@@ -1,10 +1,16 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -34,6 +40,7 @@ type trustEnv struct {
 	w         *demoworld.World
 	clock     *clock
 	passports *service.Passports
+	cursorKey []byte
 	bodies    []string // every successful answer, for the leak check
 }
 
@@ -69,7 +76,7 @@ func newTrustEnv(t *testing.T, engine store.Engine) *trustEnv {
 		t.Fatal(err)
 	}
 	e := newEnv(t, db, httpapi.Config{Keys: ring, Passports: passports, Trust: trust})
-	return &trustEnv{env: e, w: w, clock: c, passports: passports}
+	return &trustEnv{env: e, w: w, clock: c, passports: passports, cursorKey: key}
 }
 
 // get fetches path anonymously and keeps a successful answer.
@@ -366,6 +373,7 @@ func testSkillEvidence(t *testing.T, te *trustEnv, main issuer.AgentID) {
 	var first issuer.EvidencePage
 	must(t, te.get(base+"?limit=2"), 200).json(t, &first)
 	cursor := first.NextCursor
+	checkCursorFormat(t, te, main, first)
 	wantProblem(t, te.get(base+"?limit=0"), 400, issuer.CodeLimitOutOfRange)
 	wantProblem(t, te.get(base+"?limit=51"), 400, issuer.CodeLimitOutOfRange)
 	wantProblem(t, te.get(base+"?offset=1001"), 400, issuer.CodeLimitOutOfRange)
@@ -396,6 +404,43 @@ func testSkillEvidence(t *testing.T, te *trustEnv, main issuer.AgentID) {
 	must(t, te.get(base+"?offset=1000"), 200).json(t, &past)
 	if len(past.Sources) != 0 || past.NextCursor != "" || past.Offset != past.SourceCount {
 		t.Errorf("past the end: %+v", past)
+	}
+}
+
+// checkCursorFormat pins SPEC.md §16.3's cursor: the seal of internal/seal
+// over a version, the listing's binding and the key of the page's last
+// source.
+func checkCursorFormat(t *testing.T, te *trustEnv, main issuer.AgentID, page issuer.EvidencePage) {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(page.NextCursor)
+	if err != nil || len(raw) < 16+1+16+1+8+10+1 {
+		t.Fatalf("cursor %q: %v", page.NextCursor, err)
+	}
+	payload, tag := raw[:len(raw)-16], raw[len(raw)-16:]
+	mac := hmac.New(sha256.New, te.cursorKey)
+	mac.Write([]byte("skill-evidence\x00"))
+	mac.Write(payload)
+	if !hmac.Equal(mac.Sum(nil)[:16], tag) {
+		t.Fatal("the cursor's tag is not HMAC-SHA-256 of skill-evidence, a zero byte and the payload")
+	}
+	rev, err := te.db.SubjectRevision(context.Background(), main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	labels := page.Context.Values()
+	for _, part := range append([]string{string(main), rev, page.PassportHash, page.Skill.Normalized}, labels[:]...) {
+		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(part))))
+		h.Write([]byte(part))
+	}
+	last := page.Sources[len(page.Sources)-1]
+	if payload[0] != 1 || !bytes.Equal(payload[1:17], h.Sum(nil)[:16]) {
+		t.Fatalf("cursor payload %x: not version 1 and the listing's binding", payload[:17])
+	}
+	key := payload[17:]
+	weight := math.Float64frombits(binary.BigEndian.Uint64(key[1:9]))
+	if key[0] > 3 || math.Round(weight*1e6)/1e6 != last.Weight || string(key[9:19]) != last.Date || string(key[19:]) != last.Evidence {
+		t.Fatalf("cursor key %x for the last source %+v", key, last)
 	}
 }
 
