@@ -39,36 +39,8 @@ func (s *Server) routeTrust(app TrustReader) {
 		}
 		return writeJSON(w, http.StatusOK, out)
 	}))
-	s.mux.Handle("GET /api/public/agents/{publicId}/skills/{encodedSkill}/trust", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
-		q, err := issuer.ParseTrustQuery(r.PathValue("encodedSkill"), r.URL.RawQuery)
-		if err != nil {
-			return err
-		}
-		id, err := issuer.ParseAgentID(r.PathValue("publicId"))
-		if err != nil {
-			return notFound(err)
-		}
-		out, err := app.SkillTrust(r.Context(), id, q)
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, out)
-	}))
-	s.mux.Handle("GET /api/public/agents/{publicId}/skills/{encodedSkill}/evidence", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
-		q, err := issuer.ParseEvidenceQuery(r.PathValue("encodedSkill"), r.URL.RawQuery)
-		if err != nil {
-			return err
-		}
-		id, err := issuer.ParseAgentID(r.PathValue("publicId"))
-		if err != nil {
-			return notFound(err)
-		}
-		out, err := app.SkillEvidence(r.Context(), id, q)
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, out)
-	}))
+	s.mux.Handle("GET /api/public/agents/{publicId}/skills/{encodedSkill}/trust", skillRead(s, issuer.ParseTrustQuery, app.SkillTrust))
+	s.mux.Handle("GET /api/public/agents/{publicId}/skills/{encodedSkill}/evidence", skillRead(s, issuer.ParseEvidenceQuery, app.SkillEvidence))
 	s.mux.Handle("POST /api/public/trust/assess", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		body, err := s.readBody(w, r, issuer.MaxAssessBody)
 		if err != nil {
@@ -84,4 +56,24 @@ func (s *Server) routeTrust(app TrustReader) {
 		}
 		return writeJSON(w, http.StatusOK, out)
 	}))
+}
+
+// skillRead is a read of one skill of one agent: the query and the skill
+// in the path are parsed first, then the agent, then read answers.
+func skillRead[Q, A any](s *Server, parse func(skill, rawQuery string) (Q, error), read func(context.Context, issuer.AgentID, Q) (A, error)) http.Handler {
+	return s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+		q, err := parse(r.PathValue("encodedSkill"), r.URL.RawQuery)
+		if err != nil {
+			return err
+		}
+		id, err := issuer.ParseAgentID(r.PathValue("publicId"))
+		if err != nil {
+			return notFound(err)
+		}
+		out, err := read(r.Context(), id, q)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, out)
+	})
 }

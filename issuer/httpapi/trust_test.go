@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -530,10 +531,17 @@ func testTrustHistory(t *testing.T, te *trustEnv, main issuer.AgentID) {
 	if te.historyRows() != rows {
 		t.Fatal("a second read in the hour wrote history")
 	}
-	// The next hour: one more row, once.
+	// The next hour: one more row, once, however many read at once.
 	te.clock.Add(time.Hour)
-	must(t, te.get(trust), 200)
-	must(t, te.get(trust), 200)
+	var wg sync.WaitGroup
+	statuses := make([]int, 8)
+	for i := range statuses {
+		wg.Go(func() { statuses[i] = te.do("", "GET", trust, "").status })
+	}
+	wg.Wait()
+	if slices.ContainsFunc(statuses, func(s int) bool { return s != 200 }) {
+		t.Fatalf("concurrent reads: %v", statuses)
+	}
 	if got := te.historyRows(); got != rows+1 {
 		t.Fatalf("%d rows in the next hour, from %d", got, rows)
 	}

@@ -156,7 +156,24 @@ func (p *Passports) skills(ctx context.Context, id issuer.AgentID, tasks []skill
 	if err != nil {
 		return nil, err
 	}
+	return p.skillsAt(ctx, id, rev, p.now().UTC(), tasks)
+}
+
+// current reads the subject's revision and returns it with the time of the
+// read and the hour's passport of that revision.
+func (p *Passports) current(ctx context.Context, id issuer.AgentID) (string, time.Time, *issuedDraft, error) {
+	rev, err := p.st.SubjectRevision(ctx, id)
+	if err != nil {
+		return "", time.Time{}, nil, err
+	}
 	now := p.now().UTC()
+	d, err := p.draft(ctx, id, rev, now)
+	return rev, now, d, err
+}
+
+// skillsAt is skills for the subject at revision rev, read at now; the
+// tasks are already checked.
+func (p *Passports) skillsAt(ctx context.Context, id issuer.AgentID, rev string, now time.Time, tasks []skilltrust.Task) ([]*skillEntry, error) {
 	hour := hourBucket(now)
 	out := make([]*skillEntry, len(tasks))
 	var missing []int

@@ -57,11 +57,7 @@ func NewTrust(p *Passports, hs HistoryStore, opts TrustOptions) (*Trust, error) 
 // summarised, in the passport's order. An unknown agent, and one without a
 // public profile, is not_found.
 func (t *Trust) Skills(ctx context.Context, id issuer.AgentID) (issuer.SkillList, error) {
-	rev, err := t.p.st.SubjectRevision(ctx, id)
-	if err != nil {
-		return issuer.SkillList{}, err
-	}
-	d, err := t.p.draft(ctx, id, rev, t.p.now().UTC())
+	rev, now, d, err := t.p.current(ctx, id)
 	if err != nil {
 		return issuer.SkillList{}, err
 	}
@@ -70,7 +66,7 @@ func (t *Trust) Skills(ctx context.Context, id issuer.AgentID) (issuer.SkillList
 	for i, sp := range listed {
 		tasks[i] = skilltrust.Task{Skill: sp.Skill}
 	}
-	es, err := t.p.skills(ctx, id, tasks)
+	es, err := t.p.skillsAt(ctx, id, rev, now, tasks)
 	if err != nil {
 		return issuer.SkillList{}, err
 	}
@@ -125,11 +121,7 @@ func (t *Trust) SkillEvidence(ctx context.Context, id issuer.AgentID, q issuer.E
 	if q.Limit < 1 || q.Limit > issuer.MaxEvidenceLimit || q.Offset < 0 || q.Offset > issuer.MaxEvidenceOffset {
 		return issuer.EvidencePage{}, issuer.Errorf(issuer.CodeLimitOutOfRange, "limit must be 1 to %d and offset 0 to %d", issuer.MaxEvidenceLimit, issuer.MaxEvidenceOffset)
 	}
-	rev, err := t.p.st.SubjectRevision(ctx, id)
-	if err != nil {
-		return issuer.EvidencePage{}, err
-	}
-	d, err := t.p.draft(ctx, id, rev, t.p.now().UTC())
+	rev, _, d, err := t.p.current(ctx, id)
 	if err != nil {
 		return issuer.EvidencePage{}, err
 	}
