@@ -670,22 +670,31 @@ func testNoIdentities(t *testing.T, te *trustEnv, main issuer.AgentID) {
 func TestTrustRateLimit(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, store.SQLite, store.Options{})
-	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	passports := service.NewPassports(db, ring, service.PassportOptions{})
-	sealer, _ := seal.New(make([]byte, seal.KeySize))
-	trust, err := service.NewTrust(passports, db, service.TrustOptions{Cursors: sealer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, db, httpapi.Config{Trust: trust, RatePerSecond: 0.001, Burst: 2})
+	e := newEnv(t, db, httpapi.Config{Trust: newTrust(t, db), RatePerSecond: 0.001, Burst: 2})
 	path := "/api/public/agents/agt_" + strings.Repeat("a", 26) + "/skills"
 	wantProblem(t, e.do("", "GET", path, ""), 404, issuer.CodeNotFound)
 	wantProblem(t, e.do("", "POST", "/api/public/trust/assess", `{}`), 400, issuer.CodeInvalid)
 	wantProblem(t, e.do("", "GET", skillPath("agt_"+issuer.AgentID(strings.Repeat("a", 26)), "x", "trust"), ""), 429, issuer.CodeRateLimited)
-	if _, err := service.NewTrust(passports, db, service.TrustOptions{}); err == nil {
+	if _, err := service.NewTrust(service.NewPassports(db, nil, service.PassportOptions{}), db, service.TrustOptions{}); err == nil {
 		t.Fatal("a trust API without a cursor sealer was built")
 	}
+}
+
+// newTrust returns the trust API over db, with a keyring that has no key
+// yet and cursors sealed with a zero key.
+func newTrust(t testing.TB, db *store.DB) *service.Trust {
+	t.Helper()
+	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := seal.New(make([]byte, seal.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust, err := service.NewTrust(service.NewPassports(db, ring, service.PassportOptions{}), db, service.TrustOptions{Cursors: sealer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trust
 }
