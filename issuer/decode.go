@@ -155,6 +155,14 @@ func bind(j cjson.Value, dst reflect.Value, path string) error {
 	return nil
 }
 
+// memberRefuser is implemented by a request object whose unknown members
+// are refused with a reason of their own rather than json_unknown_member,
+// such as a task context's unknown dimension. path names the member as the
+// caller wrote it.
+type memberRefuser interface {
+	refuseMember(path string) error
+}
+
 // bindObject binds each member of j to the field of dst whose json tag
 // names it exactly.
 func bindObject(j cjson.Value, dst reflect.Value, path string) error {
@@ -176,6 +184,9 @@ func bindObject(j cjson.Value, dst reflect.Value, path string) error {
 		name, _ := k.Text()
 		f, ok := fields[name]
 		if !ok {
+			if r, ok := dst.Addr().Interface().(memberRefuser); ok {
+				return r.refuseMember(memberPath(path, name))
+			}
 			return Errorf(CodeJSONUnknownMember, "unknown member %q", truncate(memberPath(path, name), 80))
 		}
 		if err := bind(v, f, memberPath(path, name)); err != nil {

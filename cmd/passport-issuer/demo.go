@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/demoworld"
@@ -113,7 +114,7 @@ func (c *demoCmd) Run(e *env) error {
 		printSkills(e.stdout, is.Passport.SkillPassports)
 	}
 
-	trust, bundle, evidence := filepath.Join(c.Out, demoTrust), filepath.Join(c.Out, demoBundle), filepath.Join(c.Out, demoEvidence)
+	trust, bundle, evidenceFile := filepath.Join(c.Out, demoTrust), filepath.Join(c.Out, demoBundle), filepath.Join(c.Out, demoEvidence)
 	base := "http://" + c.Addr
 	fmt.Fprintf(e.stdout, `
 Wrote %s, %s and %s. Next, check them as a third party would:
@@ -121,18 +122,30 @@ Wrote %s, %s and %s. Next, check them as a third party would:
   go run ./cmd/passport verify --trust %s --subject %s %s
   go run ./cmd/passport verify --trust %s --subject %s --recompute --evidence %s %s
 
-`, bundle, evidence, trust, trust, main, bundle, trust, main, evidence, bundle)
+`, bundle, evidenceFile, trust, trust, main, bundle, trust, main, evidenceFile, bundle)
 	if c.NoServe {
 		fmt.Fprintf(e.stdout, "Then serve the issuer (go run ./cmd/passport-issuer serve) and fetch:\n\n")
 	} else {
 		fmt.Fprintf(e.stdout, "and, while this command serves, fetch:\n\n")
 	}
+	ringID, declarerID := w.AgentID(w.OfRole(demoworld.RoleRing)[0]), w.AgentID(w.OfRole(demoworld.RoleDeclarer)[0])
 	fmt.Fprintf(e.stdout, `  curl %s/.well-known/passport-trust.json
   curl %s/api/public/agents/%s/passport
   curl %s/api/public/agents/%s/passport
   curl %s/api/public/agents/%s/passport
 
-`, base, base, main, base, w.AgentID(w.OfRole(demoworld.RoleRing)[0]), base, w.AgentID(w.OfRole(demoworld.RoleDeclarer)[0]))
+and ask the trust API about one skill, its sources, or several agents side by side:
+
+  curl %s/api/public/agents/%s/skills
+  curl '%s%s'
+  curl '%s%s'
+  curl -H 'Content-Type: application/json' -d '{"agents":["%s","%s"],"skills":["%s","%s"]}' %s/api/public/trust/assess
+
+`, base, base, main, base, ringID, base, declarerID,
+		base, main,
+		base, issuer.NewSkillLinks(main, demoworld.SkillEstimated, evidence.Context{Workload: "high-write-concurrency"}).Trust,
+		base, issuer.NewSkillLinks(main, demoworld.SkillContested, evidence.Context{}).Evidence+"?limit=5",
+		main, ringID, demoworld.SkillEstimated, demoworld.SkillRing, base)
 	if c.NoServe {
 		return nil
 	}

@@ -195,6 +195,22 @@ func TestPassportEndToEnd(t *testing.T) {
 				t.Fatalf("recompute:\n%s", out)
 			}
 
+			// serve wires the trust API: it lists the passport's skill
+			// passports, and pages their sources.
+			status, _, listBody := get(t, base+"/api/public/agents/"+string(subject)+"/skills", "")
+			var list issuer.SkillList
+			if err := json.Unmarshal(listBody, &list); err != nil || status != 200 || len(list.Skills) == 0 {
+				t.Fatalf("skills: %d %s", status, listBody)
+			}
+			for _, s := range list.Skills {
+				if !bytes.Contains(bundle, []byte(`"assessmentHash":"`+s.AssessmentHash+`"`)) {
+					t.Errorf("the trust API's %s is not the passport's", s.Skill)
+				}
+			}
+			if status, _, page := get(t, base+list.Skills[0].Links.Evidence+"?limit=1", ""); status != 200 || !bytes.Contains(page, []byte(`"nextCursor"`)) {
+				t.Fatalf("evidence: %d %s", status, page)
+			}
+
 			// Tampering with the signed bytes, or with the evidence file.
 			tampered := bytes.Replace(bundle, []byte(`"trustLevel":"`), []byte(`"trustLevel":"x`), 1)
 			if code, out := verify("--subject", string(subject), "--trust", trustPath, write("tampered.json", tampered)); code != 1 {

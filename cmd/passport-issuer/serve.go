@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"time"
 
 	"github.com/remnant/passportkit/internal/httpserve"
+	"github.com/remnant/passportkit/internal/seal"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
 	"github.com/remnant/passportkit/issuer/service"
+	"github.com/remnant/passportkit/issuer/store"
 )
 
 // serveCmd runs the HTTP API and the MCP endpoint until interrupted.
@@ -31,8 +34,8 @@ type serveCmd struct {
 // Help is the long help of serve: the fixed request bounds, which the
 // README's "Limits and timeouts" repeats.
 func (c *serveCmd) Help() string {
-	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation and %d for an MCP message (%d for a call of verify_passport); more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
-		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, mcpserver.MaxMessage, mcpserver.MaxVerifyMessage, shutdownGrace)
+	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation, %d for a trust comparison and %d for an MCP message (%d for a call of verify_passport); more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
+		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, issuer.MaxAssessBody, mcpserver.MaxMessage, mcpserver.MaxVerifyMessage, shutdownGrace)
 }
 
 // shutdownGrace bounds how long in-flight requests may finish after a stop
@@ -81,9 +84,14 @@ func (c *serveCmd) Run(e *env) error {
 	listening := make(chan error, 1)
 	go func() { listening <- db.ListenRevisions(listenCtx, passports.Invalidate) }()
 	defer func() { stopListening(); <-listening }()
+	trust, err := newTrust(passports, db)
+	if err != nil {
+		return err
+	}
 	handler := httpapi.New(app, e.log, httpapi.Config{
 		Keys:          ring,
 		Passports:     passports,
+		Trust:         trust,
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,
@@ -101,4 +109,19 @@ func (c *serveCmd) Run(e *env) error {
 		e.log.Info("shut down")
 	}
 	return err
+}
+
+// newTrust returns the public trust API over passports, recording skill
+// history in db. Its cursors are sealed with a key made at start: they do
+// not survive a restart, and replicas do not accept each other's.
+func newTrust(passports *service.Passports, db *store.DB) (*service.Trust, error) {
+	key := make([]byte, seal.KeySize)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("serve: cursor key: %w", err)
+	}
+	sealer, err := seal.New(key)
+	if err != nil {
+		return nil, err
+	}
+	return service.NewTrust(passports, db, service.TrustOptions{Cursors: sealer})
 }

@@ -88,7 +88,7 @@ func TestCaseVariantMembersAreRefused(t *testing.T) {
 // together with its problem type.
 func TestHostileBodies(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db, httpapi.Config{})
+		e := newEnv(t, db, httpapi.Config{Trust: newTrust(t, db)})
 		author, _ := e.agent("Author")
 		reviewer, _ := e.agent("Reviewer")
 		admin, _ := e.agent("Admin", issuer.ScopeAdmin)
@@ -123,6 +123,9 @@ func TestHostileBodies(t *testing.T) {
 				`{"outcome":"partial","context":{"environment":"prod"}}`, 200, `{"outcome":"partial","context":["prod"]}`, ""},
 			{"capabilities", author, "/api/agents/me/capabilities", issuer.MaxCapabilitiesBody,
 				`{"capabilities":["sql tuning"]}`, 200, `{"capabilities":"sql tuning"}`, "PUT"},
+			// Anonymous; the valid body names an agent that does not exist.
+			{"trust comparison", "", "/api/public/trust/assess", issuer.MaxAssessBody,
+				`{"agents":["agt_` + strings.Repeat("a", 26) + `"],"skills":["sql"]}`, 404, `{"agents":["agt_x"],"skills":"sql"}`, ""},
 		}
 		for _, rt := range routes {
 			method := cmp.Or(rt.method, "POST")

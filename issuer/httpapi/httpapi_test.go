@@ -21,12 +21,12 @@ import (
 
 // env is a real server on loopback over a fresh store.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	db  *store.DB
 	srv *httptest.Server
 }
 
-func newEnv(t *testing.T, db *store.DB, cfg httpapi.Config) *env {
+func newEnv(t testing.TB, db *store.DB, cfg httpapi.Config) *env {
 	t.Helper()
 	log := storetest.Logger(t)
 	if cfg.RatePerSecond == 0 {
@@ -54,7 +54,7 @@ type response struct {
 	body   []byte
 }
 
-func (r response) json(t *testing.T, v any) {
+func (r response) json(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("decode %s: %v", r.body, err)
@@ -87,7 +87,7 @@ func (e *env) do(key issuer.APIKey, method, path, body string) response {
 }
 
 // must checks the status of r.
-func must(t *testing.T, r response, status int) response {
+func must(t testing.TB, r response, status int) response {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
@@ -96,7 +96,7 @@ func must(t *testing.T, r response, status int) response {
 }
 
 // wantProblem checks that r is problem details with the given status and code.
-func wantProblem(t *testing.T, r response, status int, code issuer.Code) httpapi.Problem {
+func wantProblem(t testing.TB, r response, status int, code issuer.Code) httpapi.Problem {
 	t.Helper()
 	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Fatalf("content type %q for %s", ct, r.body)

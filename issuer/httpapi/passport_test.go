@@ -111,7 +111,7 @@ func (c *clock) Add(d time.Duration) {
 
 var issueTime = time.Date(2026, 11, 30, 12, 10, 0, 0, time.UTC)
 
-func newPassportEnv(t *testing.T, engine store.Engine) *passportEnv {
+func newPassportEnv(t testing.TB, engine store.Engine, cfg ...func(*httpapi.Config, *service.Passports, *store.DB)) *passportEnv {
 	c := &clock{t: issueTime}
 	db := storetest.Open(t, engine, store.Options{Now: c.Now})
 	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys"), Now: c.Now})
@@ -120,7 +120,11 @@ func newPassportEnv(t *testing.T, engine store.Engine) *passportEnv {
 	}
 	subs := &subjects{DB: db, sub: map[issuer.AgentID]*issuing.Subject{}, rev: map[issuer.AgentID]string{}}
 	app := service.NewPassports(subs, ring, service.PassportOptions{Now: c.Now})
-	e := newEnv(t, db, httpapi.Config{Keys: ring, Passports: app})
+	hc := httpapi.Config{Keys: ring, Passports: app}
+	for _, f := range cfg {
+		f(&hc, app, db)
+	}
+	e := newEnv(t, db, hc)
 	return &passportEnv{env: e, subjects: subs, ring: ring, clock: c, app: app}
 }
 

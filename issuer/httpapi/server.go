@@ -18,6 +18,10 @@
 //	GET  /api/agents/{publicId}/reputation     a reputation explanation (search)
 //	GET  /api/public/agents/{publicId}/passport            a signed passport bundle, when configured
 //	GET  /api/public/agents/{publicId}/passport/evidence   an issued passport's evidence file, when configured
+//	GET  /api/public/agents/{publicId}/skills              its listed skills, summarised, when configured
+//	GET  /api/public/agents/{publicId}/skills/{skill}/trust     one skill in a task context, with why
+//	GET  /api/public/agents/{publicId}/skills/{skill}/evidence  the sources behind it, page by page
+//	POST /api/public/trust/assess                          up to 5 agents × 5 skills side by side
 //	     /mcp                                  the MCP endpoint, when configured
 //	GET  /healthz                              liveness
 //	GET  /.well-known/jwks.json                the published signing keys, when configured
@@ -66,6 +70,8 @@ type Config struct {
 	// Passports, when set, serves public passports and their evidence
 	// files (no authentication).
 	Passports PassportIssuer
+	// Trust, when set, serves the public trust API (no authentication).
+	Trust TrustReader
 	// BodyTimeout bounds how long a request body may take to arrive once
 	// its headers are read; 10s when zero. A slower body is answered 408.
 	BodyTimeout time.Duration
@@ -151,6 +157,9 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	}
 	if cfg.Passports != nil {
 		s.routePassports(cfg.Passports)
+	}
+	if cfg.Trust != nil {
+		s.routeTrust(cfg.Trust)
 	}
 	if cfg.MCP != nil {
 		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {

@@ -16,6 +16,15 @@
 // the service decides without I/O what changes, and
 // [Executor.WriteValidation] writes that plan. A submission never reads
 // the journal, so its cost does not grow with history.
+//
+// # Passports and trust
+//
+// [Passports] issues signed passports and caches them, with the skill
+// passports read from them, by subject revision and hour. [Trust] is the
+// public trust API over that cache (SPEC.md §16): listed skills, one
+// skill's trust in a task context with why, its sources page by page
+// behind sealed cursors, and comparisons; only its context-free read of a
+// listed skill writes skill history.
 package service
 
 import (

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -50,13 +51,17 @@ type HistoryStore interface {
 	RecordSkillHistory(ctx context.Context, h SkillHistory) error
 }
 
-// skillEntry is one cached skill passport.
+// skillEntry is one cached skill passport, with what the trust API shows
+// beside it.
 type skillEntry struct {
-	sp       passport.SkillPassport
-	known    bool // the subject's passport lists the skill
-	history  SkillHistory
-	mu       sync.Mutex
-	recorded bool
+	sp         passport.SkillPassport
+	why        skilltrust.Why
+	unresolved int  // unresolved contradictions of non-zero eligibility
+	listed     bool // the subject's passport lists the skill
+	known      bool // listed, and no context was given
+	history    SkillHistory
+	mu         sync.Mutex
+	recorded   bool
 }
 
 // SkillPassport returns the skill passport of the agent id for task, as of
@@ -64,11 +69,11 @@ type skillEntry struct {
 // writes nothing. Answers are cached by the subject's revision, the
 // normalised skill and context, and the hour.
 func (p *Passports) SkillPassport(ctx context.Context, id issuer.AgentID, task skilltrust.Task) (passport.SkillPassport, error) {
-	e, err := p.skill(ctx, id, task)
+	es, err := p.skills(ctx, id, []skilltrust.Task{task})
 	if err != nil {
 		return passport.SkillPassport{}, err
 	}
-	return e.sp, nil
+	return es[0].sp, nil
 }
 
 // InspectSkill is the trust service's read of one known skill passport:
@@ -78,22 +83,33 @@ func (p *Passports) SkillPassport(ctx context.Context, id issuer.AgentID, task s
 // subject's passport lists is known; any other is not_found, so arbitrary
 // queries cannot add history rows.
 func (p *Passports) InspectSkill(ctx context.Context, hs HistoryStore, id issuer.AgentID, skill string) (passport.SkillPassport, error) {
-	e, err := p.skill(ctx, id, skilltrust.Task{Skill: skill})
+	es, err := p.skills(ctx, id, []skilltrust.Task{{Skill: skill}})
 	if err != nil {
 		return passport.SkillPassport{}, err
 	}
+	e := es[0]
 	if !e.known {
 		return passport.SkillPassport{}, issuer.Errorf(issuer.CodeNotFound, "agent %s's passport lists no skill %s", id, clipSkill(skill))
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.recorded {
-		if err := hs.RecordSkillHistory(ctx, e.history); err != nil {
-			return passport.SkillPassport{}, err
-		}
-		e.recorded = true
+	if err := e.record(ctx, hs); err != nil {
+		return passport.SkillPassport{}, err
 	}
 	return e.sp, nil
+}
+
+// record writes e's history row the first time it is called for e: once per
+// subject revision, hour and skill, as e is cached under those.
+func (e *skillEntry) record(ctx context.Context, hs HistoryStore) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.recorded {
+		return nil
+	}
+	if err := hs.RecordSkillHistory(ctx, e.history); err != nil {
+		return err
+	}
+	e.recorded = true
+	return nil
 }
 
 func clipSkill(s string) string {
@@ -103,48 +119,136 @@ func clipSkill(s string) string {
 	return s
 }
 
-// skill returns the cached skill passport of id for task, assessing it from
-// the subject's cached collection when missing.
-func (p *Passports) skill(ctx context.Context, id issuer.AgentID, task skilltrust.Task) (*skillEntry, error) {
-	if task.Skill == "" || len(task.Skill) > evidence.MaxTextLen {
-		return nil, issuer.Errorf(issuer.CodeInvalid, "a skill of 1 to %d bytes is required", evidence.MaxTextLen)
+// checkTask refuses a task the trust model cannot assess: a skill term of
+// more than evidence.MaxTextLen bytes or blank once normalised, or a
+// context label too long or blank once normalised (SPEC.md §4.2).
+func checkTask(task skilltrust.Task) error {
+	if task.Skill == "" || len(task.Skill) > evidence.MaxTextLen || skilltrust.Skills1().Normalize(task.Skill).Name == "" {
+		return issuer.Errorf(issuer.CodeInvalid, "a skill of 1 to %d bytes, not blank, is required", evidence.MaxTextLen)
 	}
+	for i, v := range task.Context.Values() {
+		if len(v) > evidence.MaxTextLen || v != "" && evidence.NormalizeLabel(v) == "" {
+			return issuer.Errorf(issuer.CodeInvalid, "the context label %s must be 1 to %d bytes, not blank", evidence.Dimensions[i], evidence.MaxTextLen)
+		}
+	}
+	return nil
+}
+
+// skillKey is the cache key of task's skill passport at revision rev in
+// hour.
+func skillKey(task skilltrust.Task, rev string, hour int64) cacheKey {
 	norm := skilltrust.Skills1().Normalize(task.Skill).Name
-	ctxLabels := task.Context.Normalized()
+	labels := task.Context.Normalized().Values()
+	return cacheKey{revision: rev, context: "skill\x00" + norm + "\x00" + strings.Join(labels[:], "\x00"), hour: hour}
+}
+
+// skills returns the cached skill passports of id for tasks, in their
+// order, assessing those missing from the subject's cached collection in
+// one pass (skilltrust.AssessSkills, as issuing assesses a passport's
+// skills).
+func (p *Passports) skills(ctx context.Context, id issuer.AgentID, tasks []skilltrust.Task) ([]*skillEntry, error) {
+	for _, task := range tasks {
+		if err := checkTask(task); err != nil {
+			return nil, err
+		}
+	}
 	rev, err := p.st.SubjectRevision(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	return p.skillsAt(ctx, id, rev, p.now().UTC(), tasks)
+}
+
+// current reads the subject's revision and returns it with the time of the
+// read and the hour's passport of that revision.
+func (p *Passports) current(ctx context.Context, id issuer.AgentID) (string, time.Time, *issuedDraft, error) {
+	rev, err := p.st.SubjectRevision(ctx, id)
+	if err != nil {
+		return "", time.Time{}, nil, err
+	}
 	now := p.now().UTC()
+	d, err := p.draft(ctx, id, rev, now)
+	return rev, now, d, err
+}
+
+// skillsAt is skills for the subject at revision rev, read at now; the
+// tasks are already checked.
+func (p *Passports) skillsAt(ctx context.Context, id issuer.AgentID, rev string, now time.Time, tasks []skilltrust.Task) ([]*skillEntry, error) {
 	hour := hourBucket(now)
-	labels := ctxLabels.Values()
-	key := cacheKey{revision: rev, context: "skill\x00" + norm + "\x00" + strings.Join(labels[:], "\x00"), hour: hour}
-	if v, ok := p.cache.get(id, key); ok {
-		return v.(*skillEntry), nil
+	out := make([]*skillEntry, len(tasks))
+	var missing []int
+	for i, task := range tasks {
+		if v, ok := p.cache.get(id, skillKey(task, rev, hour)); ok {
+			out[i] = v.(*skillEntry)
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
 	}
 	d, err := p.draft(ctx, id, rev, now)
 	if err != nil {
 		return nil, err
 	}
-	issued := d.draft.Passport.IssuedAt.UTC()
-	a, err := skilltrust.Assess(d.draft.Collection().Set(), skilltrust.Task{Skill: norm, Context: ctxLabels}, calendar.Of(issued))
-	if err != nil {
-		return nil, err
+	assess := make([]skilltrust.Task, len(missing))
+	for j, i := range missing {
+		assess[j] = skilltrust.Task{Skill: skilltrust.Skills1().Normalize(tasks[i].Skill).Name, Context: tasks[i].Context.Normalized()}
 	}
+	issued := d.draft.Passport.IssuedAt.UTC()
+	as, err := skilltrust.AssessSkills(d.draft.Collection().Set(), assess, calendar.Of(issued))
+	if err != nil {
+		return nil, taskError(err)
+	}
+	for j, a := range as {
+		e, err := newSkillEntry(d, id, rev, a, assess[j].Context == (evidence.Context{}))
+		if err != nil {
+			return nil, err
+		}
+		i := missing[j]
+		out[i] = p.cache.add(id, skillKey(tasks[i], rev, hour), e).(*skillEntry)
+	}
+	return out, nil
+}
+
+// newSkillEntry serialises a, assessed from d's collection at revision
+// rev; noContext says that its task stated no context.
+func newSkillEntry(d *issuedDraft, id issuer.AgentID, rev string, a *skilltrust.Assessment, noContext bool) (*skillEntry, error) {
 	sp, err := a.SkillPassport()
 	if err != nil {
 		return nil, err
 	}
+	issued := d.draft.Passport.IssuedAt.UTC()
 	h := SkillHistory{
 		Subject: id, Skill: sp.Skill, Policy: a.Policy, SourceRevision: rev, AssessedAt: issued, State: string(sp.State),
 		Operators: a.Effective.Operators, Contradictions: len(a.Contradictions),
 		Contested: sp.Contested, InsufficientEvidence: sp.Assessment == passport.AssessmentInsufficientEvidence,
+		AssessmentHash: sp.AssessmentHash,
 	}
 	if sp.Estimate != nil {
 		m := int64(math.Round(sp.Estimate.Midpoint * 1e6))
 		h.Estimate = &m
 	}
-	h.AssessmentHash = sp.AssessmentHash
-	known := slices.ContainsFunc(d.draft.Passport.SkillPassports, func(l passport.SkillPassport) bool { return l.Skill == sp.Skill })
-	return p.cache.add(id, key, &skillEntry{sp: sp, known: known && ctxLabels == (evidence.Context{}), history: h}).(*skillEntry), nil
+	listed := slices.ContainsFunc(d.draft.Passport.SkillPassports, func(l passport.SkillPassport) bool { return l.Skill == sp.Skill })
+	return &skillEntry{sp: sp, why: a.Why(), unresolved: unresolved(a), listed: listed, known: listed && noContext, history: h}, nil
+}
+
+// unresolved counts a's relevant contradictions of non-zero eligibility
+// that no resolution answers: those that make it contested.
+func unresolved(a *skilltrust.Assessment) int {
+	n := 0
+	for _, c := range a.Contradictions {
+		if c.Eligible && c.Status == "unresolved" {
+			n++
+		}
+	}
+	return n
+}
+
+// taskError maps the trust model's refusal of a task to invalid_request.
+func taskError(err error) error {
+	if errors.Is(err, skilltrust.ErrTask) {
+		return &issuer.Error{Code: issuer.CodeInvalid, Message: strings.TrimPrefix(err.Error(), "skilltrust: "), Err: err}
+	}
+	return err
 }

@@ -1,0 +1,327 @@
+package issuer
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/skilltrust"
+)
+
+// Bounds of the public trust API (SPEC.md §16).
+const (
+	// MaxAssessAgents and MaxAssessSkills bound a comparison.
+	MaxAssessAgents = skilltrust.MaxCompareAgents
+	MaxAssessSkills = skilltrust.MaxCompareSkills
+	// MaxAssessBody bounds the body of a comparison request, in bytes
+	// after decompression: five agents and eleven terms of 200 bytes,
+	// each written with \u escapes, fit.
+	MaxAssessBody = 16 << 10
+	// MaxTrustQuery bounds the query string of a trust or evidence read,
+	// in bytes as sent: six labels of 200 bytes, percent-encoded, and a
+	// cursor fit.
+	MaxTrustQuery = 8 << 10
+	// DefaultEvidenceLimit and MaxEvidenceLimit bound a page of sources.
+	DefaultEvidenceLimit = 50
+	MaxEvidenceLimit     = 50
+	// MaxEvidenceOffset is the largest offset of a page of sources; later
+	// pages are reached with the cursor each page returns.
+	MaxEvidenceOffset = 1000
+	// MaxCursor bounds a cursor's text, in bytes.
+	MaxCursor = 1024
+)
+
+// TrustQuery is a read of one skill's trust: the skill term as requested
+// and the task context it is needed in. Terms and labels are checked and
+// trimmed, not normalised: the trust service normalises them (SPEC.md
+// §4.3, §4.4) and says what it used.
+type TrustQuery struct {
+	Skill   string
+	Context evidence.Context
+}
+
+// EvidenceQuery is a read of one page of a skill's sources: the skill and
+// context of a [TrustQuery], and either an offset or a cursor.
+type EvidenceQuery struct {
+	TrustQuery
+	// Limit is the page size, 1 to MaxEvidenceLimit.
+	Limit int
+	// Offset is the position of the page's first source, 0 to
+	// MaxEvidenceOffset; 0 when Cursor is set.
+	Offset int
+	// Cursor is the opaque cursor of a previous page, "" for none. Its
+	// form is checked here; whether this service sealed it, for this
+	// listing, only the trust service can tell.
+	Cursor string
+}
+
+// ParseTrustQuery reads the skill term of a trust read (from its path,
+// already unescaped) and its raw query string, whose fields are the task
+// context's dimensions (SPEC.md §16.2). Fields are read in order; the first
+// fault wins: a field name that is not a dimension is
+// unknown_context_dimension, a field given twice or a bad label
+// invalid_request. The skill is checked after the query.
+func ParseTrustQuery(skill, rawQuery string) (TrustQuery, error) {
+	var q TrustQuery
+	err := readQuery(rawQuery, "", func(name, value string) (bool, error) { return false, nil }, &q.Context)
+	if err != nil {
+		return q, err
+	}
+	q.Skill, err = ParseSkillTerm("skill", skill)
+	return q, err
+}
+
+// ParseEvidenceQuery reads the skill term of an evidence read and its raw
+// query string: the dimensions of the task context, and limit (1 to
+// MaxEvidenceLimit, DefaultEvidenceLimit when absent), offset (0 to
+// MaxEvidenceOffset) and cursor. A limit or offset that is not a decimal
+// integer in its bounds is limit_out_of_range; a cursor that is not of the
+// form this service writes is cursor_invalid; offset and cursor together
+// are invalid_request. Otherwise as [ParseTrustQuery].
+func ParseEvidenceQuery(skill, rawQuery string) (EvidenceQuery, error) {
+	q := EvidenceQuery{Limit: DefaultEvidenceLimit}
+	offset := false
+	param := func(name, value string) (bool, error) {
+		switch name {
+		case "limit":
+			n, ok := smallInt(value)
+			if !ok || n < 1 || n > MaxEvidenceLimit {
+				return true, Errorf(CodeLimitOutOfRange, "limit must be an integer from 1 to %d", MaxEvidenceLimit)
+			}
+			q.Limit = n
+		case "offset":
+			n, ok := smallInt(value)
+			if !ok || n > MaxEvidenceOffset {
+				return true, Errorf(CodeLimitOutOfRange, "offset must be an integer from 0 to %d; to read further, follow the nextCursor of a page", MaxEvidenceOffset)
+			}
+			q.Offset, offset = n, true
+		case "cursor":
+			if !cursorForm(value) {
+				return true, Errorf(CodeCursorInvalid, "cursor is not one this service returned")
+			}
+			q.Cursor = value
+		default:
+			return false, nil
+		}
+		return true, nil
+	}
+	if err := readQuery(rawQuery, "limit, offset and cursor", param, &q.Context); err != nil {
+		return q, err
+	}
+	if offset && q.Cursor != "" {
+		return q, Errorf(CodeInvalid, "give offset or cursor, not both: a cursor says where its page starts")
+	}
+	var err error
+	q.Skill, err = ParseSkillTerm("skill", skill)
+	return q, err
+}
+
+// readQuery reads the fields of a raw query string in order: each is
+// either a parameter of the route (param reports that it took it) or a
+// context dimension, set into ctx. params names the route's parameters for
+// messages, "" for none.
+func readQuery(raw, params string, param func(name, value string) (bool, error), ctx *evidence.Context) error {
+	if len(raw) > MaxTrustQuery {
+		return Errorf(CodeInvalid, "the query string exceeds %d bytes", MaxTrustQuery)
+	}
+	seen := map[string]bool{}
+	for field := range strings.SplitSeq(raw, "&") {
+		if field == "" {
+			continue
+		}
+		if strings.Contains(field, ";") {
+			return Errorf(CodeInvalid, "query fields are separated by &, not ;")
+		}
+		k, v, _ := strings.Cut(field, "=")
+		name, err1 := url.QueryUnescape(k)
+		value, err2 := url.QueryUnescape(v)
+		if err1 != nil || err2 != nil {
+			return Errorf(CodeInvalid, "the query field %q is not percent-encoded correctly", truncate(k, 40))
+		}
+		if seen[name] {
+			return Errorf(CodeInvalid, "the query field %q is given more than once", truncate(name, 40))
+		}
+		seen[name] = true
+		took, err := param(name, value)
+		if err != nil {
+			return err
+		}
+		if took {
+			continue
+		}
+		var probe evidence.Context
+		if !probe.Set(name, "x") {
+			return unknownDimension(name, params)
+		}
+		label, err := contextLabel(name, &value)
+		if err != nil {
+			return err
+		}
+		ctx.Set(name, label)
+	}
+	return nil
+}
+
+// unknownDimension refuses a context field that names no dimension.
+func unknownDimension(name, params string) error {
+	also := ""
+	if params != "" {
+		also = "; the other fields are " + params
+	}
+	return Errorf(CodeUnknownDimension, "%q is not a context dimension: the dimensions are %s%s",
+		truncate(name, 40), strings.Join(evidence.Dimensions, ", "), also)
+}
+
+// contextLabel checks one stated label: a claim as an appliesTo label is
+// (blank means not stated) that is not blank once normalised either.
+func contextLabel(field string, s *string) (string, error) {
+	v, err := claim(field, s)
+	if err != nil {
+		return "", err
+	}
+	if v != "" && evidence.NormalizeLabel(v) == "" {
+		return "", Errorf(CodeInvalid, "%s is blank once normalised", field)
+	}
+	return v, nil
+}
+
+// ParseSkillTerm checks a skill term a caller asks about: one line of safe text,
+// 1 to MaxClaimBytes bytes after trimming, not blank once normalised. It
+// returns the trimmed term.
+func ParseSkillTerm(field, s string) (string, error) {
+	v, err := claim(field, &s)
+	if err != nil {
+		return "", err
+	}
+	if v == "" || evidence.NormalizeLabel(v) == "" {
+		return "", Errorf(CodeInvalid, "%s is required: a skill term such as \"PostgreSQL indexing\"", field)
+	}
+	return v, nil
+}
+
+// smallInt reads a decimal integer of at most four digits (no sign).
+func smallInt(s string) (int, bool) {
+	if s == "" || len(s) > 4 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || strings.ContainsAny(s, "+-") {
+		return 0, false
+	}
+	return n, true
+}
+
+// cursorForm reports whether s could be a cursor this service wrote:
+// unpadded base64url of at most MaxCursor bytes.
+func cursorForm(s string) bool {
+	if s == "" || len(s) > MaxCursor {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// AssessRequest is a comparison of agents' skill assessments in one task
+// context, as [ParseAssessRequest] reads it.
+type AssessRequest struct {
+	// Agents are 1 to MaxAssessAgents distinct agents, in input order.
+	Agents []AgentID
+	// Skills are 1 to MaxAssessSkills skill terms, trimmed, in input
+	// order, no two of them normalising to one skill.
+	Skills []string
+	// Context is the task context, labels trimmed.
+	Context evidence.Context
+}
+
+// TaskContext is the wire form of a task context in a trust request: each
+// dimension optional, and a member that names no dimension refused with
+// unknown_context_dimension rather than json_unknown_member.
+type TaskContext struct {
+	ContextRequest
+}
+
+func (*TaskContext) refuseMember(path string) error {
+	_, name, _ := strings.Cut(path, ".")
+	return Errorf(CodeUnknownDimension, "%q is not a context dimension: the dimensions are %s",
+		truncate(name, 40), strings.Join(evidence.Dimensions, ", "))
+}
+
+// assessWire is the body of POST /api/public/trust/assess.
+type assessWire struct {
+	Agents  []string     `json:"agents"`
+	Skills  []string     `json:"skills"`
+	Context *TaskContext `json:"context,omitempty"`
+}
+
+// ParseAssessRequest decodes and checks the body of a comparison (SPEC.md
+// §16.4). After the body's JSON and member names (SPEC.md §13.1; an
+// unknown member of context is unknown_context_dimension), the rules in
+// order, the first fault winning: agents (none is invalid_request, more
+// than MaxAssessAgents too_many_items; then each in order: an agent id, not
+// repeated); skills likewise (then each a skill term, no two normalising to
+// one skill); then the context's labels.
+func ParseAssessRequest(body []byte) (AssessRequest, error) {
+	var w assessWire
+	var r AssessRequest
+	if err := Decode(body, MaxAssessBody, &w); err != nil {
+		return r, err
+	}
+	switch {
+	case len(w.Agents) == 0:
+		return r, Errorf(CodeInvalid, "agents must list 1 to %d agent IDs", MaxAssessAgents)
+	case len(w.Agents) > MaxAssessAgents:
+		return r, Errorf(CodeTooManyItems, "agents lists %d agents; a comparison takes at most %d", len(w.Agents), MaxAssessAgents)
+	}
+	for i, s := range w.Agents {
+		id, err := ParseAgentID(s)
+		if err != nil {
+			return r, Errorf(CodeInvalid, "agents[%d]: %s", i, ErrorMessage(err))
+		}
+		for _, prev := range r.Agents {
+			if prev == id {
+				return r, Errorf(CodeInvalid, "agents lists %s twice", id)
+			}
+		}
+		r.Agents = append(r.Agents, id)
+	}
+	switch {
+	case len(w.Skills) == 0:
+		return r, Errorf(CodeInvalid, "skills must list 1 to %d skill terms", MaxAssessSkills)
+	case len(w.Skills) > MaxAssessSkills:
+		return r, Errorf(CodeTooManyItems, "skills lists %d skills; a comparison takes at most %d", len(w.Skills), MaxAssessSkills)
+	}
+	o := skilltrust.Skills1()
+	var norms []string
+	for i, s := range w.Skills {
+		term, err := ParseSkillTerm("skills["+strconv.Itoa(i)+"]", s)
+		if err != nil {
+			return r, err
+		}
+		norm := o.Normalize(term).Name
+		for j, prev := range norms {
+			if prev == norm {
+				return r, Errorf(CodeInvalid, "skills[%d] and skills[%d] name the same skill, %s", j, i, truncate(norm, 80))
+			}
+		}
+		norms = append(norms, norm)
+		r.Skills = append(r.Skills, term)
+	}
+	if w.Context != nil {
+		c := w.Context.ContextRequest
+		vals := []*string{c.Domain, c.Environment, c.Protocol, c.Version, c.Workload, c.Constraints}
+		for i, dim := range evidence.Dimensions {
+			label, err := contextLabel("context."+dim, vals[i])
+			if err != nil {
+				return r, err
+			}
+			r.Context.Set(dim, label)
+		}
+	}
+	return r, nil
+}
