@@ -10,6 +10,7 @@ import (
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
 	"github.com/remnant/passportkit/issuer/service"
+	"github.com/remnant/passportkit/issuer/web"
 )
 
 // serveCmd runs the HTTP API and the MCP endpoint until interrupted.
@@ -81,9 +82,14 @@ func (c *serveCmd) Run(e *env) error {
 	listening := make(chan error, 1)
 	go func() { listening <- db.ListenRevisions(listenCtx, passports.Invalidate) }()
 	defer func() { stopListening(); <-listening }()
+	pages, err := web.New(web.Config{Profiles: app, Passports: passports, Keys: ring, Logger: e.log})
+	if err != nil {
+		return err
+	}
 	handler := httpapi.New(app, e.log, httpapi.Config{
 		Keys:          ring,
 		Passports:     passports,
+		Pages:         pages,
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,
