@@ -181,12 +181,13 @@ func parseCompareQuery(q url.Values) (cq compareQuery, ok bool, err error) {
 	return cq, true, nil
 }
 
-// clip bounds untrusted text quoted in a message.
+// clip bounds untrusted text quoted in a message, and makes it valid
+// UTF-8.
 func clip(s string) string {
 	if len(s) > 64 {
-		return strings.ToValidUTF8(s[:64], "") + "…"
+		return strings.ToValidUTF8(s[:64], "\uFFFD") + "…"
 	}
-	return s
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // comparePage is the body of the comparison page.
