@@ -102,10 +102,10 @@ type sourceRow struct {
 }
 
 type domainRow struct {
-	Domain                      string
-	Score, Confidence           string
-	SampleSize, Positive, Neg   int
-	UpdatedAt                   string
+	Domain                    string
+	Score, Confidence         string
+	SampleSize, Positive, Neg int
+	UpdatedAt                 string
 }
 
 // maxSourcesShown bounds the sources listed per skill; the evidence file
