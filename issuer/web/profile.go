@@ -61,7 +61,8 @@ type skillRow struct {
 
 // why is the "Why this assessment?" of one skill.
 type why struct {
-	Lead string
+	Skill string
+	Lead  string
 	// Recomputed says the explanation was recomputed from the passport's
 	// evidence file and matches the signed skill passport; when false the
 	// figures are the signed ones and the rest is unavailable.
@@ -168,7 +169,7 @@ func skillRowOf(sp passport.SkillPassport, a *skilltrust.Assessment, evidenceURL
 		Contested: sp.Contested, Stale: sp.Stale, Unresolved: -1,
 	}
 	e, c := sp.Effective, sp.Coverage
-	wy := why{Lead: assessmentLeads[sp.Assessment], TotalSources: sp.SourceCount, EvidenceURL: evidenceURL}
+	wy := why{Skill: sp.Skill, Lead: assessmentLeads[sp.Assessment], TotalSources: sp.SourceCount, EvidenceURL: evidenceURL}
 	wy.Figures = []figure{
 		{"Effective successes and failures (N)", fixed(e.Binary) + ": " + fixed(e.Successes) + " successes, " + fixed(e.Failures) + " failures"},
 		{"Partial and uncertain outcomes (not estimated)", fixed(e.Partial) + " partial, " + fixed(e.Uncertain) + " uncertain"},

@@ -276,7 +276,7 @@ func (h *Handler) loadAssets() error {
 			return err
 		}
 		sum := sha256.Sum256(b)
-		ct := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".png": "image/png"}[path.Ext(p)]
+		ct := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}[path.Ext(p)]
 		if ct == "" {
 			return fmt.Errorf("web: asset %s has no known type", p)
 		}
