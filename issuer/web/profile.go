@@ -171,12 +171,12 @@ func skillRowOf(sp passport.SkillPassport, a *skilltrust.Assessment, evidenceURL
 	e, c := sp.Effective, sp.Coverage
 	wy := why{Skill: sp.Skill, Lead: assessmentLeads[sp.Assessment], TotalSources: sp.SourceCount, EvidenceURL: evidenceURL}
 	wy.Figures = []figure{
-		{"Effective successes and failures (N)", fixed(e.Binary) + ": " + fixed(e.Successes) + " successes, " + fixed(e.Failures) + " failures"},
+		{"Effective successes and failures (N)", fixed(e.Binary) + " (" + fixed(e.Successes) + " successes, " + fixed(e.Failures) + " failures)"},
 		{"Partial and uncertain outcomes (not estimated)", fixed(e.Partial) + " partial, " + fixed(e.Uncertain) + " uncertain"},
 		{"Corroborations and contradictions", fixed(e.Corroborations) + " corroborations, " + fixed(e.Contradictions) + " contradictions"},
 		{"All effective observations", fixed(e.Observations)},
-		{"Independent operators, validators, contexts", strconv.Itoa(e.Operators) + " operators, " + strconv.Itoa(e.Validators) + " validators, " + strconv.Itoa(e.Contexts) + " contexts"},
-		{"Records looked at", strconv.Itoa(c.Observations) + " observations in " + strconv.Itoa(c.Positions) + " positions over " + strconv.Itoa(c.Lineages) + " lines of work"},
+		{"Independent operators, validators, contexts", count(e.Operators, "operator") + ", " + count(e.Validators, "validator") + ", " + count(e.Contexts, "context")},
+		{"Records looked at", count(c.Observations, "observation") + " in " + count(c.Positions, "position") + " over " + count(c.Lineages, "line") + " of work"},
 	}
 	if sp.Recency != nil {
 		wy.Figures = append(wy.Figures, figure{"Latest eligible observation", sp.Recency.LatestEligible + " (" + strconv.Itoa(sp.Recency.AgeDays) + " days before the assessment)"})

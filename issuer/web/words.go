@@ -97,6 +97,14 @@ func estimateText(e *passport.SkillEstimate) string {
 	return fmt.Sprintf("%.2f (interval %.2f–%.2f)", e.Midpoint, e.Lower, e.Upper)
 }
 
+// count writes n things, in the singular for one.
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
 // fixed writes a weight or an effective count to two decimals.
 func fixed(x float64) string { return fmt.Sprintf("%.2f", x) }
 
