@@ -108,6 +108,8 @@ func parseContext(q url.Values, allowed ...string) (evidence.Context, error) {
 			return evidence.Context{}, issuer.Errorf(issuer.CodeUnknownDimension,
 				"unknown field %q: the context dimensions are %s", clip(k), strings.Join(evidence.Dimensions, ", "))
 		}
+	}
+	for _, k := range names {
 		if len(q[k]) > MaxFieldValues {
 			return evidence.Context{}, issuer.Errorf(issuer.CodeTooManyItems, "the field %s is given %d times; at most %d", k, len(q[k]), MaxFieldValues)
 		}

@@ -122,3 +122,37 @@ func checkCode(t *testing.T, err error) {
 		t.Fatalf("message %q", m)
 	}
 }
+
+// TestCompareFaultOrder pins which fault of a comparison wins (SPEC.md
+// §18.3).
+func TestCompareFaultOrder(t *testing.T) {
+	agents := func(n int) string { return strings.Repeat("agent=agt_aaaaaaaaaaaaaaaaaaaaaaaaaa&", n) }
+	long := strings.Repeat("x", MaxFieldBytes+1)
+	for _, c := range []struct {
+		query string
+		want  issuer.Code
+	}{
+		{agents(11) + "zz=1", issuer.CodeUnknownDimension},
+		{agents(11) + "version=1&version=2", issuer.CodeTooManyItems},
+		{"version=1&version=2&agent=" + long + "&skill=x", issuer.CodeInvalid},
+		{"domain=" + long + "&" + agents(6) + "skill=x", issuer.CodeInvalid},
+		{agents(6) + "skill=" + long, issuer.CodeInvalid},
+		{agents(6), issuer.CodeTooManyItems},
+		{agents(1) + strings.Repeat("skill=s&", 6), issuer.CodeTooManyItems},
+		{agents(2), issuer.CodeInvalid},
+		{"agent=nope&agent=agt_&skill=x", issuer.CodeNotFound},
+	} {
+		q, err := url.ParseQuery(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = parseCompareQuery(q)
+		if got := issuer.ErrorCode(err); got != c.want {
+			t.Errorf("%.60s…: %s (%v), want %s", c.query, got, err, c.want)
+		}
+	}
+	_, _, err := parseCompareQuery(url.Values{"agent": {"nope", "agt_"}, "skill": {"x"}})
+	if m := issuer.ErrorMessage(err); m != `agent 1, nope, is not a public agent of this issuer` {
+		t.Errorf("message %q", m)
+	}
+}
