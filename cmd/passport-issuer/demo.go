@@ -133,6 +133,13 @@ Wrote %s, %s and %s. Next, check them as a third party would:
   curl %s/api/public/agents/%s/passport
 
 `, base, base, main, base, w.AgentID(w.OfRole(demoworld.RoleRing)[0]), base, w.AgentID(w.OfRole(demoworld.RoleDeclarer)[0]))
+	fmt.Fprintf(e.stdout, `or open the pages in a browser:
+
+  %s/agents/%s
+  %s/trust/assess?agent=%s&agent=%s&skill=PostgreSQL+indexing
+  %s/verify
+
+`, base, main, base, w.AgentID(w.OfRole(demoworld.RoleDeclarer)[0]), main, base)
 	if c.NoServe {
 		return nil
 	}
