@@ -79,7 +79,10 @@ var assetFS embed.FS
 
 // asset is one embedded static file with its validator.
 type asset struct {
-	body        []byte
+	body []byte
+	// version names the content; a URL that carries it may be cached for
+	// good.
+	version     string
 	etag        string
 	contentType string
 }
@@ -102,15 +105,19 @@ func New(cfg Config) (*Handler, error) {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
+	if err := h.loadAssets(); err != nil {
+		return nil, err
+	}
+	fm := template.FuncMap{"asset": h.assetURL}
+	for k, f := range funcs {
+		fm[k] = f
+	}
 	for _, name := range []string{"home", "profile", "compare", "verify", "find", "error"} {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/base.html", "templates/"+name+".html")
+		t, err := template.New(name).Funcs(fm).ParseFS(templateFS, "templates/base.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", name, err)
 		}
 		h.pages[name] = t
-	}
-	if err := h.loadAssets(); err != nil {
-		return nil, err
 	}
 	h.route("GET /{$}", h.home)
 	h.route("GET /agents/{publicId}", h.profile)
@@ -280,12 +287,25 @@ func (h *Handler) loadAssets() error {
 		if ct == "" {
 			return fmt.Errorf("web: asset %s has no known type", p)
 		}
-		h.assets[path.Base(p)] = asset{body: b, etag: `"` + hex.EncodeToString(sum[:16]) + `"`, contentType: ct}
+		v := hex.EncodeToString(sum[:8])
+		h.assets[path.Base(p)] = asset{body: b, version: v, etag: `"` + v + `"`, contentType: ct}
 		return nil
 	})
 }
 
-// asset serves an embedded stylesheet or script.
+// assetURL is the address of the named asset, carrying its version, for
+// the templates.
+func (h *Handler) assetURL(name string) (string, error) {
+	a, ok := h.assets[name]
+	if !ok {
+		return "", fmt.Errorf("web: no asset %s", name)
+	}
+	return "/assets/" + name + "?v=" + a.version, nil
+}
+
+// asset serves an embedded stylesheet, script or icon. Under the address
+// of its current version it may be cached for a year; under any other, it
+// is revalidated.
 func (h *Handler) asset(w http.ResponseWriter, r *http.Request) error {
 	a, ok := h.assets[r.PathValue("name")]
 	if !ok {
@@ -293,7 +313,11 @@ func (h *Handler) asset(w http.ResponseWriter, r *http.Request) error {
 	}
 	hd := w.Header()
 	hd.Set("ETag", a.etag)
-	hd.Set("Cache-Control", "public, max-age=300")
+	if r.URL.RawQuery == "v="+a.version {
+		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		hd.Set("Cache-Control", "no-cache")
+	}
 	if strings.Contains(r.Header.Get("If-None-Match"), a.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil

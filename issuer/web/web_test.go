@@ -37,6 +37,20 @@ func TestPages(t *testing.T) {
 }
 
 func testHeaders(t *testing.T, s *site) {
+	// Assets are addressed by version: cached for good under it,
+	// revalidated under any other address.
+	_, home := s.get(t, "/")
+	css := regexp.MustCompile(`href="(/assets/style\.css\?v=[0-9a-f]{16})"`).FindStringSubmatch(home)
+	if css == nil {
+		t.Fatal("the stylesheet is not addressed by its version")
+	}
+	if res, _ := s.get(t, css[1]); res.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		t.Errorf("the versioned stylesheet: Cache-Control %q", res.Header.Get("Cache-Control"))
+	}
+	if res, _ := s.get(t, "/assets/style.css"); res.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("the stylesheet without a version: Cache-Control %q", res.Header.Get("Cache-Control"))
+	}
+
 	for _, path := range []string{"/", "/agents/" + string(s.main), "/trust/assess", "/verify", "/agents/agt_nobody", "/assets/style.css", "/assets/web.js"} {
 		res, body := s.get(t, path)
 		h := res.Header
