@@ -82,7 +82,7 @@ func (c *serveCmd) Run(e *env) error {
 	listening := make(chan error, 1)
 	go func() { listening <- db.ListenRevisions(listenCtx, passports.Invalidate) }()
 	defer func() { stopListening(); <-listening }()
-	pages, err := web.New(web.Config{Profiles: app, Passports: passports, Keys: ring, Logger: e.log})
+	pages, err := web.New(web.Config{Profiles: app, Passports: passports, Keys: ring, BodyTimeout: c.BodyTimeout, Logger: e.log})
 	if err != nil {
 		return err
 	}

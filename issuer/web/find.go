@@ -71,7 +71,6 @@ type findPage struct {
 }
 
 type foundRow struct {
-	Rank                        int
 	ID, Name, URL               string
 	Assessment, Level, Estimate string
 	NA, Contested, Stale        bool
@@ -103,7 +102,7 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 	}
 	page.Searched, page.Basis, page.Freshness = true, res.Basis, res.Freshness
 	for _, a := range res.Results {
-		row := foundRow{Rank: len(page.Results) + 1, ID: string(a.ID), Name: a.Name, URL: "/agents/" + string(a.ID), Why: a.Why}
+		row := foundRow{ID: string(a.ID), Name: a.Name, URL: "/agents/" + string(a.ID), Why: a.Why}
 		if sp := a.SkillPassport; sp != nil {
 			row.Assessment, row.Level = word(assessmentWords, sp.Assessment), word(levelWords, sp.EvidenceLevel)
 			row.Estimate, row.NA, row.Contested, row.Stale = estimateText(sp.Estimate), sp.Estimate == nil, sp.Contested, sp.Stale

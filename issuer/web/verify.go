@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
@@ -194,19 +195,15 @@ func (h *Handler) verify(w http.ResponseWriter, r *http.Request) error {
 		page.Error = d.Detail
 		return h.render(w, d.Status, "verify", "Verify a passport", "verify", page)
 	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/form-data" {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		return fail(issuer.Errorf(issuer.CodeUnsupportedMedia, "the form must be sent as multipart/form-data"))
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxVerifyForm)
-	mr, err := r.MultipartReader()
+	body, err := httpbody.Read(w, r, httpbody.Options{Limit: MaxVerifyForm, Timeout: h.cfg.BodyTimeout})
 	if err != nil {
-		return fail(formError(err))
+		return fail(err)
 	}
-	f, err := readVerifyForm(mr)
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return fail(issuer.Errorf(issuer.CodeTooLarge, "the form is larger than %d bytes; a bundle is at most %s", MaxVerifyForm, maxBundleText))
-	}
+	f, err := readVerifyForm(multipart.NewReader(bytes.NewReader(body), params["boundary"]))
 	page.Subject, page.AnySubject = f.Subject, f.AnySubject
 	if err != nil {
 		return fail(err)

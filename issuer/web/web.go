@@ -18,6 +18,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/issuing"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/skilltrust"
@@ -54,6 +55,10 @@ type Config struct {
 	Finder Finder
 	// Now is the clock of the verification page; time.Now when nil.
 	Now func() time.Time
+	// BodyTimeout bounds how long the verification form may take to
+	// arrive once its headers are read; httpapi.DefaultBodyTimeout when
+	// zero. A slower one is answered 408.
+	BodyTimeout time.Duration
 	// Logger receives internal failures; nothing when nil.
 	Logger *slog.Logger
 }
@@ -99,6 +104,9 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = httpapi.DefaultBodyTimeout
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), pages: map[string]*template.Template{},
 		assets: map[string]asset{}, explain: newExplainCache(explainCacheSize)}
@@ -231,11 +239,10 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
-// issuerProblem is err as problem details: its status and title follow
-// from its code by the one table; a fault on the server shows no cause.
-func issuerProblem(err error) problem.Details {
-	return problem.New(issuer.ErrorCode(err), issuer.ErrorMessage(err), "")
-}
+// issuerProblem is err as problem details, as the API would answer it:
+// its status and title follow from its code by the one table; a fault on
+// the server shows no cause.
+func issuerProblem(err error) problem.Details { return httpapi.ProblemFor(err, "") }
 
 // errNoAgent is the error of every agent that is not shown.
 var errNoAgent = issuer.Errorf(issuer.CodeNotFound, "no public agent")

@@ -347,7 +347,7 @@ func testVerify(t *testing.T, s *site) {
 	}
 	// A form over its bound, and a form that is not multipart.
 	res, body := postVerify(t, s, []string{"bundle", strings.Repeat("x", web.MaxVerifyForm+1), "big.json"}, []string{"anySubject", "yes"})
-	if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "larger than") {
+	if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "exceeds") {
 		t.Errorf("an oversized form: %d", res.StatusCode)
 	}
 	r, err := http.Post(s.URL+"/verify", "application/x-www-form-urlencoded", strings.NewReader("bundle=x&anySubject=yes"))
