@@ -66,10 +66,12 @@ type why struct {
 	// Recomputed says the explanation was recomputed from the passport's
 	// evidence file and matches the signed skill passport; when false the
 	// figures are the signed ones and the rest is unavailable.
-	Recomputed  bool
-	Figures     []figure
-	HeldBack    []string
-	Caps        []capRow
+	Recomputed bool
+	Figures    []figure
+	HeldBack   []string
+	Caps       []capRow
+	// MoreCaps counts the capped groups not listed.
+	MoreCaps    int
 	Limitations []string
 	Sources     []sourceRow
 	// TotalSources is the number of relevant records; Sources shows at
@@ -159,9 +161,8 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request) error {
 }
 
 // skillRowOf builds a skill's row from its signed skill passport and, when
-// the recomputation matched, the full assessment behind it (nil
-// otherwise).
-func skillRowOf(sp passport.SkillPassport, a *skilltrust.Assessment, evidenceURL string) skillRow {
+// the recomputation matched, the explanation behind it (nil otherwise).
+func skillRowOf(sp passport.SkillPassport, x *explanation, evidenceURL string) skillRow {
 	row := skillRow{
 		Skill: sp.Skill, Assessment: word(assessmentWords, sp.Assessment), State: word(stateWords, sp.State),
 		Level: word(levelWords, sp.EvidenceLevel), Estimate: estimateText(sp.Estimate), NA: sp.Estimate == nil,
@@ -189,29 +190,10 @@ func skillRowOf(sp passport.SkillPassport, a *skilltrust.Assessment, evidenceURL
 	for _, l := range sp.Limitations {
 		wy.Limitations = append(wy.Limitations, skilltrust.Limitation(l).Explain())
 	}
-	if a != nil {
+	if x != nil {
 		wy.Recomputed = true
-		row.Unresolved = 0
-		for _, k := range a.Contradictions {
-			if k.Eligible && k.Status == "unresolved" {
-				row.Unresolved++
-			}
-		}
-		for _, t := range a.HeldBackBy {
-			wy.HeldBack = append(wy.HeldBack, t.Explain())
-		}
-		for _, g := range a.Groups {
-			if g.Factor < 1 {
-				wy.Caps = append(wy.Caps, capRow{Group: word(groupWords, g.Kind), Cap: fixed(g.Cap),
-					Initial: fixed(g.InitialMass), Final: fixed(g.Mass), Factor: fixed(g.Factor)})
-			}
-		}
-		for i, s := range a.RankedSources() {
-			if i == maxSourcesShown {
-				break
-			}
-			wy.Sources = append(wy.Sources, sourceRowOf(s))
-		}
+		row.Unresolved = x.unresolved
+		wy.HeldBack, wy.Caps, wy.MoreCaps, wy.Sources = x.heldBack, x.caps, x.moreCaps, x.sources
 	}
 	row.Why = wy
 	return row
@@ -238,11 +220,59 @@ func sourceRowOf(s skilltrust.Source) sourceRow {
 	}
 }
 
-// explained is the full assessment behind each skill passport of one
-// issued passport, recomputed from its evidence file: only those whose
-// recomputation matches the signed assessment hash.
+// explained holds the explanation of each skill passport of one issued
+// passport whose recomputation from the evidence file matched.
 type explained struct {
-	bySkill map[string]*skilltrust.Assessment
+	bySkill map[string]*explanation
+}
+
+// explanation is what a profile shows of the full assessment behind one
+// skill passport, bounded whatever the size of the evidence.
+type explanation struct {
+	// unresolved counts the unresolved contradictions of non-zero
+	// eligibility.
+	unresolved int
+	heldBack   []string
+	// caps are the first maxCapsShown capped groups; moreCaps counts the
+	// rest.
+	caps     []capRow
+	moreCaps int
+	// sources are the first maxSourcesShown sources in ranked order.
+	sources []sourceRow
+}
+
+// maxCapsShown bounds the capped groups listed per skill.
+const maxCapsShown = 20
+
+// explanationOf keeps what a profile shows of a.
+func explanationOf(a *skilltrust.Assessment) *explanation {
+	x := &explanation{}
+	for _, k := range a.Contradictions {
+		if k.Eligible && k.Status == "unresolved" {
+			x.unresolved++
+		}
+	}
+	for _, t := range a.HeldBackBy {
+		x.heldBack = append(x.heldBack, t.Explain())
+	}
+	for _, g := range a.Groups {
+		if g.Factor >= 1 {
+			continue
+		}
+		if len(x.caps) == maxCapsShown {
+			x.moreCaps++
+			continue
+		}
+		x.caps = append(x.caps, capRow{Group: word(groupWords, g.Kind), Cap: fixed(g.Cap),
+			Initial: fixed(g.InitialMass), Final: fixed(g.Mass), Factor: fixed(g.Factor)})
+	}
+	for i, src := range a.RankedSources() {
+		if i == maxSourcesShown {
+			break
+		}
+		x.sources = append(x.sources, sourceRowOf(src))
+	}
+	return x
 }
 
 // explainCacheSize bounds the passports whose explanations are kept.
@@ -298,7 +328,7 @@ func (c *explainCache) touch(k string) {
 // file, as a verifier would (SPEC.md §4.15), and keeps the assessments
 // whose skill passport is the one signed.
 func explain(is *issuing.Issued) *explained {
-	e := &explained{bySkill: map[string]*skilltrust.Assessment{}}
+	e := &explained{bySkill: map[string]*explanation{}}
 	set, err := evidence.Parse(is.EvidenceFile)
 	if err != nil {
 		return e
@@ -316,7 +346,7 @@ func explain(is *issuing.Issued) *explained {
 		if err != nil || again.AssessmentHash != sp.AssessmentHash {
 			continue
 		}
-		e.bySkill[sp.Skill] = a
+		e.bySkill[sp.Skill] = explanationOf(a)
 	}
 	return e
 }
