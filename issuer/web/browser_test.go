@@ -82,7 +82,7 @@ func browser(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	t.Cleanup(cancelCtx)
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
+	ctx, cancelT := context.WithTimeout(ctx, 8*time.Minute)
 	t.Cleanup(cancelT)
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start Chromium: %v", err)
