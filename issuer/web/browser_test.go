@@ -61,7 +61,7 @@ func browser(t *testing.T) context.Context {
 	t.Helper()
 	path := cmpOr(os.Getenv("PASSPORT_CHROMIUM"), chromiumPath)
 	if _, err := os.Stat(path); err != nil {
-		need(t, "browser tests skipped: no Chromium at %s (apt-get install chromium)", path)
+		need(t, "the browser tests need Chromium, and there is none at %s (apt-get install chromium)", path)
 	}
 	actx, cancel := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(path),
@@ -108,7 +108,7 @@ func axeScript(t *testing.T) string {
 	t.Helper()
 	axeOnce.Do(func() { axeOnce.src, axeOnce.err = loadAxe() })
 	if axeOnce.err != nil {
-		need(t, "accessibility check skipped: axe-core %s is not available: %v", axeVersion, axeOnce.err)
+		need(t, "the accessibility check needs axe-core %s, which is not available: %v", axeVersion, axeOnce.err)
 	}
 	return axeOnce.src
 }
