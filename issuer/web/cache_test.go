@@ -10,7 +10,9 @@ import (
 // drops the least recently shown passport first.
 func TestExplainCacheKeepsTheRecent(t *testing.T) {
 	c := newExplainCache(2)
-	is := func(h string) *issuing.Issued { return &issuing.Issued{PassportHash: h, EvidenceFile: []byte(`{"evidence":[]}`)} }
+	is := func(h string) *issuing.Issued {
+		return &issuing.Issued{PassportHash: h, EvidenceFile: []byte(`{"evidence":[]}`)}
+	}
 	a := c.get(is("a"))
 	c.get(is("b"))
 	if c.get(is("a")) != a {
