@@ -79,6 +79,33 @@ func PublicDescription(description string) string {
 	return description
 }
 
+// Neutralize returns s with every character that could hide or reorder
+// what a reader sees replaced by U+FFFD, the visible replacement character:
+// control characters other than tab, line feed and carriage return, and
+// invisible format characters (Unicode category Cf: bidirectional
+// embeddings, overrides, isolates and marks, zero-width characters, the
+// byte-order mark, the soft hyphen). Invalid UTF-8 becomes U+FFFD too. It is
+// for text shown to people that was stored before [CleanAgentName] and its
+// siblings refused such characters, or that comes from elsewhere; text that
+// passes them is returned unchanged.
+func Neutralize(s string) string {
+	clean := func(r rune) bool {
+		return r != utf8.RuneError && !(unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r') && !unicode.Is(unicode.Cf, r)
+	}
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !clean(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if !clean(r) {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // CleanAgentName checks a new agent's name: 1 to 80 characters, no control
 // characters.
 func CleanAgentName(name string) (string, error) {

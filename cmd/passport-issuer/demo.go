@@ -146,6 +146,13 @@ and ask the trust API about one skill, its sources, or several agents side by si
 		base, issuer.NewSkillLinks(main, demoworld.SkillEstimated, evidence.Context{Workload: "high-write-concurrency"}).Trust,
 		base, issuer.NewSkillLinks(main, demoworld.SkillContested, evidence.Context{}).Evidence+"?limit=5",
 		main, ringID, demoworld.SkillEstimated, demoworld.SkillRing, base)
+	fmt.Fprintf(e.stdout, `or open the pages in a browser:
+
+  %s/agents/%s
+  %s/trust/assess?agent=%s&agent=%s&skill=PostgreSQL+indexing
+  %s/verify
+
+`, base, main, base, declarerID, main, base)
 	if c.NoServe {
 		return nil
 	}

@@ -184,6 +184,12 @@ func TestPassportEndToEnd(t *testing.T) {
 			}
 			bundlePath, trustPath, filePath := write("bundle.json", bundle), write("trust.json", trust), write("evidence.json", file)
 
+			// serve routes the web pages too: the profile shows the passport
+			// the API serves.
+			if status, _, page := get(t, base+"/agents/"+string(subject), ""); status != 200 || !bytes.Contains(page, []byte(hash)) {
+				t.Fatalf("profile page: %d, naming the served passport: %v", status, bytes.Contains(page, []byte(hash)))
+			}
+
 			if code, out := verify("--subject", string(subject), "--trust", trustPath, bundlePath); code != 0 {
 				t.Fatalf("verify: exit %d\n%s", code, out)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/remnant/passportkit/issuer/mcpserver"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/web"
 )
 
 // serveCmd runs the HTTP API and the MCP endpoint until interrupted.
@@ -88,10 +89,15 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	pages, err := web.New(web.Config{Profiles: app, Passports: passports, Keys: ring, BodyTimeout: c.BodyTimeout, Logger: e.log})
+	if err != nil {
+		return err
+	}
 	handler := httpapi.New(app, e.log, httpapi.Config{
 		Keys:          ring,
 		Passports:     passports,
 		Trust:         trust,
+		Pages:         pages,
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,

@@ -26,6 +26,7 @@
 //	GET  /healthz                              liveness
 //	GET  /.well-known/jwks.json                the published signing keys, when configured
 //	GET  /.well-known/passport-trust.json      the SPEC §10 trust file, when configured
+//	     /, /agents/…, /trust/assess, /verify  the web pages, when configured (issuer/web)
 //
 // Authenticated routes take an API key as a bearer token. Each key has a
 // request budget; anonymous requests share a budget per client address.
@@ -72,6 +73,10 @@ type Config struct {
 	Passports PassportIssuer
 	// Trust, when set, serves the public trust API (no authentication).
 	Trust TrustReader
+	// Pages, when set, serves the web pages beside the API: each of its
+	// patterns is routed to it under the anonymous per-address rate limit.
+	// Paths it does not claim keep the API's problem details.
+	Pages Pages
 	// BodyTimeout bounds how long a request body may take to arrive once
 	// its headers are read; 10s when zero. A slower body is answered 408.
 	BodyTimeout time.Duration
@@ -99,6 +104,13 @@ type Issuer interface {
 	ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error)
 	DeclareCapabilities(ctx context.Context, p issuer.Principal, caps []string) (issuer.Capabilities, error)
 	SearchMemories(ctx context.Context, p issuer.Principal, q issuer.SearchQuery) (issuer.SearchPage, error)
+}
+
+// Pages is a set of web pages: the http.ServeMux patterns it answers and
+// the handler that answers them. *web.Handler implements it.
+type Pages interface {
+	http.Handler
+	Patterns() []string
 }
 
 // Server is the HTTP API.
@@ -160,6 +172,14 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	}
 	if cfg.Trust != nil {
 		s.routeTrust(cfg.Trust)
+	}
+	if cfg.Pages != nil {
+		for _, p := range cfg.Pages.Patterns() {
+			m.Handle(p, s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+				cfg.Pages.ServeHTTP(w, r) // it answers its own errors, as pages
+				return nil
+			}))
+		}
 	}
 	if cfg.MCP != nil {
 		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {

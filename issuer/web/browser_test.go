@@ -1,0 +1,596 @@
+package web_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/remnant/passportkit/issuer/demoworld"
+	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/issuer/web"
+)
+
+// The browser tests drive headless Chromium (Debian's package chromium)
+// against the demo world served on loopback. Without Chromium they skip,
+// saying so, unless CI is set, where they fail.
+//
+// The accessibility check is axe-core, the npm package, fetched at test
+// time with `npm pack` (or read from $PASSPORT_AXE_TGZ, a tarball of the
+// package) and pinned by its SHA-256 below; the tarball is kept in the
+// user's cache directory between runs. It is not vendored.
+//
+// Screenshots of every page at phone (390 px) and desktop (1280 px) widths
+// go to $PASSPORT_SCREENSHOTS, or to a temporary directory the test logs.
+
+// chromiumPath is where Debian's package puts Chromium; $PASSPORT_CHROMIUM
+// names another.
+const chromiumPath = "/usr/bin/chromium"
+
+// The pinned axe-core release.
+const (
+	axeVersion       = "4.14.1"
+	axeTarballSHA256 = "e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745"
+)
+
+// need stops the test when an outside tool is missing: a skip with one
+// line, or a failure under CI.
+func need(t *testing.T, format string, a ...any) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf(format, a...)
+	}
+	t.Skipf(format, a...)
+}
+
+// browser starts a fresh headless Chromium for the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := cmpOr(os.Getenv("PASSPORT_CHROMIUM"), chromiumPath)
+	if _, err := os.Stat(path); err != nil {
+		need(t, "the browser tests need Chromium, and there is none at %s (apt-get install chromium)", path)
+	}
+	actx, cancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	t.Cleanup(cancel)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(cancelCtx)
+	ctx, cancelT := context.WithTimeout(ctx, 8*time.Minute)
+	t.Cleanup(cancelT)
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+var axeOnce struct {
+	sync.Once
+	src string
+	err error
+}
+
+// axeScript returns axe.min.js of the pinned axe-core release.
+func axeScript(t *testing.T) string {
+	t.Helper()
+	axeOnce.Do(func() { axeOnce.src, axeOnce.err = loadAxe() })
+	if axeOnce.err != nil {
+		need(t, "the accessibility check needs axe-core %s, which is not available: %v", axeVersion, axeOnce.err)
+	}
+	return axeOnce.src
+}
+
+func loadAxe() (string, error) {
+	tgz, err := axeTarball()
+	if err != nil {
+		return "", err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return "", err
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			return "", fmt.Errorf("no package/axe.min.js in the tarball: %w", err)
+		}
+		if h.Name == "package/axe.min.js" {
+			b, err := io.ReadAll(io.LimitReader(tr, 8<<20))
+			return string(b), err
+		}
+	}
+}
+
+// axeTarball reads the pinned tarball from $PASSPORT_AXE_TGZ, the cache, or
+// npm, and checks its SHA-256.
+func axeTarball() ([]byte, error) {
+	check := func(b []byte) ([]byte, error) {
+		sum := sha256.Sum256(b)
+		if got := hex.EncodeToString(sum[:]); got != axeTarballSHA256 {
+			return nil, fmt.Errorf("axe-core tarball has SHA-256 %s, want %s", got, axeTarballSHA256)
+		}
+		return b, nil
+	}
+	if p := os.Getenv("PASSPORT_AXE_TGZ"); p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		return check(b)
+	}
+	name := "axe-core-" + axeVersion + ".tgz"
+	cache := ""
+	if dir, err := os.UserCacheDir(); err == nil {
+		cache = filepath.Join(dir, "passportkit", name)
+		if b, err := os.ReadFile(cache); err == nil {
+			if b, err := check(b); err == nil {
+				return b, nil
+			}
+		}
+	}
+	tmp, err := os.MkdirTemp("", "axe")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "pack", "--silent", "--pack-destination", tmp, "axe-core@"+axeVersion)
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("npm pack: %v: %s", err, bytes.TrimSpace(out))
+	}
+	b, err := os.ReadFile(filepath.Join(tmp, name))
+	if err != nil {
+		return nil, err
+	}
+	if b, err = check(b); err != nil {
+		return nil, err
+	}
+	if cache != "" && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
+		_ = os.WriteFile(cache, b, 0o644)
+	}
+	return b, nil
+}
+
+// violation is one axe-core finding.
+type violation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	Targets []string `json:"targets"`
+}
+
+// checkAccessibility runs axe-core on the current page, against WCAG 2.1
+// A and AA and axe's best practices, and fails on any serious or critical
+// violation.
+func checkAccessibility(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	src := axeScript(t)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](src+";true")); err != nil {
+		t.Fatalf("%s: load axe-core: %v", page, err)
+	}
+	const run = `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}})
+		.then(r => r.violations.map(v => ({id: v.id, impact: v.impact || "", help: v.help,
+			targets: v.nodes.map(n => n.target.join(" ")).slice(0, 5)})))`
+	vs, err := chromedp.Run(ctx, chromedp.Evaluate[[]violation](run, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: run axe-core: %v", page, err)
+	}
+	for _, v := range vs {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("%s: %s accessibility violation %s (%s) at %v", page, v.Impact, v.ID, v.Help, v.Targets)
+		} else {
+			t.Logf("%s: %s finding %s (%s) at %v", page, v.Impact, v.ID, v.Help, v.Targets)
+		}
+	}
+}
+
+// shots is where the screenshots go.
+type shots struct {
+	dir  string
+	once sync.Once
+}
+
+func (s *shots) take(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	s.once.Do(func() {
+		s.dir = os.Getenv("PASSPORT_SCREENSHOTS")
+		if s.dir == "" {
+			dir, err := os.MkdirTemp("", "passportkit-screenshots-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.dir = dir
+		}
+		if err := os.MkdirAll(s.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshots in %s", s.dir)
+	})
+	for _, width := range []int64{390, 1280} {
+		png, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+			if _, err := chromedp.EmulateViewport(width, 900)(ctx, tg); err != nil {
+				return nil, err
+			}
+			return chromedp.FullScreenshot(100)(ctx, tg)
+		})
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(s.dir, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// row is a skill row of a profile as the browser shows it.
+type row struct {
+	Skill, Assessment, Estimate, Flags, Unresolved string
+}
+
+const readRows = `[...document.querySelectorAll("table.skills tbody.skill")].map(b => {
+	const cell = l => b.querySelector('[data-label="' + l + '"]').innerText.trim();
+	return {Skill: cell("Skill"), Assessment: cell("Assessment"), Estimate: cell("Estimate"),
+		Flags: cell("Flags"), Unresolved: cell("Unresolved contradictions")};
+})`
+
+// TestBrowser drives the pages in Chromium: the demo world's profiles,
+// "Why this assessment?" by mouse and keyboard, the comparison form, the
+// verification form with a real and a tampered bundle, an accessibility
+// check of every page, and screenshots.
+func TestBrowser(t *testing.T) {
+	ctx := browser(t)
+	sh := &shots{}
+	for i, engine := range storetest.Engines(t) {
+		t.Run(string(engine), func(t *testing.T) {
+			s := newSite(t, engine, nil)
+			t.Run("profile", func(t *testing.T) { browseProfile(t, ctx, s, i == 0, sh) })
+			t.Run("compare", func(t *testing.T) { browseCompare(t, ctx, s, i == 0, sh) })
+			t.Run("verify", func(t *testing.T) { browseVerify(t, ctx, s, i == 0, sh) })
+			if i == 0 {
+				t.Run("other pages", func(t *testing.T) { browseOthers(t, ctx, s, sh) })
+			}
+		})
+	}
+}
+
+func browseProfile(t *testing.T, ctx context.Context, s *site, look bool, sh *shots) {
+	console := watchConsole(t, ctx)
+	rows, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]row, error) {
+		if _, err := chromedp.Navigate(s.URL+"/agents/"+string(s.main))(ctx, tg); err != nil {
+			return nil, err
+		}
+		return chromedp.Evaluate[[]row](readRows)(ctx, tg)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]row{}
+	for _, r := range rows {
+		by[r.Skill] = r
+	}
+	for skill, want := range map[string]row{
+		demoworld.SkillEstimated: {Assessment: "Supported", Flags: "none", Unresolved: "0"},
+		demoworld.SkillThin:      {Assessment: "Insufficient evidence", Estimate: web.NotEnoughEvidence, Flags: "none"},
+		demoworld.SkillContested: {Assessment: "Contested", Estimate: web.NotEnoughEvidence, Flags: "Contested"},
+		demoworld.SkillStale:     {Assessment: "Stale", Estimate: web.NotEnoughEvidence, Flags: "Stale"},
+		"kubernetes operators":   {Assessment: "New: no observations", Estimate: web.NotEnoughEvidence, Flags: "none"},
+	} {
+		got, ok := by[skill]
+		switch {
+		case !ok:
+			t.Errorf("no row for %s in %v", skill, rows)
+		case got.Assessment != want.Assessment || got.Flags != want.Flags:
+			t.Errorf("%s: %+v, want %+v", skill, got, want)
+		case want.Estimate != "" && got.Estimate != want.Estimate:
+			t.Errorf("%s: estimate %q, want %q", skill, got.Estimate, want.Estimate)
+		case want.Estimate == "" && !strings.Contains(got.Estimate, "(interval "):
+			t.Errorf("%s: estimate %q, want an interval", skill, got.Estimate)
+		}
+	}
+	if u := by[demoworld.SkillContested].Unresolved; u == "0" || u == "" {
+		t.Errorf("the contested skill shows %q unresolved contradictions", u)
+	}
+
+	// "Why this assessment?" opens with the mouse, and with the keyboard.
+	why := func(skill string) string {
+		return fmt.Sprintf(`(() => { const b = [...document.querySelectorAll("tbody.skill")].find(b => b.dataset.skill === %q); return b.querySelector("details.why"); })()`, skill)
+	}
+	open := func(skill string) bool {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](why(skill)+".open"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	sourcesShown := func(skill string) int {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`[...%s.querySelectorAll("table.sources tbody tr")].filter(r => r.checkVisibility()).length`, why(skill))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	contested := `tbody.skill[data-skill="` + demoworld.SkillContested + `"] summary`
+	if o, n := open(demoworld.SkillContested), sourcesShown(demoworld.SkillContested); o || n != 0 {
+		t.Fatalf("an explanation is open before it is asked for (open %v, %d sources shown)", o, n)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(contested))); err != nil {
+		t.Fatal(err)
+	}
+	if !open(demoworld.SkillContested) || sourcesShown(demoworld.SkillContested) == 0 {
+		t.Error("a click does not open the explanation and its sources")
+	}
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](why(demoworld.SkillContested)+".innerText"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"unresolved", "contradiction", "Limitations", "What holds it back"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the contested skill's explanation lacks %q", w)
+		}
+	}
+	estimated := `tbody.skill[data-skill="` + demoworld.SkillEstimated + `"] summary`
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(estimated)), chromedp.KeyEvent("\r")); err != nil {
+		t.Fatal(err)
+	}
+	if !open(demoworld.SkillEstimated) || sourcesShown(demoworld.SkillEstimated) == 0 {
+		t.Error("Enter on the focused summary does not open the explanation")
+	}
+	focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.tagName + ":" + getComputedStyle(document.activeElement).outlineStyle`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if focused != "SUMMARY:solid" {
+		t.Errorf("the focused summary shows %q, want a visible outline", focused)
+	}
+	if look {
+		checkAccessibility(t, ctx, "profile")
+		sh.take(t, ctx, "profile")
+	}
+	console.check(t, "profile")
+
+	// The same-owner ring: no lift from its own praise.
+	rows, err = chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]row, error) {
+		if _, err := chromedp.Navigate(s.URL+"/agents/"+string(s.ring0))(ctx, tg); err != nil {
+			return nil, err
+		}
+		return chromedp.Evaluate[[]row](readRows)(ctx, tg)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Skill != demoworld.SkillRing || rows[0].Estimate != web.NotEnoughEvidence || rows[0].Assessment == "Supported" {
+		t.Errorf("ring member: %+v", rows)
+	}
+}
+
+// consoleLog collects the errors a page logs: a script or style the
+// Content-Security-Policy refused, an exception.
+type consoleLog struct {
+	mu     sync.Mutex
+	errors []string
+}
+
+// watchConsole collects the console errors of ctx's page until the test
+// ends.
+func watchConsole(t *testing.T, ctx context.Context) *consoleLog {
+	ctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	l := &consoleLog{}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.IsException() || m.Type == "error" {
+				l.mu.Lock()
+				l.errors = append(l.errors, m.String())
+				l.mu.Unlock()
+			}
+		}
+	}()
+	return l
+}
+
+// check fails on every error logged so far.
+func (l *consoleLog) check(t *testing.T, page string) {
+	t.Helper()
+	time.Sleep(100 * time.Millisecond) // let the last events arrive
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, m := range l.errors {
+		t.Errorf("%s: console error: %s", page, m)
+	}
+	l.errors = nil
+}
+
+func browseCompare(t *testing.T, ctx context.Context, s *site, look bool, sh *shots) {
+	fill := chromedp.Steps(
+		chromedp.Navigate(s.URL+"/trust/assess"),
+		chromedp.SendKeys(chromedp.CSS("#agent-0"), string(s.declarer)),
+		chromedp.SendKeys(chromedp.CSS("#agent-1"), string(s.main)),
+		chromedp.SendKeys(chromedp.CSS("#skill-0"), "postgres indexing"),
+		chromedp.SendKeys(chromedp.CSS("#skill-1"), demoworld.SkillContested),
+		chromedp.SendKeys(chromedp.CSS("#ctx-environment"), "production"),
+	)
+	if err := chromedp.Do(ctx, fill, chromedp.Click(chromedp.CSS(`form.task button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("section.results"))); err != nil {
+		t.Fatal(err)
+	}
+	type table struct {
+		Caption string
+		Agents  []string
+		Cells   []string
+	}
+	tables, err := chromedp.Run(ctx, chromedp.Evaluate[[]table](`[...document.querySelectorAll("table.compare")].map(t => ({
+		Caption: t.caption.innerText.trim(),
+		Agents: [...t.tHead.querySelectorAll("th code")].map(c => c.innerText),
+		Cells: [...t.tBodies[0].rows[0].cells].slice(1).map(c => c.innerText.trim())}))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tables) != 2 || !strings.HasPrefix(tables[0].Caption, demoworld.SkillEstimated) || !strings.HasPrefix(tables[1].Caption, demoworld.SkillContested) {
+		t.Fatalf("tables %+v", tables)
+	}
+	for _, tb := range tables {
+		if fmt.Sprint(tb.Agents) != fmt.Sprint([]string{string(s.declarer), string(s.main)}) {
+			t.Errorf("%s: agents %v, not in input order", tb.Caption, tb.Agents)
+		}
+	}
+	if tables[0].Cells[0] != "New: no observations" || tables[1].Cells[1] != "Contested" {
+		t.Errorf("cells %v / %v", tables[0].Cells, tables[1].Cells)
+	}
+	// The address holds the whole form: opening it again gives the same
+	// page.
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"agent=" + string(s.declarer), "skill=postgres+indexing", "environment=production"} {
+		if !strings.Contains(loc, w) {
+			t.Errorf("the address %s lacks %s", loc, w)
+		}
+	}
+	again, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) (string, error) {
+		if _, err := chromedp.Navigate(loc)(ctx, tg); err != nil {
+			return "", err
+		}
+		return chromedp.Value(chromedp.CSS("#skill-0"))(ctx, tg)
+	})
+	if err != nil || again != "postgres indexing" {
+		t.Errorf("reopening the address: %q, %v", again, err)
+	}
+	if look {
+		checkAccessibility(t, ctx, "compare")
+		sh.take(t, ctx, "compare")
+	}
+}
+
+func browseVerify(t *testing.T, ctx context.Context, s *site, look bool, sh *shots) {
+	good := s.bundle(t, s.main)
+	file := filepath.Join(t.TempDir(), "passport.json")
+	if err := os.WriteFile(file, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	heading := func() string {
+		h, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#result-h")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	// Upload the real bundle, expecting its subject.
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/verify"),
+		chromedp.SetUploadFiles(chromedp.CSS("#bundle-file"), []string{file}),
+		chromedp.SendKeys(chromedp.CSS("#subject"), string(s.main)),
+		chromedp.Click(chromedp.CSS(`form.verify button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#result-h"))); err != nil {
+		t.Fatal(err)
+	}
+	if h := heading(); h != "Verified" {
+		t.Errorf("the real bundle: %q", h)
+	}
+	statuses, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.checks td.status")].map(c => c.innerText)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(statuses) != 18 || strings.Join(statuses, ",") != strings.TrimSuffix(strings.Repeat("passed,", 18), ",") {
+		t.Errorf("checks %v", statuses)
+	}
+	if look {
+		checkAccessibility(t, ctx, "verify, verified")
+		sh.take(t, ctx, "verify-verified")
+	}
+	// Paste a tampered copy, accepting any subject: the checkbox turns the
+	// subject field off.
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/verify"),
+		chromedp.SetValue(chromedp.CSS("#bundle-text"), string(tamper(t, good))),
+		chromedp.Click(chromedp.CSS("#any-subject"))); err != nil {
+		t.Fatal(err)
+	}
+	disabled, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("subject").disabled`))
+	if err != nil || !disabled {
+		t.Errorf("\"any subject\" leaves the subject field on (%v)", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form.verify button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#result-h"))); err != nil {
+		t.Fatal(err)
+	}
+	if h := heading(); h != "Not verified: snapshot_mismatch" {
+		t.Errorf("the tampered bundle: %q", h)
+	}
+	body, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(body, string(s.main)) || strings.Contains(body, "reputationScore") {
+		t.Error("the page shows content of a bundle that failed")
+	}
+	if look {
+		checkAccessibility(t, ctx, "verify, refused")
+		sh.take(t, ctx, "verify-refused")
+	}
+}
+
+func browseOthers(t *testing.T, ctx context.Context, s *site, sh *shots) {
+	for _, p := range []struct{ name, path string }{
+		{"home", "/"},
+		{"not-found", "/agents/" + string(s.hidden["private"])},
+		{"compare-empty", "/trust/assess"},
+	} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+p.path)); err != nil {
+			t.Fatal(err)
+		}
+		checkAccessibility(t, ctx, p.name)
+		sh.take(t, ctx, p.name)
+	}
+	// The skip link leads the keyboard to the content.
+	active, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) (string, error) {
+		if _, err := chromedp.Steps(chromedp.Navigate(s.URL+"/"), chromedp.KeyEvent("\t"))(ctx, tg); err != nil {
+			return "", err
+		}
+		return chromedp.Evaluate[string](`document.activeElement.className`)(ctx, tg)
+	})
+	if err != nil || active != "skip" {
+		t.Errorf("the first Tab reaches %q, want the skip link (%v)", active, err)
+	}
+}

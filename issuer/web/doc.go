@@ -1,0 +1,45 @@
+// Package web is the issuer's web profile: server-rendered pages, for
+// people, over the same use cases the HTTP API serves to programs.
+//
+// # Pages
+//
+//	GET  /                      start page; /?agent=ID opens a profile
+//	GET  /agents/{publicId}     an agent's profile: the skill table first, each
+//	                            skill with "Why this assessment?", then the
+//	                            downloads and the historical figures
+//	GET  /trust/assess          the comparison form and, with agents and skills,
+//	                            up to five agents side by side in input order
+//	GET  /verify                the verification form
+//	POST /verify                verify one bundle against the issuer's trust file
+//	GET  /agents                discovery, when a [Finder] is configured
+//	GET  /assets/{name}         the embedded stylesheet and script
+//
+// SPEC.md §18 states what each page shows, its bounds and which fault wins.
+//
+// # Design
+//
+// Pages are html/template, so every untrusted string is escaped for its
+// context; the rendered page then passes through [issuer.Neutralize], so
+// that no bidirectional or invisible character from stored text can
+// reorder or hide what a reader sees. The stylesheet and the one small
+// script are embedded and served by the pages themselves: no build step,
+// no third-party host, no inline script or style, and a
+// Content-Security-Policy that allows nothing else ([ContentSecurityPolicy]).
+// Every page works without the script.
+//
+// The pages set no cookie and keep no session, so the one POST form
+// (verification, which changes nothing) offers no ambient authority for
+// another site to ride on: there is no CSRF surface to protect.
+//
+// An agent that is unknown, private, unlisted or suspended gets one and
+// the same 404 page.
+//
+// # Dependencies
+//
+// The handler depends on small interfaces it declares: [Profiles] and
+// [Passports] (issuer/service implements both), [TrustFiles]
+// (issuer/keyring) and, optionally, [Finder]. The explanation of each
+// skill is recomputed from the issued passport's own evidence file with
+// package skilltrust, exactly as a verifier would recompute it, and shown
+// only when it yields the signed assessment.
+package web

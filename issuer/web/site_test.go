@@ -1,0 +1,176 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/demoworld"
+	"github.com/remnant/passportkit/issuer/httpapi"
+	"github.com/remnant/passportkit/issuer/keyring"
+	"github.com/remnant/passportkit/issuer/service"
+	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/issuer/web"
+	"github.com/remnant/passportkit/passport"
+)
+
+// The handler's dependencies are what the issuer's packages provide.
+var (
+	_ web.Profiles   = (*service.Service)(nil)
+	_ web.Passports  = (*service.Passports)(nil)
+	_ web.TrustFiles = (*keyring.Keyring)(nil)
+	_ httpapi.Pages  = (*web.Handler)(nil)
+)
+
+// site is the demo world served on loopback the way passport-issuer serve
+// serves it: the API with the pages beside it.
+type site struct {
+	URL       string
+	w         *demoworld.World
+	db        *store.DB
+	app       *service.Service
+	passports *service.Passports
+	ring      *keyring.Keyring
+	now       time.Time
+
+	main, ring0, declarer issuer.AgentID
+	// hidden are agents that must not be shown: private, unlisted and
+	// suspended.
+	hidden map[string]issuer.AgentID
+	// odd is a public agent whose name and skill hold characters that
+	// must be escaped.
+	odd issuer.AgentID
+}
+
+// oddName and oddSkill are untrusted text the pages must escape.
+const (
+	oddName  = `Tom & "Jerry" <3 'quotes'`
+	oddSkill = `<img src=x onerror=alert(1)> & friends`
+)
+
+// newSite builds the demo world (seed 1) on engine, a few agents besides,
+// and serves it.
+func newSite(t testing.TB, engine store.Engine, finder web.Finder) *site {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	clock, ids := &demoworld.Clock{}, &demoworld.IDs{}
+	s := &site{w: demoworld.Generate(demoworld.DefaultSeed), now: now, hidden: map[string]issuer.AgentID{}}
+	s.db = storetest.Open(t, engine, store.Options{Now: clock.Now, Rand: ids})
+	s.app = service.New(s.db, service.Options{Now: clock.Now})
+	if _, err := demoworld.Build(ctx, s.w, demoworld.Env{Admin: s.db, Service: s.app, Clock: clock, IDs: ids, Anchor: now}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(now)
+	s.main = s.w.AgentID(s.w.Main())
+	s.ring0 = s.w.AgentID(s.w.OfRole(demoworld.RoleRing)[0])
+	s.declarer = s.w.AgentID(s.w.OfRole(demoworld.RoleDeclarer)[0])
+
+	for _, v := range []issuer.Visibility{issuer.VisibilityPrivate, issuer.VisibilityUnlisted} {
+		a, err := s.db.CreateAgent(ctx, store.NewAgent{Name: "Hidden " + string(v), Visibility: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.hidden[string(v)] = a.ID
+	}
+	susp, err := s.db.CreateAgent(ctx, store.NewAgent{Name: "Suspended agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.SetAgentStatus(ctx, susp.ID, issuer.AgentSuspended); err != nil {
+		t.Fatal(err)
+	}
+	s.hidden["suspended"] = susp.ID
+
+	odd, err := s.db.CreateAgent(ctx, store.NewAgent{Name: oddName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.odd = odd.ID
+	p, err := s.app.Authenticate(ctx, odd.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"category": "notes", "title": "A note", "content": "Some content.",
+		"appliesTo": map[string]string{"skill": oddSkill}})
+	pub, err := issuer.ParsePublication(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.app.Publish(ctx, p, pub); err != nil {
+		t.Fatal(err)
+	}
+
+	s.ring, err = keyring.New(s.db, keyring.Config{Issuer: "http://issuer.test", Dir: keyDir(t), MaxPassportTTL: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ring.EnsureActive(ctx, passport.EdDSA); err != nil {
+		t.Fatal(err)
+	}
+	s.passports = service.NewPassports(s.db, s.ring, service.PassportOptions{Now: func() time.Time { return now }})
+	pages, err := web.New(web.Config{Profiles: s.app, Passports: s.passports, Keys: s.ring, Finder: finder,
+		Now: func() time.Time { return now }, Logger: storetest.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(s.app, storetest.Logger(t), httpapi.Config{
+		Keys: s.ring, Passports: s.passports, Pages: pages, RatePerSecond: 10000, Burst: 10000,
+	}))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// keyDir returns a key directory the keyring accepts: mode 0700.
+func keyDir(t testing.TB) string {
+	dir := t.TempDir() + "/keys"
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// get fetches path and returns the response and its body.
+func (s *site) get(t testing.TB, path string) (*http.Response, string) {
+	t.Helper()
+	res, err := http.Get(s.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(b)
+}
+
+// bundle returns the signed passport of id as the API serves it.
+func (s *site) bundle(t testing.TB, id issuer.AgentID) []byte {
+	t.Helper()
+	res, body := s.get(t, "/api/public/agents/"+string(id)+"/passport")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("passport of %s: %d %s", id, res.StatusCode, body)
+	}
+	return []byte(body)
+}
+
+// tamper returns b with one character of its signed snapshot changed, so
+// that the readable snapshot no longer matches what was signed.
+func tamper(t testing.TB, b []byte) []byte {
+	t.Helper()
+	out := []byte(strings.Replace(string(b), `"reputationScore":`, `"reputationScore":1`, 1))
+	if string(out) == string(b) {
+		t.Fatal("nothing to tamper with")
+	}
+	return out
+}
