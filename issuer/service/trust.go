@@ -26,6 +26,13 @@ const (
 	MetricCrossOperatorGains   = "skill_cross_operator_gains"
 )
 
+// MetricNames lists every daily network metric, in the order SPEC.md §5.9
+// gives them.
+var MetricNames = []string{
+	MetricAssessmentsGenerated, MetricContestedAssessments, MetricInsufficientEvidence,
+	MetricEvidenceUpdates, MetricStateChanges, MetricEstimateChanges, MetricCrossOperatorGains,
+}
+
 // SkillHistory is one row of a subject's skill history: what the trust
 // service showed, never the request's context or a raw identity.
 type SkillHistory struct {
@@ -119,7 +126,9 @@ func (p *Passports) skill(ctx context.Context, id issuer.AgentID, task skilltrus
 	hour := hourBucket(now)
 	labels := ctxLabels.Values()
 	key := cacheKey{revision: rev, context: "skill\x00" + norm + "\x00" + strings.Join(labels[:], "\x00"), hour: hour}
-	if v, ok := p.cache.get(id, key); ok {
+	v, ok := p.cache.get(id, key)
+	p.observer.ObserveCacheLookup(CacheSkill, ok)
+	if ok {
 		return v.(*skillEntry), nil
 	}
 	d, err := p.draft(ctx, id, rev, now)
