@@ -98,18 +98,6 @@ func (w *world) do(key issuer.APIKey, method, path, body string, status int) []b
 	return b
 }
 
-// bearer adds an API key to every request.
-type bearer struct {
-	key  issuer.APIKey
-	next http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b.key))
-	return b.next.RoundTrip(r)
-}
-
 // mcpFeedback validates mem over MCP as the agent of key and returns
 // whether the tool refused.
 func (w *world) mcpFeedback(key issuer.APIKey, mem issuer.MemoryID) bool {
@@ -117,7 +105,7 @@ func (w *world) mcpFeedback(key issuer.APIKey, mem issuer.MemoryID) bool {
 	client := mcp.NewClient(&mcp.Implementation{Name: "metrics-test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:             w.srv.URL + "/mcp",
-		HTTPClient:           &http.Client{Transport: bearer{key: key, next: w.client.Transport}},
+		HTTPClient:           &http.Client{Transport: openapitest.Bearer(string(key), w.client.Transport)},
 		DisableStandaloneSSE: true,
 		MaxRetries:           -1,
 	}, nil)
