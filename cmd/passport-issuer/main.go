@@ -27,8 +27,9 @@ import (
 
 // commands is the command tree. Each command lives in its own file.
 type commands struct {
-	DB       string     `name:"db" env:"PASSPORT_DB" default:"${default_db}" placeholder:"URL" help:"Database: a postgres:// URL, or the path of a SQLite file."`
-	LogLevel slog.Level `name:"log-level" env:"PASSPORT_LOG_LEVEL" default:"info" help:"Log level: debug, info, warn or error."`
+	DB        string     `name:"db" env:"PASSPORT_DB" default:"${default_db}" placeholder:"URL" help:"Database: a postgres:// URL, or the path of a SQLite file."`
+	LogLevel  slog.Level `name:"log-level" env:"PASSPORT_LOG_LEVEL" default:"info" help:"Log level: debug, info, warn or error."`
+	LogFormat string     `name:"log-format" env:"PASSPORT_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format: text (key=value) or json (one object per line)."`
 
 	Serve      serveCmd      `cmd:"" help:"Serve the HTTP API and the MCP endpoint."`
 	Demo       demoCmd       `cmd:"" help:"Build a synthetic world, issue and verify a passport from it, then serve."`
@@ -86,7 +87,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Description: "Run the passportkit issuer and administer its records.",
 		Options:     []kong.Option{kong.Vars{"default_db": store.DefaultURL, "default_issuer": defaultIssuer}},
 		Prepare: func(kctx *kong.Context) {
-			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: root.LogLevel}))
+			opts := &slog.HandlerOptions{Level: root.LogLevel}
+			var h slog.Handler = slog.NewTextHandler(stderr, opts)
+			if root.LogFormat == "json" {
+				h = slog.NewJSONHandler(stderr, opts)
+			}
+			log := slog.New(h)
 			kctx.Bind(&env{ctx: ctx, stdout: stdout, stderr: stderr, dbURL: root.DB, log: log})
 		},
 		Describe: describe,

@@ -3,14 +3,21 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/remnant/passportkit/internal/httpserve"
+	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/internal/seal"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
+	"github.com/remnant/passportkit/issuer/metrics"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/web"
@@ -22,6 +29,8 @@ type serveCmd struct {
 	Env   string  `name:"env" env:"PASSPORT_ENV" enum:"development,production" default:"development" help:"development applies pending migrations at start-up; production only verifies the schema and refuses to start on a mismatch."`
 	Rate  float64 `env:"PASSPORT_RATE" default:"10" help:"Sustained requests per second per API key (and per client address for anonymous requests)."`
 	Burst int     `env:"PASSPORT_BURST" default:"40" help:"Requests a key may make at once."`
+
+	MetricsAddr string `name:"metrics-addr" env:"PASSPORT_METRICS_ADDR" default:"" placeholder:"ADDR" help:"Where GET /metrics (Prometheus, no authentication) is served: empty serves it on --addr with the API, off serves it nowhere, an address serves it there alone."`
 
 	keyFlags `embed:""`
 
@@ -49,8 +58,28 @@ func (c *serveCmd) limits() httpserve.Limits {
 		WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxHeaderBytes: c.MaxHeaderBytes}
 }
 
-// Validate refuses timeouts and header bounds that would disable a limit.
-func (c *serveCmd) Validate() error { return c.limits().Validate() }
+// metricsOff is the --metrics-addr that serves no metrics.
+const metricsOff = "off"
+
+// Validate refuses timeouts and header bounds that would disable a limit,
+// and a metrics address that is not one.
+func (c *serveCmd) Validate() error {
+	if err := c.limits().Validate(); err != nil {
+		return err
+	}
+	switch c.MetricsAddr {
+	case "", metricsOff:
+	default:
+		_, port, err := net.SplitHostPort(c.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr must be empty, off, or host:port: %w", err)
+		}
+		if c.MetricsAddr == c.Addr && port != "0" {
+			return errors.New("--metrics-addr must differ from --addr; leave it empty to serve /metrics on --addr")
+		}
+	}
+	return nil
+}
 
 func (c *serveCmd) Run(e *env) error {
 	db, err := e.connect()
@@ -77,8 +106,11 @@ func (c *serveCmd) Run(e *env) error {
 		return err
 	}
 
-	app := service.New(db, service.Options{})
-	passports := service.NewPassports(db, ring, service.PassportOptions{})
+	met := metrics.New(e.log)
+	met.WatchPool(string(db.Engine()), db)
+	met.WatchNetwork(db, nil)
+	app := service.New(db, service.Options{Observer: met})
+	passports := service.NewPassports(db, ring, service.PassportOptions{Observer: met})
 	// Replicas on one PostgreSQL database free each other's cached
 	// passports as soon as a write commits.
 	listenCtx, stopListening := context.WithCancel(e.ctx)
@@ -93,7 +125,7 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	handler := httpapi.New(app, e.log, httpapi.Config{
+	cfg := httpapi.Config{
 		Keys:          ring,
 		Passports:     passports,
 		Trust:         trust,
@@ -103,18 +135,50 @@ func (c *serveCmd) Run(e *env) error {
 		BodyTimeout:   c.BodyTimeout,
 		MCP: mcpserver.Handler(app, e.log, version(),
 			mcpserver.WithPassports(passports), mcpserver.WithTrust(ring), mcpserver.WithBodyTimeout(c.BodyTimeout)),
-	})
+		Observer: met,
+	}
+	if c.MetricsAddr == "" {
+		cfg.Metrics = met.Handler()
+	}
+	handler := httpapi.New(app, e.log, cfg)
 	lim := c.limits()
 	ln, err := lim.Listen(c.Addr)
 	if err != nil {
 		return err
 	}
-	e.log.Info("serving", "url", "http://"+ln.Addr().String(), "engine", db.Engine(), "env", c.Env)
-	err = httpserve.Serve(e.ctx, lim.Server(e.ctx, handler), ln, shutdownGrace)
-	if err == nil {
-		e.log.Info("shut down")
+	var mln net.Listener
+	if c.MetricsAddr != "" && c.MetricsAddr != metricsOff {
+		if mln, err = lim.Listen(c.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
 	}
-	return err
+	g, ctx := errgroup.WithContext(e.ctx)
+	e.log.Info("serving", "url", "http://"+ln.Addr().String(), "engine", db.Engine(), "env", c.Env)
+	g.Go(func() error { return httpserve.Serve(ctx, lim.Server(e.ctx, handler), ln, shutdownGrace) })
+	if mln != nil {
+		e.log.Info("serving metrics", "url", "http://"+mln.Addr().String()+"/metrics")
+		g.Go(func() error {
+			return httpserve.Serve(ctx, lim.Server(e.ctx, metricsOnly(met.Handler())), mln, shutdownGrace)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	e.log.Info("shut down")
+	return nil
+}
+
+// metricsOnly serves metrics at GET /metrics of a listener of its own;
+// anything else is a 404 as problem details.
+func metricsOnly(metrics http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+			problem.Write(w, problem.New(problem.NotFound, "this address serves only GET /metrics", r.URL.Path))
+			return
+		}
+		metrics.ServeHTTP(w, r)
+	})
 }
 
 // newTrust returns the public trust API over passports, recording skill

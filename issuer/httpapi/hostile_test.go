@@ -33,7 +33,7 @@ func (e *env) send(key issuer.APIKey, method, path string, body []byte, header m
 			req.Header.Set(k, v)
 		}
 	}
-	res, err := e.srv.Client().Do(req)
+	res, err := e.client.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}

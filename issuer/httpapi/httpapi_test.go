@@ -14,16 +14,19 @@ import (
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
+	"github.com/remnant/passportkit/issuer/httpapi/openapi/openapitest"
 	"github.com/remnant/passportkit/issuer/mcpserver"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 )
 
-// env is a real server on loopback over a fresh store.
+// env is a real server on loopback over a fresh store, and a client that
+// checks every exchange against the OpenAPI document.
 type env struct {
-	t   testing.TB
-	db  *store.DB
-	srv *httptest.Server
+	t      testing.TB
+	db     *store.DB
+	srv    *httptest.Server
+	client *http.Client
 }
 
 func newEnv(t testing.TB, db *store.DB, cfg httpapi.Config) *env {
@@ -33,9 +36,15 @@ func newEnv(t testing.TB, db *store.DB, cfg httpapi.Config) *env {
 		cfg.RatePerSecond, cfg.Burst = 1000, 1000
 	}
 	cfg.MCP = mcpserver.Handler(storetest.Service(db), log, "test")
-	srv := httptest.NewServer(httpapi.New(storetest.Service(db), log, cfg))
+	return serve(t, db, httpapi.New(storetest.Service(db), log, cfg))
+}
+
+// serve runs h on loopback for t.
+func serve(t testing.TB, db *store.DB, h http.Handler) *env {
+	t.Helper()
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, srv: srv}
+	return &env{t: t, db: db, srv: srv, client: openapitest.Issuer(t).Client(t, srv.Client())}
 }
 
 // agent creates an agent and returns its key and ID.
@@ -77,7 +86,7 @@ func (e *env) do(key issuer.APIKey, method, path, body string) response {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	res, err := e.srv.Client().Do(req)
+	res, err := e.client.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -246,7 +255,7 @@ func TestProblemDetailsForEveryError(t *testing.T) {
 		req, _ := http.NewRequest("POST", e.srv.URL+fbPath, strings.NewReader(`type=useful`))
 		req.Header.Set("Authorization", "Bearer "+string(key))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		res, err := e.srv.Client().Do(req)
+		res, err := e.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

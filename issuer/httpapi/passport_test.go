@@ -146,7 +146,7 @@ func (pe *passportEnv) get(path, etag string) response {
 	if etag != "" {
 		req.Header.Set("If-None-Match", etag)
 	}
-	res, err := pe.srv.Client().Do(req)
+	res, err := pe.client.Do(req)
 	if err != nil {
 		pe.t.Fatal(err)
 	}

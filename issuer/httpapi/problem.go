@@ -24,13 +24,14 @@ func ProblemFor(err error, instance string) Problem {
 }
 
 // writeProblem writes err as problem details. Faults on the server are
-// logged with their cause; refusals are logged at debug level.
+// logged with their cause; refusals are logged at debug level with their
+// code only, as their message may quote the request's body.
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error) {
 	p := ProblemFor(err, r.URL.Path)
 	if p.Status >= 500 {
-		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
 	} else {
-		s.log.DebugContext(r.Context(), "request refused", "method", r.Method, "path", r.URL.Path, "code", p.Code, "err", err)
+		s.log.DebugContext(r.Context(), "request refused", "request_id", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "code", p.Code)
 	}
 	switch p.Code {
 	case issuer.CodeUnauthorized:

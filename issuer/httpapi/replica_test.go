@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,15 +47,14 @@ func newReplica(t *testing.T, dsn, keys string) *replica {
 	p := service.NewPassports(db, ring, service.PassportOptions{})
 	done := make(chan error, 1)
 	go func() { done <- db.ListenRevisions(ctx, p.Invalidate) }()
-	srv := httptest.NewServer(httpapi.New(service.New(db, service.Options{}), storetest.Logger(t),
-		httpapi.Config{RatePerSecond: 1000, Burst: 1000, Passports: p}))
 	t.Cleanup(func() {
-		srv.Close()
 		cancel()
 		<-done
 		db.Close()
 	})
-	return &replica{db: db, passports: p, env: &env{t: t, db: db, srv: srv}}
+	e := serve(t, db, httpapi.New(service.New(db, service.Options{}), storetest.Logger(t),
+		httpapi.Config{RatePerSecond: 1000, Burst: 1000, Passports: p}))
+	return &replica{db: db, passports: p, env: e}
 }
 
 // TestReplicasNeverServeStale runs two issuers on one PostgreSQL schema. A

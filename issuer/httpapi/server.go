@@ -24,9 +24,15 @@
 //	POST /api/public/trust/assess                          up to 5 agents × 5 skills side by side
 //	     /mcp                                  the MCP endpoint, when configured
 //	GET  /healthz                              liveness
+//	GET  /openapi.json                         the OpenAPI 3.1 document of these routes
+//	GET  /metrics                              Prometheus metrics, when configured
 //	GET  /.well-known/jwks.json                the published signing keys, when configured
 //	GET  /.well-known/passport-trust.json      the SPEC §10 trust file, when configured
 //	     /, /agents/…, /trust/assess, /verify  the web pages, when configured (issuer/web)
+//
+// The OpenAPI document (package openapi) describes every route under /api,
+// /.well-known, /healthz, /metrics, /openapi.json and /mcp; [Server.Routes]
+// lists what is registered, and the tests hold the two equal.
 //
 // Authenticated routes take an API key as a bearer token. Each key has a
 // request budget; anonymous requests share a budget per client address.
@@ -35,6 +41,11 @@
 // decoded by [issuer.Decode]. Every answer is JSON with
 // X-Content-Type-Options: nosniff; every error is problem details from the
 // shared vocabulary (internal/problem).
+//
+// Every request gets an identifier (a sane X-Request-Id from the client, or
+// a new one), echoed in the X-Request-Id response header, and one log line
+// when it is answered: the identifier, method, route pattern, status,
+// duration and bytes written, never a key, a body or a query string.
 package httpapi
 
 import (
@@ -45,6 +56,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +64,7 @@ import (
 	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/ratelimit"
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/httpapi/openapi"
 	"github.com/remnant/passportkit/reputation"
 )
 
@@ -80,6 +93,11 @@ type Config struct {
 	// BodyTimeout bounds how long a request body may take to arrive once
 	// its headers are read; 10s when zero. A slower body is answered 408.
 	BodyTimeout time.Duration
+	// Observer, when set, learns of every answered request (metrics).
+	Observer RequestObserver
+	// Metrics, when set, is served at GET /metrics (no authentication):
+	// the Prometheus exposition of the server's metrics.
+	Metrics http.Handler
 	// Now is the clock of the rate limits; time.Now when nil.
 	Now func() time.Time
 }
@@ -115,13 +133,35 @@ type Pages interface {
 
 // Server is the HTTP API.
 type Server struct {
-	app     Issuer
-	log     *slog.Logger
-	bodyTTL time.Duration
-	mux     *http.ServeMux
-	keys    *ratelimit.Limiter
-	clients *ratelimit.Limiter
+	app      Issuer
+	log      *slog.Logger
+	bodyTTL  time.Duration
+	mux      *routes
+	observer RequestObserver
+	keys     *ratelimit.Limiter
+	clients  *ratelimit.Limiter
 }
+
+// routes is the server's mux, recording each pattern it registers.
+type routes struct {
+	*http.ServeMux
+	patterns []string
+}
+
+// Handle registers h for pattern and records the pattern.
+func (m *routes) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
+// HandleFunc registers h for pattern and records the pattern.
+func (m *routes) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.Handle(pattern, http.HandlerFunc(h))
+}
+
+// Routes returns the pattern of every registered route ("GET /healthz",
+// "/mcp"), in the order of registration.
+func (s *Server) Routes() []string { return slices.Clone(s.mux.patterns) }
 
 var _ http.Handler = (*Server)(nil)
 
@@ -143,7 +183,7 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		app: app, log: logger, mux: http.NewServeMux(), bodyTTL: cfg.BodyTimeout,
+		app: app, log: logger, mux: &routes{ServeMux: http.NewServeMux()}, bodyTTL: cfg.BodyTimeout, observer: cfg.Observer,
 		keys:    ratelimit.New(ratelimit.Config{Rate: cfg.RatePerSecond, Burst: cfg.Burst, Now: cfg.Now}),
 		clients: ratelimit.New(ratelimit.Config{Rate: cfg.RatePerSecond, Burst: cfg.Burst, Now: cfg.Now}),
 	}
@@ -164,6 +204,15 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	m.Handle("GET /healthz", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		return writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	}))
+	m.Handle("GET /openapi.json", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+		return serveDocument(w, r, openapi.MediaType, func(context.Context) ([]byte, error) { return openapi.Document(), nil })
+	}))
+	if cfg.Metrics != nil {
+		m.Handle("GET /metrics", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+			cfg.Metrics.ServeHTTP(w, r)
+			return nil
+		}))
+	}
 	if cfg.Keys != nil {
 		s.routeKeys(cfg.Keys)
 	}
@@ -191,17 +240,24 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 }
 
 // ServeHTTP routes r. Unknown paths and methods get problem details too.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Each request is identified, logged and observed once it is answered.
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	h, pattern := s.mux.Handler(r)
+	id := RequestIDFrom(r.Header.Get(RequestIDHeader))
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	rw.Header().Set(RequestIDHeader, id)
+	w := &recorder{ResponseWriter: rw}
+	defer s.answered(r, w, pattern, start)
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.log.ErrorContext(r.Context(), "handler panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+			s.log.ErrorContext(r.Context(), "handler panic", "request_id", id, "method", r.Method, "path", r.URL.Path, "panic", v)
 			s.writeProblem(w, r, errors.New("panic"))
 		}
 	}()
-	h, pattern := s.mux.Handler(r)
 	if pattern == "" {
 		// The mux's own 404 or 405: learn which, then answer in kind.
 		rec := &statusRecorder{header: http.Header{}}

@@ -69,6 +69,9 @@ type PassportOptions struct {
 	// Retention is how long an evidence file is kept after its passport
 	// expires; DefaultEvidenceRetention when zero.
 	Retention time.Duration
+	// Observer, when set, learns of cache lookups and issued passports
+	// (metrics).
+	Observer PassportObserver
 }
 
 // Passports is the issuing use case: it issues a subject's passport with
@@ -86,6 +89,7 @@ type Passports struct {
 	validity  time.Duration
 	retention time.Duration
 	cache     *cache
+	observer  PassportObserver
 }
 
 // NewPassports returns the issuing use case over st, signing with keys.
@@ -95,6 +99,10 @@ func NewPassports(st SubjectStore, keys ActiveKey, opts PassportOptions) *Passpo
 		validity:  cmp.Or(opts.Validity, DefaultPassportValidity),
 		retention: cmp.Or(opts.Retention, DefaultEvidenceRetention),
 		cache:     newCache(),
+		observer:  opts.Observer,
+	}
+	if p.observer == nil {
+		p.observer = unobserved{}
 	}
 	if p.now == nil {
 		p.now = time.Now
@@ -142,14 +150,21 @@ func (p *Passports) Issue(ctx context.Context, id issuer.AgentID, d issuing.Disc
 	if err != nil {
 		return nil, err
 	}
-	return p.sign(ctx, id, e, d)
+	is, err := p.sign(ctx, id, e, d)
+	if err != nil {
+		return nil, err
+	}
+	p.observer.ObserveIssued(d)
+	return is, nil
 }
 
 // draft returns the cached assembled passport of id at revision rev for
 // now's hour, assembling it when missing.
 func (p *Passports) draft(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (*issuedDraft, error) {
 	key := cacheKey{revision: rev, context: "passport", hour: hourBucket(now)}
-	if v, ok := p.cache.get(id, key); ok {
+	v, ok := p.cache.get(id, key)
+	p.observer.ObserveCacheLookup(CachePassport, ok)
+	if ok {
 		return v.(*issuedDraft), nil
 	}
 	built, err := p.assemble(ctx, id, now)

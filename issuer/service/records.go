@@ -76,7 +76,7 @@ func outcomeType(o issuer.Outcome) (reputation.Type, bool) {
 func (s *Service) ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error) {
 	typ, positional := outcomeType(o.Outcome)
 	f := issuer.Feedback{Type: typ, IdempotencyKey: o.IdempotencyKey}
-	return validation(ctx, s, p, ValidationQuery{Memory: mem}, f, "outcome:"+o.Fingerprint(mem),
+	return validation(ctx, s, p, ValidationOutcome, via, ValidationQuery{Memory: mem}, f, "outcome:"+o.Fingerprint(mem),
 		func(st *ValidationState, res *issuer.OutcomeResult) (*planner, error) {
 			m, err := directTarget(st, p, mem, reportingOutcome)
 			if err != nil {

@@ -45,6 +45,9 @@ type Options struct {
 	Rand io.Reader
 	// Search configures memory search and its cache of readers' trust.
 	Search SearchOptions
+	// Observer, when set, learns the outcome of every validation
+	// submission (metrics).
+	Observer ValidationObserver
 }
 
 // Service is the issuer's use cases over a [Store].
@@ -53,12 +56,16 @@ type Service struct {
 	now   func() time.Time
 	rand  io.Reader
 	// search holds the cache of readers' trust.
-	search *searchState
+	search   *searchState
+	observer ValidationObserver
 }
 
 // New returns the service over st.
 func New(st Store, opts Options) *Service {
-	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search)}
+	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search), observer: opts.Observer}
+	if s.observer == nil {
+		s.observer = unobserved{}
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -27,6 +27,13 @@ const (
 	MetricCrossOperatorGains   = "skill_cross_operator_gains"
 )
 
+// MetricNames lists every daily network metric, in the order SPEC.md §5.9
+// gives them.
+var MetricNames = []string{
+	MetricAssessmentsGenerated, MetricContestedAssessments, MetricInsufficientEvidence,
+	MetricEvidenceUpdates, MetricStateChanges, MetricEstimateChanges, MetricCrossOperatorGains,
+}
+
 // SkillHistory is one row of a subject's skill history: what the trust
 // service showed, never the request's context or a raw identity.
 type SkillHistory struct {
@@ -178,7 +185,9 @@ func (p *Passports) skillsAt(ctx context.Context, id issuer.AgentID, rev string,
 	out := make([]*skillEntry, len(tasks))
 	var missing []int
 	for i, task := range tasks {
-		if v, ok := p.cache.get(id, skillKey(task, rev, hour)); ok {
+		v, ok := p.cache.get(id, skillKey(task, rev, hour))
+		p.observer.ObserveCacheLookup(CacheSkill, ok)
+		if ok {
 			out[i] = v.(*skillEntry)
 		} else {
 			missing = append(missing, i)

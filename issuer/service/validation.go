@@ -18,7 +18,7 @@ import (
 // memory, not be its author and share no known operator with its author.
 // Every refusal happens before anything is written.
 func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (issuer.FeedbackResult, bool, error) {
-	return validation(ctx, s, p, ValidationQuery{Memory: mem}, f, "memory:"+string(mem),
+	return validation(ctx, s, p, ValidationMemory, via, ValidationQuery{Memory: mem}, f, "memory:"+string(mem),
 		func(st *ValidationState, res *issuer.FeedbackResult) (*planner, error) {
 			m, err := directTarget(st, p, mem, validating)
 			if err != nil {
@@ -48,7 +48,7 @@ func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem is
 // still owns with the same type. A change of type applies to every
 // activated memory again.
 func (s *Service) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid issuer.ReceiptID, f issuer.Feedback, via issuer.Transport) (issuer.ReceiptFeedbackResult, bool, error) {
-	return validation(ctx, s, p, ValidationQuery{Receipt: rid}, f, "receipt:"+string(rid),
+	return validation(ctx, s, p, ValidationReceipt, via, ValidationQuery{Receipt: rid}, f, "receipt:"+string(rid),
 		func(st *ValidationState, res *issuer.ReceiptFeedbackResult) (*planner, error) {
 			rc := st.Receipt
 			if rc == nil || rc.Agent != p.Key {
@@ -136,9 +136,11 @@ func (s *Service) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal,
 // under f's idempotency key (or refuses a key used with other input), lets
 // decide apply the rules, fill res and plan the writes, and then bumps the
 // affected subjects' revisions, records res under the key and writes the
-// plan. Every refusal happens before anything is written.
-func validation[R any](ctx context.Context, s *Service, p issuer.Principal, q ValidationQuery, f issuer.Feedback, target string,
+// plan. Every refusal happens before anything is written. The outcome is
+// reported to the service's observer as a submission of kind over via.
+func validation[R any](ctx context.Context, s *Service, p issuer.Principal, kind ValidationKind, via issuer.Transport, q ValidationQuery, f issuer.Feedback, target string,
 	decide func(st *ValidationState, res *R) (*planner, error)) (res R, replayed bool, err error) {
+	defer func() { s.observer.ObserveValidation(kind, via, replayed, err) }()
 	if err := p.Require(issuer.ScopeFeedback); err != nil {
 		return res, false, err
 	}

@@ -179,6 +179,11 @@ func (db *DB) Engine() Engine { return db.engine }
 // Close closes the connection pool.
 func (db *DB) Close() error { return db.x.Close() }
 
+// Stats returns the connection pool's statistics (open, in-use and idle
+// connections, waits for a connection), for metrics. Both engines pool
+// through database/sql.
+func (db *DB) Stats() sql.DBStats { return db.x.Stats() }
+
 // UnsafeSQL returns the underlying connection pool, for tests and
 // benchmarks that inspect or seed tables directly. Writes through it bypass
 // every rule of the store.
