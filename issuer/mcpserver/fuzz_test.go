@@ -27,12 +27,7 @@ func FuzzVerifyArguments(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
-		caller := func(err error) {
-			t.Helper()
-			if code := issuer.ErrorCode(err); code == issuer.CodeInternal || code == "" {
-				t.Fatalf("%q: %v is not a caller's error", args, err)
-			}
-		}
+		caller := callerError(t, args)
 		var in VerifyInput
 		if err := issuer.Decode(args, MaxVerifyMessage, &in); err != nil {
 			caller(err)
@@ -73,12 +68,7 @@ func FuzzTrustToolArguments(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
-		caller := func(err error) {
-			t.Helper()
-			if code := issuer.ErrorCode(err); code == issuer.CodeInternal || code == "" {
-				t.Fatalf("%q: %v is not a caller's error", args, err)
-			}
-		}
+		caller := callerError(t, args)
 		var ev EvidenceInput
 		if err := issuer.Decode(args, MaxMessage, &ev); err != nil {
 			caller(err)
@@ -102,6 +92,17 @@ func FuzzTrustToolArguments(f *testing.F) {
 			t.Fatalf("%q: accepted %+v", args, r)
 		}
 	})
+}
+
+// callerError returns a check that a refusal of args is a caller's error
+// with its code, never an internal one.
+func callerError(t *testing.T, args []byte) func(error) {
+	return func(err error) {
+		t.Helper()
+		if code := issuer.ErrorCode(err); code == issuer.CodeInternal || code == "" {
+			t.Fatalf("%q: %v is not a caller's error", args, err)
+		}
+	}
 }
 
 // FuzzMessageBound checks the transport's choice of a message's bound

@@ -36,18 +36,9 @@ import (
 // newTrust returns the public trust API over passports, recording skill
 // history in db, with cursors sealed by a random key.
 func newTrust(t testing.TB, passports *service.Passports, db *store.DB) *service.Trust {
-	t.Helper()
 	key := make([]byte, seal.KeySize)
 	rand.Read(key)
-	sealer, err := seal.New(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trust, err := service.NewTrust(passports, db, service.TrustOptions{Cursors: sealer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return trust
+	return storetest.Trust(t, passports, db, key)
 }
 
 // trustWorld is the demo world on one store, served on loopback as serve
@@ -67,14 +58,7 @@ func newTrustWorld(t *testing.T, engine store.Engine) *trustWorld {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
-	w := demoworld.Generate(demoworld.DefaultSeed)
-	wc, ids := &demoworld.Clock{}, &demoworld.IDs{}
-	db := storetest.Open(t, engine, store.Options{Now: wc.Now, Rand: ids})
-	app := service.New(db, service.Options{Now: wc.Now})
-	if _, err := demoworld.Build(ctx, w, demoworld.Env{Admin: db, Service: app, Clock: wc, IDs: ids, Anchor: now}); err != nil {
-		t.Fatal(err)
-	}
-	wc.Set(now)
+	db, app, w := storetest.DemoWorld(t, engine, now)
 	clock := &demoworld.Clock{}
 	clock.Set(now)
 	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys"), Now: clock.Now})
@@ -562,22 +546,10 @@ func testTrustRefusals(t *testing.T, tw *trustWorld, main issuer.AgentID) {
 // unlisted or suspended are alike, as on the routes; a comparison names
 // the first in input order.
 func testTrustToolsNotFound(t *testing.T, tw *trustWorld, main issuer.AgentID) {
-	ctx := context.Background()
-	suspended := tw.w.AgentID(tw.w.OfRole(demoworld.RoleRing)[1])
-	if a := tw.tool("get_agent_skills", args("publicId", suspended)); !a.ok {
+	if a := tw.tool("get_agent_skills", args("publicId", tw.w.AgentID(tw.w.OfRole(demoworld.RoleRing)[1]))); !a.ok {
 		t.Fatalf("before its suspension: %+v", a.problem)
 	}
-	if err := tw.db.SetAgentStatus(ctx, suspended, issuer.AgentSuspended); err != nil {
-		t.Fatal(err)
-	}
-	hidden := []issuer.AgentID{suspended, issuer.AgentID("agt_" + strings.Repeat("q", 26))}
-	for _, vis := range []issuer.Visibility{issuer.VisibilityPrivate, issuer.VisibilityUnlisted} {
-		a, err := tw.db.CreateAgent(ctx, store.NewAgent{Name: "Hidden " + string(vis), Visibility: vis})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hidden = append(hidden, a.ID)
-	}
+	hidden := storetest.HiddenAgents(t, tw.db, tw.w)
 	var details []string
 	for _, id := range hidden {
 		for _, c := range []struct{ tool, args, path string }{
