@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -46,7 +47,7 @@ func newTrust(t testing.TB, passports *service.Passports, db *store.DB) *service
 // with a clock the test moves for issuing and an MCP session of an agent
 // of its own.
 type trustWorld struct {
-	t     *testing.T
+	t     testing.TB
 	db    *store.DB
 	srv   *httptest.Server
 	w     *demoworld.World
@@ -54,7 +55,7 @@ type trustWorld struct {
 	cs    *mcp.ClientSession
 }
 
-func newTrustWorld(t *testing.T, engine store.Engine) *trustWorld {
+func newTrustWorld(t testing.TB, engine store.Engine) *trustWorld {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
@@ -71,6 +72,9 @@ func newTrustWorld(t *testing.T, engine store.Engine) *trustWorld {
 	passports := service.NewPassports(db, ring, service.PassportOptions{Now: clock.Now})
 	trust := newTrust(t, passports, db)
 	log := storetest.Logger(t)
+	if _, ok := t.(*testing.B); ok {
+		log = slog.New(slog.DiscardHandler) // a benchmark measures the reads, not the test log
+	}
 	tools := mcpserver.Handler(app, log, "test", mcpserver.WithPassports(passports), mcpserver.WithTrustAPI(trust))
 	srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, Keys: ring, Passports: passports,
 		Trust: trust, MCP: tools}))
