@@ -86,35 +86,114 @@ func ParseEvidenceQuery(skill, rawQuery string) (EvidenceQuery, error) {
 		switch name {
 		case "limit":
 			n, ok := smallInt(value)
-			if !ok || n < 1 || n > MaxEvidenceLimit {
-				return true, Errorf(CodeLimitOutOfRange, "limit must be an integer from 1 to %d", MaxEvidenceLimit)
+			if !ok {
+				n = -1
 			}
-			q.Limit = n
+			return true, q.setLimit(n)
 		case "offset":
 			n, ok := smallInt(value)
-			if !ok || n > MaxEvidenceOffset {
-				return true, Errorf(CodeLimitOutOfRange, "offset must be an integer from 0 to %d; to read further, follow the nextCursor of a page", MaxEvidenceOffset)
+			if !ok {
+				n = -1
 			}
-			q.Offset, offset = n, true
+			offset = true
+			return true, q.setOffset(n)
 		case "cursor":
-			if !cursorForm(value) {
-				return true, Errorf(CodeCursorInvalid, "cursor is not one this service returned")
-			}
-			q.Cursor = value
-		default:
-			return false, nil
+			return true, q.setCursor(value)
 		}
-		return true, nil
+		return false, nil
 	}
 	if err := readQuery(rawQuery, "limit, offset and cursor", param, &q.Context); err != nil {
 		return q, err
 	}
+	return q, q.finish(skill, offset)
+}
+
+// NewTrustQuery reads a trust read given as arguments of a JSON request
+// (the MCP tool get_skill_trust, SPEC.md §14.2) rather than a path and a
+// query string: the labels of ctx (nil for none) in dimension order, then
+// the skill, by the rules of [ParseTrustQuery]. ctx's member names were
+// checked when it was decoded ([TaskContext]).
+func NewTrustQuery(skill string, ctx *TaskContext) (TrustQuery, error) {
+	var q TrustQuery
+	var err error
+	if q.Context, err = ctx.Labels(); err != nil {
+		return q, err
+	}
+	q.Skill, err = ParseSkillTerm("skill", skill)
+	return q, err
+}
+
+// NewEvidenceQuery reads an evidence read given as arguments of a JSON
+// request (the MCP tool get_skill_evidence, SPEC.md §14.2), with the
+// bounds and codes of [ParseEvidenceQuery], in the order that function
+// reads a query string written limit, offset, cursor, then the context:
+// limit (nil for the default; outside 1 to MaxEvidenceLimit
+// limit_out_of_range), offset (outside 0 to MaxEvidenceOffset
+// limit_out_of_range), cursor (not of the form this service writes, ""
+// included, cursor_invalid), the labels of ctx in dimension order, then
+// offset and cursor together (invalid_request), then the skill.
+func NewEvidenceQuery(skill string, ctx *TaskContext, limit, offset *int, cursor *string) (EvidenceQuery, error) {
+	q := EvidenceQuery{Limit: DefaultEvidenceLimit}
+	if limit != nil {
+		if err := q.setLimit(*limit); err != nil {
+			return q, err
+		}
+	}
+	if offset != nil {
+		if err := q.setOffset(*offset); err != nil {
+			return q, err
+		}
+	}
+	if cursor != nil {
+		if err := q.setCursor(*cursor); err != nil {
+			return q, err
+		}
+	}
+	var err error
+	if q.Context, err = ctx.Labels(); err != nil {
+		return q, err
+	}
+	return q, q.finish(skill, offset != nil)
+}
+
+// setLimit checks and sets the page size; n < 0 stands for a value that
+// is not a decimal integer.
+func (q *EvidenceQuery) setLimit(n int) error {
+	if n < 1 || n > MaxEvidenceLimit {
+		return Errorf(CodeLimitOutOfRange, "limit must be an integer from 1 to %d", MaxEvidenceLimit)
+	}
+	q.Limit = n
+	return nil
+}
+
+// setOffset checks and sets the offset; n < 0 stands for a value that is
+// not a decimal integer.
+func (q *EvidenceQuery) setOffset(n int) error {
+	if n < 0 || n > MaxEvidenceOffset {
+		return Errorf(CodeLimitOutOfRange, "offset must be an integer from 0 to %d; to read further, follow the nextCursor of a page", MaxEvidenceOffset)
+	}
+	q.Offset = n
+	return nil
+}
+
+// setCursor checks the cursor's form and sets it.
+func (q *EvidenceQuery) setCursor(s string) error {
+	if !cursorForm(s) {
+		return Errorf(CodeCursorInvalid, "cursor is not one this service returned")
+	}
+	q.Cursor = s
+	return nil
+}
+
+// finish checks what an evidence read's fields say together (offset, if
+// given, and a cursor), then the skill.
+func (q *EvidenceQuery) finish(skill string, offset bool) error {
 	if offset && q.Cursor != "" {
-		return q, Errorf(CodeInvalid, "give offset or cursor, not both: a cursor says where its page starts")
+		return Errorf(CodeInvalid, "give offset or cursor, not both: a cursor says where its page starts")
 	}
 	var err error
 	q.Skill, err = ParseSkillTerm("skill", skill)
-	return q, err
+	return err
 }
 
 // readQuery reads the fields of a raw query string in order: each is
@@ -246,6 +325,25 @@ type TaskContext struct {
 	ContextRequest
 }
 
+// Labels checks the labels of c in dimension order, each as a stated
+// label of a trust read (SPEC.md §16.2; a blank one states nothing), and
+// returns them trimmed. A nil c states nothing.
+func (c *TaskContext) Labels() (evidence.Context, error) {
+	var out evidence.Context
+	if c == nil {
+		return out, nil
+	}
+	vals := []*string{c.Domain, c.Environment, c.Protocol, c.Version, c.Workload, c.Constraints}
+	for i, dim := range evidence.Dimensions {
+		label, err := contextLabel("context."+dim, vals[i])
+		if err != nil {
+			return out, err
+		}
+		out.Set(dim, label)
+	}
+	return out, nil
+}
+
 func (*TaskContext) refuseMember(path string) error {
 	_, name, _ := strings.Cut(path, ".")
 	return Errorf(CodeUnknownDimension, "%q is not a context dimension: the dimensions are %s",
@@ -312,16 +410,7 @@ func ParseAssessRequest(body []byte) (AssessRequest, error) {
 		norms = append(norms, norm)
 		r.Skills = append(r.Skills, term)
 	}
-	if w.Context != nil {
-		c := w.Context.ContextRequest
-		vals := []*string{c.Domain, c.Environment, c.Protocol, c.Version, c.Workload, c.Constraints}
-		for i, dim := range evidence.Dimensions {
-			label, err := contextLabel("context."+dim, vals[i])
-			if err != nil {
-				return r, err
-			}
-			r.Context.Set(dim, label)
-		}
-	}
-	return r, nil
+	var err error
+	r.Context, err = w.Context.Labels()
+	return r, err
 }

@@ -1,9 +1,12 @@
 package issuer_test
 
 import (
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
@@ -89,6 +92,129 @@ func TestParseEvidenceQuery(t *testing.T) {
 			t.Errorf("%q: %v, want %s", truncated(c.raw), err, c.code)
 		}
 	}
+}
+
+// TestNewEvidenceQuery: a read given as arguments has the defaults,
+// bounds and codes of the route's query, in one documented order.
+func TestNewEvidenceQuery(t *testing.T) {
+	n := func(v int) *int { return &v }
+	s := func(v string) *string { return &v }
+	ctx := &issuer.TaskContext{ContextRequest: issuer.ContextRequest{Workload: s(" OLTP "), Version: s("")}}
+	q, err := issuer.NewEvidenceQuery(" SQLite ", ctx, nil, nil, nil)
+	if err != nil || q.Skill != "SQLite" || q.Limit != issuer.DefaultEvidenceLimit || q.Offset != 0 || q.Cursor != "" ||
+		q.Context != (evidence.Context{Workload: "OLTP"}) {
+		t.Fatalf("defaults: %+v %v", q, err)
+	}
+	q, err = issuer.NewEvidenceQuery("SQLite", nil, n(1), n(issuer.MaxEvidenceOffset), nil)
+	if err != nil || q.Limit != 1 || q.Offset != issuer.MaxEvidenceOffset {
+		t.Fatalf("%+v %v", q, err)
+	}
+	q, err = issuer.NewEvidenceQuery("SQLite", nil, nil, nil, s("AbC-_9"))
+	if err != nil || q.Cursor != "AbC-_9" {
+		t.Fatalf("%+v %v", q, err)
+	}
+	blank := &issuer.TaskContext{ContextRequest: issuer.ContextRequest{Workload: s("\u200b")}}
+	for _, c := range []struct {
+		name          string
+		skill         string
+		ctx           *issuer.TaskContext
+		limit, offset *int
+		cursor        *string
+		code          issuer.Code
+	}{
+		{"limit 0", "x", nil, n(0), nil, nil, issuer.CodeLimitOutOfRange},
+		{"limit 51", "x", nil, n(51), nil, nil, issuer.CodeLimitOutOfRange},
+		{"offset -1", "x", nil, nil, n(-1), nil, issuer.CodeLimitOutOfRange},
+		{"offset 1001", "x", nil, nil, n(1001), nil, issuer.CodeLimitOutOfRange},
+		{"cursor empty", "x", nil, nil, nil, s(""), issuer.CodeCursorInvalid},
+		{"cursor padded", "x", nil, nil, nil, s("ab=="), issuer.CodeCursorInvalid},
+		{"cursor too long", "x", nil, nil, nil, s(strings.Repeat("a", issuer.MaxCursor+1)), issuer.CodeCursorInvalid},
+		{"offset 0 and cursor", "x", nil, nil, n(0), s("abc"), issuer.CodeInvalid},
+		{"a blank label", "x", blank, nil, nil, nil, issuer.CodeInvalid},
+		{"no skill", "", nil, nil, nil, nil, issuer.CodeInvalid},
+		// The first fault in order wins.
+		{"limit before offset", "", nil, n(0), n(-1), nil, issuer.CodeLimitOutOfRange},
+		{"offset before cursor", "", nil, nil, n(-1), s(""), issuer.CodeLimitOutOfRange},
+		{"cursor before context", "", blank, nil, nil, s(""), issuer.CodeCursorInvalid},
+		{"context before both", "", blank, nil, n(0), s("abc"), issuer.CodeInvalid},
+		{"both before skill", "", nil, nil, n(0), s("abc"), issuer.CodeInvalid},
+	} {
+		if _, err := issuer.NewEvidenceQuery(c.skill, c.ctx, c.limit, c.offset, c.cursor); issuer.ErrorCode(err) != c.code {
+			t.Errorf("%s: %v, want %s", c.name, err, c.code)
+		}
+	}
+	if _, err := issuer.NewTrustQuery("", blank); err == nil || !strings.Contains(err.Error(), "context.workload") {
+		t.Errorf("the context before the skill: %v", err)
+	}
+}
+
+// FuzzTrustArguments: a read given as arguments (NewTrustQuery,
+// NewEvidenceQuery) is the read its route's query string gives
+// (ParseTrustQuery, ParseEvidenceQuery) when that string is written limit,
+// offset, cursor, then the context in dimension order: the same query, or
+// a refusal with the same code.
+func FuzzTrustArguments(f *testing.F) {
+	f.Add("PostgreSQL indexing", int64(10), int64(0), "", uint8(0b11001), "oltp", "17")
+	f.Add("x", int64(0), int64(-1), "", uint8(0b00011), "", "")
+	f.Add("", int64(51), int64(1001), "a=b", uint8(0b11111), "\u200b", "\x00")
+	f.Add(" SQLite ", int64(50), int64(1000), "AbC-_9", uint8(0b00110), " High-Write Concurrency ", "a&b=c")
+	f.Add("x", int64(5), int64(0), "abc", uint8(0b10100), strings.Repeat("x", 201), "é")
+	f.Fuzz(func(t *testing.T, skill string, limit, offset int64, cursor string, given uint8, workload, version string) {
+		for _, s := range []string{skill, cursor, workload, version} {
+			if !utf8.ValidString(s) { // arguments are JSON text
+				return
+			}
+		}
+		var fields []string
+		var lim, off *int
+		var cur *string
+		if given&1 != 0 {
+			n := int(limit)
+			lim = &n
+			fields = append(fields, "limit="+strconv.FormatInt(limit, 10))
+		}
+		if given&2 != 0 {
+			n := int(offset)
+			off = &n
+			fields = append(fields, "offset="+strconv.FormatInt(offset, 10))
+		}
+		if given&4 != 0 {
+			cur = &cursor
+			fields = append(fields, "cursor="+url.QueryEscape(cursor))
+		}
+		var ctx issuer.TaskContext
+		var labels []string
+		if given&16 != 0 {
+			ctx.Version = &version
+			labels = append(labels, "version="+url.QueryEscape(version))
+		}
+		if given&8 != 0 {
+			ctx.Workload = &workload
+			labels = append(labels, "workload="+url.QueryEscape(workload))
+		}
+		raw := strings.Join(append(fields, labels...), "&")
+		if len(raw) > issuer.MaxTrustQuery {
+			return
+		}
+		same := func(what string, argErr, routeErr error, argQ, routeQ any) {
+			t.Helper()
+			switch {
+			case argErr != nil || routeErr != nil:
+				if issuer.ErrorCode(argErr) != issuer.ErrorCode(routeErr) {
+					t.Fatalf("%s %q: arguments %v, route %v", what, raw, argErr, routeErr)
+				}
+				checkTrustError(t, argErr)
+			case argQ != routeQ:
+				t.Fatalf("%s %q: arguments %+v, route %+v", what, raw, argQ, routeQ)
+			}
+		}
+		aq, aerr := issuer.NewEvidenceQuery(skill, &ctx, lim, off, cur)
+		rq, rerr := issuer.ParseEvidenceQuery(skill, raw)
+		same("evidence", aerr, rerr, aq, rq)
+		tq, terr := issuer.NewTrustQuery(skill, &ctx)
+		pq, perr := issuer.ParseTrustQuery(skill, strings.Join(labels, "&"))
+		same("trust", terr, perr, tq, pq)
+	})
 }
 
 func TestParseAssessRequest(t *testing.T) {

@@ -134,7 +134,8 @@ func (c *serveCmd) Run(e *env) error {
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,
 		MCP: mcpserver.Handler(app, e.log, version(),
-			mcpserver.WithPassports(passports), mcpserver.WithTrust(ring), mcpserver.WithBodyTimeout(c.BodyTimeout)),
+			mcpserver.WithPassports(passports), mcpserver.WithTrust(ring), mcpserver.WithTrustAPI(trust),
+			mcpserver.WithBodyTimeout(c.BodyTimeout)),
 		Observer: met,
 	}
 	if c.MetricsAddr == "" {

@@ -49,14 +49,7 @@ func newTrustEnv(t *testing.T, engine store.Engine) *trustEnv {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
-	w := demoworld.Generate(demoworld.DefaultSeed)
-	wc, ids := &demoworld.Clock{}, &demoworld.IDs{}
-	db := storetest.Open(t, engine, store.Options{Now: wc.Now, Rand: ids})
-	app := service.New(db, service.Options{Now: wc.Now})
-	if _, err := demoworld.Build(ctx, w, demoworld.Env{Admin: db, Service: app, Clock: wc, IDs: ids, Anchor: now}); err != nil {
-		t.Fatal(err)
-	}
-	wc.Set(now)
+	db, _, w := storetest.DemoWorld(t, engine, now)
 	c := &clock{t: now}
 	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys"), Now: c.Now})
 	if err != nil {
@@ -68,14 +61,7 @@ func newTrustEnv(t *testing.T, engine store.Engine) *trustEnv {
 	passports := service.NewPassports(db, ring, service.PassportOptions{Now: c.Now})
 	key := make([]byte, seal.KeySize)
 	rand.Read(key)
-	sealer, err := seal.New(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trust, err := service.NewTrust(passports, db, service.TrustOptions{Cursors: sealer})
-	if err != nil {
-		t.Fatal(err)
-	}
+	trust := storetest.Trust(t, passports, db, key)
 	e := newEnv(t, db, httpapi.Config{Keys: ring, Passports: passports, Trust: trust})
 	return &trustEnv{env: e, w: w, clock: c, passports: passports, cursorKey: key}
 }
@@ -576,21 +562,9 @@ func testTrustHistory(t *testing.T, te *trustEnv, main issuer.AgentID) {
 }
 
 func testTrustNotFound(t *testing.T, te *trustEnv, main issuer.AgentID) {
-	ctx := context.Background()
 	w := te.w
-	suspended := w.AgentID(w.OfRole(demoworld.RoleRing)[1])
-	must(t, te.get("/api/public/agents/"+string(suspended)+"/skills"), 200)
-	if err := te.db.SetAgentStatus(ctx, suspended, issuer.AgentSuspended); err != nil {
-		t.Fatal(err)
-	}
-	hidden := []issuer.AgentID{suspended, issuer.AgentID("agt_" + strings.Repeat("q", 26))}
-	for _, vis := range []issuer.Visibility{issuer.VisibilityPrivate, issuer.VisibilityUnlisted} {
-		a, err := te.db.CreateAgent(ctx, store.NewAgent{Name: "Hidden " + string(vis), Visibility: vis})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hidden = append(hidden, a.ID)
-	}
+	must(t, te.get("/api/public/agents/"+string(w.AgentID(w.OfRole(demoworld.RoleRing)[1]))+"/skills"), 200)
+	hidden := storetest.HiddenAgents(t, te.db, w)
 	var want *httpapi.Problem
 	for _, id := range hidden {
 		for _, path := range []string{
@@ -688,13 +662,5 @@ func newTrust(t testing.TB, db *store.DB) *service.Trust {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealer, err := seal.New(make([]byte, seal.KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
-	trust, err := service.NewTrust(service.NewPassports(db, ring, service.PassportOptions{}), db, service.TrustOptions{Cursors: sealer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return trust
+	return storetest.Trust(t, service.NewPassports(db, ring, service.PassportOptions{}), db, make([]byte, seal.KeySize))
 }

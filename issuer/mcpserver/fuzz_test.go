@@ -27,12 +27,7 @@ func FuzzVerifyArguments(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
-		caller := func(err error) {
-			t.Helper()
-			if code := issuer.ErrorCode(err); code == issuer.CodeInternal || code == "" {
-				t.Fatalf("%q: %v is not a caller's error", args, err)
-			}
-		}
+		caller := callerError(t, args)
 		var in VerifyInput
 		if err := issuer.Decode(args, MaxVerifyMessage, &in); err != nil {
 			caller(err)
@@ -56,6 +51,58 @@ func FuzzVerifyArguments(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzTrustToolArguments reads arbitrary arguments of get_skill_trust,
+// get_skill_evidence and assess_trust as the tools do: a refusal is always
+// a caller's error with its code; accepted arguments are within the
+// bounds of the route that answers the same read.
+func FuzzTrustToolArguments(f *testing.F) {
+	for _, s := range []string{
+		`{"publicId":"agt_aaaaaaaaaaaaaaaaaaaaaaaaaa","skill":"PostgreSQL indexing","context":{"workload":"oltp"},"limit":3,"cursor":"AbC-_9"}`,
+		`{"publicId":"agt_x","skill":" ","context":{"colour":"red"},"limit":0,"offset":1001}`,
+		`{"skill":"x","offset":0,"cursor":""}`, `{"skill":"x","context":{"Workload":"a","workload":"b"}}`,
+		`{"skill":"x","limit":2.5}`, `{"skill":"x","context":null,"limit":null}`, `{"skill":"x","context":{"version":"\u200b"}}`,
+		`{"agents":["agt_aaaaaaaaaaaaaaaaaaaaaaaaaa"],"skills":["a","A"],"context":{"domain":"db"}}`, `{}`, `[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		caller := callerError(t, args)
+		var ev EvidenceInput
+		if err := issuer.Decode(args, MaxMessage, &ev); err != nil {
+			caller(err)
+		} else if q, err := issuer.NewEvidenceQuery(ev.Skill, ev.Context, ev.Limit, ev.Offset, ev.Cursor); err != nil {
+			caller(err)
+		} else if q.Skill == "" || q.Limit < 1 || q.Limit > issuer.MaxEvidenceLimit || q.Offset < 0 || q.Offset > issuer.MaxEvidenceOffset ||
+			len(q.Cursor) > issuer.MaxCursor || q.Cursor != "" && ev.Offset != nil {
+			t.Fatalf("%q: accepted %+v", args, q)
+		}
+		var st SkillTrustInput
+		if err := issuer.Decode(args, MaxMessage, &st); err != nil {
+			caller(err)
+		} else if q, err := issuer.NewTrustQuery(st.Skill, st.Context); err != nil {
+			caller(err)
+		} else if q.Skill == "" || len(q.Skill) > issuer.MaxClaimBytes {
+			t.Fatalf("%q: accepted %+v", args, q)
+		}
+		if r, err := issuer.ParseAssessRequest(args); err != nil {
+			caller(err)
+		} else if len(r.Agents) == 0 || len(r.Agents) > issuer.MaxAssessAgents || len(r.Skills) == 0 || len(r.Skills) > issuer.MaxAssessSkills {
+			t.Fatalf("%q: accepted %+v", args, r)
+		}
+	})
+}
+
+// callerError returns a check that a refusal of args is a caller's error
+// with its code, never an internal one.
+func callerError(t *testing.T, args []byte) func(error) {
+	return func(err error) {
+		t.Helper()
+		if code := issuer.ErrorCode(err); code == issuer.CodeInternal || code == "" {
+			t.Fatalf("%q: %v is not a caller's error", args, err)
+		}
+	}
 }
 
 // FuzzMessageBound checks the transport's choice of a message's bound

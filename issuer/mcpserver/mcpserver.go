@@ -19,11 +19,16 @@
 //     content is the bundle's exact bytes;
 //   - verify_passport (with [WithTrust]): a bundle verified against the
 //     issuer's own trust file, the bytes /.well-known/passport-trust.json
-//     serves; the result is the JSON `passport verify --json` prints.
+//     serves; the result is the JSON `passport verify --json` prints;
+//   - get_agent_skills, get_skill_trust, get_skill_evidence and
+//     assess_trust (with [WithTrustAPI]): the answers of the public trust
+//     API's routes (SPEC.md §16), as pure reads that write no skill
+//     history; an evidence cursor of either transport works on the other.
 //
 // Each tool decodes its raw arguments with [issuer.Decode], the decoder of
-// the HTTP API, and fails with a tool result (isError) holding the problem
-// details of the shared vocabulary. A bundle that does not verify is not a
+// the HTTP API (assess_trust with [issuer.ParseAssessRequest], the parser
+// of its route's body), and fails with a tool result (isError) holding the
+// problem details of the shared vocabulary. A bundle that does not verify is not a
 // failure: it is a result whose verdict says why. [Instructions], sent at
 // initialize, tell an agent how to read the answers.
 //
@@ -78,13 +83,14 @@ type Issuer interface {
 }
 
 // Option configures [Handler]. An option that gives a use case
-// ([WithPassports], [WithTrust]) adds the tools over it; without it they are
-// not listed.
+// ([WithPassports], [WithTrust], [WithTrustAPI]) adds the tools over it;
+// without it they are not listed.
 type Option func(*config)
 
 type config struct {
 	passports   PassportIssuer
 	trust       TrustPublisher
+	trustAPI    TrustReader
 	bodyTimeout time.Duration
 }
 
@@ -144,6 +150,7 @@ func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mc
 	}, t.agentReputation)
 	addSearchTool(s, t)
 	addPassportTools(s, t)
+	addTrustTools(s, t)
 	return s, t
 }
 
@@ -201,28 +208,35 @@ func principal(req *mcp.CallToolRequest) (issuer.Principal, error) {
 // The raw arguments are decoded by [issuer.Decode], the decoder of the
 // HTTP API: exact member names, no duplicates (also up to case), no
 // unknown members, strict UTF-8 and numbers, within the tool's message
-// bound. The input schema is inferred from In unless the tool has one. The
-// result is the handler's value as structured content and as JSON text; a
-// json.RawMessage is written as it is, byte for byte.
+// bound. The input schema is inferred from In unless the tool has one.
 func addTool[In any](s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (any, error)) {
 	if tool.InputSchema == nil {
-		schema, err := jsonschema.For[In](nil)
-		if err != nil {
-			panic("mcpserver: input schema of " + tool.Name + ": " + err.Error())
-		}
-		tool.InputSchema = schema
+		tool.InputSchema = schemaFor[In](tool.Name)
 	}
 	limit := cmp.Or(t.bounds[tool.Name], MaxMessage)
-	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	addRawTool(s, t, tool, func(ctx context.Context, req *mcp.CallToolRequest, args []byte) (any, error) {
 		var in In
+		if err := issuer.Decode(args, limit, &in); err != nil {
+			return nil, err
+		}
+		return h(ctx, req, in)
+	})
+}
+
+// addRawTool registers a tool whose handler reads the raw arguments
+// itself, with the parser of an HTTP route that reads the same JSON
+// object as its body (assess_trust: issuer.ParseAssessRequest); tool
+// must have its input schema. Absent arguments are {}. The result is the
+// handler's value as structured content and as JSON text; a
+// json.RawMessage is written as it is, byte for byte. An error is a tool
+// result with isError set ([tools.fail]).
+func addRawTool(s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, []byte) (any, error)) {
+	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := []byte(req.Params.Arguments)
 		if len(args) == 0 {
 			args = []byte("{}")
 		}
-		if err := issuer.Decode(args, limit, &in); err != nil {
-			return t.fail(ctx, tool.Name, err), nil
-		}
-		out, err := h(ctx, req, in)
+		out, err := h(ctx, req, args)
 		if err != nil {
 			return t.fail(ctx, tool.Name, err), nil
 		}
@@ -234,6 +248,16 @@ func addTool[In any](s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Con
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: b}, nil
 	})
+}
+
+// schemaFor is the input schema inferred from In, with the descriptions
+// of its jsonschema tags.
+func schemaFor[In any](tool string) *jsonschema.Schema {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic("mcpserver: input schema of " + tool + ": " + err.Error())
+	}
+	return schema
 }
 
 // fail turns err into a tool result with isError set: the problem details

@@ -36,6 +36,7 @@ type env struct {
 var (
 	_ mcpserver.PassportIssuer = (*service.Passports)(nil)
 	_ mcpserver.TrustPublisher = (*keyring.Keyring)(nil)
+	_ mcpserver.TrustReader    = (*service.Trust)(nil)
 )
 
 // newEnv serves the HTTP API with /mcp on loopback as serve builds it: the
@@ -52,8 +53,11 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	}
 	app := storetest.Service(db)
 	passports := service.NewPassports(db, ring, service.PassportOptions{})
-	tools := mcpserver.Handler(app, log, "test", mcpserver.WithPassports(passports), mcpserver.WithTrust(ring), mcpserver.WithBodyTimeout(10*time.Second))
-	srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, Keys: ring, Passports: passports, MCP: tools}))
+	trust := newTrust(t, passports, db)
+	tools := mcpserver.Handler(app, log, "test", mcpserver.WithPassports(passports), mcpserver.WithTrust(ring),
+		mcpserver.WithTrustAPI(trust), mcpserver.WithBodyTimeout(10*time.Second))
+	srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, Keys: ring, Passports: passports,
+		Trust: trust, MCP: tools}))
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: db, srv: srv, ring: ring}
 }
@@ -124,8 +128,9 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		if want := []string{"feedback_memory", "get_agent_passport", "get_agent_profile", "get_agent_reputation", "get_memory_validations",
-			"report_outcome", "search_memories", "verify_passport"}; !slices.Equal(names, want) {
+		if want := []string{"assess_trust", "feedback_memory", "get_agent_passport", "get_agent_profile", "get_agent_reputation",
+			"get_agent_skills", "get_memory_validations", "get_skill_evidence", "get_skill_trust", "report_outcome", "search_memories",
+			"verify_passport"}; !slices.Equal(names, want) {
 			t.Fatalf("tools %v, want %v", names, want)
 		}
 

@@ -101,10 +101,7 @@ type VerifyInput struct {
 // verifySchema is the input schema of verify_passport: the one inferred
 // from [VerifyInput], with bundle a string or an object.
 func verifySchema() *jsonschema.Schema {
-	s, err := jsonschema.For[VerifyInput](nil)
-	if err != nil {
-		panic("mcpserver: input schema of verify_passport: " + err.Error())
-	}
+	s := schemaFor[VerifyInput]("verify_passport")
 	s.Properties["bundle"] = &jsonschema.Schema{Types: []string{"string", "object"},
 		Description: "the passport bundle: a string holding its exact bytes (as get_agent_passport's text gives it), or the bundle object"}
 	return s

@@ -33,8 +33,8 @@ type TrustOptions struct {
 // behind it page by page, and comparisons of up to five agents. It reads
 // through the issuing use case's cache and writes only skill history, and
 // only from SkillTrust without a context, for a skill the subject's
-// passport lists. It is transport-neutral: HTTP and MCP serve the same
-// answers.
+// passport lists ([Trust.PureSkillTrust] is the same read, writing
+// nothing). It is transport-neutral: HTTP and MCP serve the same answers.
 type Trust struct {
 	p       *Passports
 	hs      HistoryStore
@@ -83,13 +83,28 @@ func (t *Trust) Skills(ctx context.Context, id issuer.AgentID) (issuer.SkillList
 // first read of a subject revision and hour is written to the skill
 // history. Any other read writes nothing. A skill with no evidence is not
 // an error: its skill passport is new, with no estimate, and says so.
+//
+// Only the trust route of the HTTP API records history (SPEC.md §5.9);
+// every other transport reads through [Trust.PureSkillTrust].
 func (t *Trust) SkillTrust(ctx context.Context, id issuer.AgentID, q issuer.TrustQuery) (issuer.SkillTrust, error) {
+	return t.skillTrust(ctx, id, q, true)
+}
+
+// PureSkillTrust returns what [Trust.SkillTrust] returns for the same
+// read, and writes nothing, whatever the read: the pure read of one
+// skill's trust that MCP and other general reads use (SPEC.md §5.9, §14.2).
+func (t *Trust) PureSkillTrust(ctx context.Context, id issuer.AgentID, q issuer.TrustQuery) (issuer.SkillTrust, error) {
+	return t.skillTrust(ctx, id, q, false)
+}
+
+// skillTrust is SkillTrust, recording history only when record is set.
+func (t *Trust) skillTrust(ctx context.Context, id issuer.AgentID, q issuer.TrustQuery, record bool) (issuer.SkillTrust, error) {
 	es, err := t.p.skills(ctx, id, []skilltrust.Task{{Skill: q.Skill, Context: q.Context}})
 	if err != nil {
 		return issuer.SkillTrust{}, err
 	}
 	e := es[0]
-	if e.known {
+	if record && e.known {
 		if err := e.record(ctx, t.hs); err != nil {
 			return issuer.SkillTrust{}, err
 		}
