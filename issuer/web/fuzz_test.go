@@ -163,7 +163,7 @@ func TestCompareFaultOrder(t *testing.T) {
 	// The API's words, naming the values as the API numbers them: the
 	// non-blank ones, from 0.
 	for q, want := range map[string]string{
-		"agent=&agent=nope&agent=agt_&skill=x": `agents[0]: "nope" is not a agt_ identifier`,
+		"agent=&agent=nope&agent=agt_&skill=x":   `agents[0]: "nope" is not a agt_ identifier`,
 		agents(1) + "skill=&skill=SQL&skill=sql": "skills[0] and skills[1] name the same skill, sql",
 		agents(1) + agents(1) + "skill=x":        "agents lists agt_aaaaaaaaaaaaaaaaaaaaaaaaaa twice",
 	} {
