@@ -170,11 +170,11 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readProfile reads the agent's passport, then each listed skill's trust
-// and first sources from the trust service. When a page of sources names
-// another passport than the one read first, the subject changed or the
-// hour turned in between, and the page is returned without its
-// PassportHash. When they agree, every read between them saw the same
-// passport too: revision tokens are never reused and hours only advance.
+// and first sources from the trust service (the sources kept per passport,
+// firstPages), then the passport again, and reports whether every read saw
+// the passport read first: the page of sources it read names it, and so
+// does the last read. Between two reads that see one passport, every read
+// saw it: revision tokens are never reused and hours only advance.
 func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePage, bool, error) {
 	is, err := h.cfg.Passports.Issue(ctx, id, issuing.DisclosePreviews)
 	if err != nil {
@@ -184,6 +184,7 @@ func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePa
 	page := profilePage{
 		ID:       string(id),
 		IssuedAt: p.IssuedAt.UTC().Format(time.RFC3339), ExpiresAt: p.ExpiresAt.UTC().Format(time.RFC3339),
+		PassportHash:  is.PassportHash,
 		PassportURL:   issuer.PassportPath(id),
 		EvidenceURL:   issuer.EvidenceFilePath(id, is.PassportHash),
 		TrustURL:      "/.well-known/passport-trust.json",
@@ -198,12 +199,15 @@ func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePa
 		if err != nil {
 			return profilePage{}, false, err
 		}
-		ev, err := h.cfg.Trust.SkillEvidence(ctx, id, issuer.EvidenceQuery{TrustQuery: q, Limit: profileSources})
-		if err != nil {
-			return profilePage{}, false, err
-		}
-		if ev.PassportHash != is.PassportHash {
-			return profilePage{}, false, nil
+		ev, ok := h.first.get(is.PassportHash, sp.Skill)
+		if !ok {
+			if ev, err = h.cfg.Trust.SkillEvidence(ctx, id, issuer.EvidenceQuery{TrustQuery: q, Limit: profileSources}); err != nil {
+				return profilePage{}, false, err
+			}
+			h.first.put(sp.Skill, ev)
+			if ev.PassportHash != is.PassportHash {
+				return profilePage{}, false, nil
+			}
 		}
 		row := skillRowOf(sp, st, ev)
 		if ev.SourceCount > len(ev.Sources) {
@@ -212,8 +216,11 @@ func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePa
 		page.AssessedAt = sp.AssessedAt
 		page.Skills = append(page.Skills, row)
 	}
-	page.PassportHash = is.PassportHash
-	return page, true, nil
+	again, err := h.cfg.Passports.Issue(ctx, id, issuing.DisclosePreviews)
+	if err != nil {
+		return profilePage{}, false, err
+	}
+	return page, again.PassportHash == is.PassportHash, nil
 }
 
 // skillPath is the address of the page of the agent's skill, followed by

@@ -135,24 +135,42 @@ func testSkillPage(t *testing.T, s *site) {
 }
 
 // changing is the trust service under a subject that changes (a real
-// write) just before each of its next n evidence reads.
+// write) just before each of its next n trust reads. It counts the
+// evidence pages read.
 type changing struct {
 	web.Trust
 	s *site
 	t *testing.T
 
-	mu sync.Mutex
-	n  int
+	mu    sync.Mutex
+	n     int
+	pages int
 }
 
 func (c *changing) SkillEvidence(ctx context.Context, id issuer.AgentID, q issuer.EvidenceQuery) (issuer.EvidencePage, error) {
+	c.mu.Lock()
+	c.pages++
+	c.mu.Unlock()
+	return c.Trust.SkillEvidence(ctx, id, q)
+}
+
+func (c *changing) SkillTrust(ctx context.Context, id issuer.AgentID, q issuer.TrustQuery) (issuer.SkillTrust, error) {
 	c.mu.Lock()
 	if c.n > 0 {
 		c.n--
 		c.s.publish(c.t, "A note "+strconv.Itoa(c.n))
 	}
 	c.mu.Unlock()
-	return c.Trust.SkillEvidence(ctx, id, q)
+	return c.Trust.SkillTrust(ctx, id, q)
+}
+
+// pagesRead returns the evidence pages read since it was last called.
+func (c *changing) pagesRead() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.pages
+	c.pages = 0
+	return n
 }
 
 func (c *changing) changeBeforeNext(n int) {
@@ -161,10 +179,11 @@ func (c *changing) changeBeforeNext(n int) {
 	c.mu.Unlock()
 }
 
-// TestPagesReadOnePassport: when the subject changes while a profile or a
-// skill's page is read, the page is read again, and shows the passport of
-// the second read; when it changes again, the page is refused, never
-// shown from two passports.
+// TestPagesReadOnePassport: a profile reads each skill's first sources
+// once per passport; when the subject changes while a profile or a skill's
+// page is read, the page is read again, and shows the passport of the
+// second read; when it changes again, the page is refused, never shown
+// from two passports.
 func TestPagesReadOnePassport(t *testing.T) {
 	t.Parallel()
 	for _, engine := range storetest.Engines(t) {
@@ -175,6 +194,16 @@ func TestPagesReadOnePassport(t *testing.T) {
 				c = &changing{Trust: tr, s: s, t: t}
 				return c
 			})
+			// A profile reads each skill's first sources once per passport.
+			for view, want := range []int{5, 0} {
+				c.pagesRead()
+				if res, _ := s.get(t, "/agents/"+string(s.main)); res.StatusCode != http.StatusOK {
+					t.Errorf("view %d of the profile: %d", view+1, res.StatusCode)
+				}
+				if n := c.pagesRead(); n != want {
+					t.Errorf("view %d of the profile read %d evidence pages, want %d", view+1, n, want)
+				}
+			}
 			for _, path := range []string{"/agents/" + string(s.odd), "/agents/" + string(s.odd) + "/skills/" + url.PathEscape(oddSkill)} {
 				before, err := s.passports.Issue(context.Background(), s.odd, issuing.DisclosePreviews)
 				if err != nil {

@@ -78,6 +78,7 @@ type Handler struct {
 	patterns []string
 	pages    map[string]*template.Template
 	assets   map[string]asset
+	first    *firstPages
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -117,7 +118,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.BodyTimeout = httpapi.DefaultBodyTimeout
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), pages: map[string]*template.Template{},
-		assets: map[string]asset{}}
+		assets: map[string]asset{}, first: newFirstPages(firstPagesSize)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -185,7 +185,7 @@ func testProfile(t *testing.T, s *site) {
 	plain := html.UnescapeString(body)
 	for _, w := range []string{"Partial and uncertain outcomes are shown but do not enter the estimate.",
 		"It is an outcome, not evidence of dishonesty.", "unresolved", "observed reuse",
-		"An estimate needs", "Caps that applied", "One evidence lineage may count at most"} {
+		"An estimate needs 5 effective success or failure outcomes; there are 0.8.", "Caps that applied", "One evidence lineage may count at most"} {
 		if !strings.Contains(plain, w) {
 			t.Errorf("the explanations lack %q", w)
 		}
