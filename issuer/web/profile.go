@@ -125,37 +125,38 @@ const profileSources = 10
 // twice in a row (SPEC.md §18.2).
 var errChanged = issuer.Errorf(issuer.CodeUnavailable, "the agent's evidence changed while this page was read; load it again")
 
-// consistently runs read, which reports whether its reads all saw one
+// readShown reads the public profile of the agent the request's path
+// names, then runs read, which reports whether its reads all saw one
 // passport, and runs it once more when they did not: between two reads of
-// a page the subject may change or the hour turn.
-func consistently(read func() (bool, error)) error {
+// a page the subject may change or the hour turn. Every agent that is not
+// shown is errNoAgent.
+func (h *Handler) readShown(r *http.Request, read func(ctx context.Context, id issuer.AgentID) (bool, error)) (issuer.PublicProfile, error) {
+	id, err := issuer.ParseAgentID(r.PathValue("publicId"))
+	if err != nil {
+		return issuer.PublicProfile{}, errNoAgent
+	}
+	prof, err := h.cfg.Profiles.PublicProfile(r.Context(), id)
+	if err != nil {
+		return prof, agentError(err)
+	}
 	for range 2 {
-		ok, err := read()
+		ok, err := read(r.Context(), id)
 		if err != nil || ok {
-			return err
+			return prof, agentError(err)
 		}
 	}
-	return errChanged
+	return prof, errChanged
 }
 
 // profile answers GET /agents/{publicId}.
 func (h *Handler) profile(w http.ResponseWriter, r *http.Request) error {
-	id, err := issuer.ParseAgentID(r.PathValue("publicId"))
-	if err != nil {
-		return errNoAgent
-	}
-	ctx := r.Context()
-	prof, err := h.cfg.Profiles.PublicProfile(ctx, id)
-	if err != nil {
-		return agentError(err)
-	}
 	var page profilePage
-	err = consistently(func() (ok bool, err error) {
+	prof, err := h.readShown(r, func(ctx context.Context, id issuer.AgentID) (ok bool, err error) {
 		page, ok, err = h.readProfile(ctx, id)
 		return ok, err
 	})
 	if err != nil {
-		return agentError(err)
+		return err
 	}
 	page.Name, page.Description = prof.Name, prof.Description
 	page.Stats, page.TrustLevel, page.ReputationScore = prof.Stats, string(prof.TrustLevel), prof.ReputationScore.String()

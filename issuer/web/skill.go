@@ -31,22 +31,13 @@ func (h *Handler) skill(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := issuer.ParseAgentID(r.PathValue("publicId"))
-	if err != nil {
-		return errNoAgent
-	}
-	ctx := r.Context()
-	prof, err := h.cfg.Profiles.PublicProfile(ctx, id)
-	if err != nil {
-		return agentError(err)
-	}
 	var page skillPage
-	err = consistently(func() (ok bool, err error) {
+	prof, err := h.readShown(r, func(ctx context.Context, id issuer.AgentID) (ok bool, err error) {
 		page, ok, err = h.readSkill(ctx, id, q)
 		return ok, err
 	})
 	if err != nil {
-		return agentError(err)
+		return err
 	}
 	page.Name = prof.Name
 	return h.render(w, http.StatusOK, "skill", page.Skill.Normalized+" · "+prof.Name, "", page)
