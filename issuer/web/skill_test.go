@@ -111,6 +111,12 @@ func testSkillPage(t *testing.T, s *site) {
 		t.Errorf("a skill without evidence: %d", res.StatusCode)
 	}
 
+	// A skill term is one path segment: a slash in it is escaped.
+	if res, body := s.get(t, "/agents/"+string(s.main)+"/skills/CI%2FCD%20pipelines?limit=1"); res.StatusCode != http.StatusOK ||
+		!strings.Contains(body, `<h1 id="skill-name">ci/cd pipelines</h1>`) {
+		t.Errorf("a skill with a slash: %d", res.StatusCode)
+	}
+
 	// The query is read as the evidence route reads it, its faults first.
 	for _, c := range []struct {
 		query string
