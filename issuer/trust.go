@@ -359,24 +359,35 @@ type assessWire struct {
 
 // ParseAssessRequest decodes and checks the body of a comparison (SPEC.md
 // §16.4). After the body's JSON and member names (SPEC.md §13.1; an
-// unknown member of context is unknown_context_dimension), the rules in
-// order, the first fault winning: agents (none is invalid_request, more
-// than MaxAssessAgents too_many_items; then each in order: an agent id, not
-// repeated); skills likewise (then each a skill term, no two normalising to
-// one skill); then the context's labels.
+// unknown member of context is unknown_context_dimension), the rules of
+// [NewAssessRequest].
 func ParseAssessRequest(body []byte) (AssessRequest, error) {
 	var w assessWire
-	var r AssessRequest
 	if err := Decode(body, MaxAssessBody, &w); err != nil {
-		return r, err
+		return AssessRequest{}, err
 	}
+	var c ContextRequest
+	if w.Context != nil {
+		c = w.Context.ContextRequest
+	}
+	return NewAssessRequest(w.Agents, w.Skills, c)
+}
+
+// NewAssessRequest checks a comparison of agents on skills in the task
+// context c, however it was sent, by the rules of SPEC.md §16.4 in order,
+// the first fault winning: agents (none is invalid_request, more than
+// MaxAssessAgents too_many_items; then each in order: an agent id, not
+// repeated); skills likewise (then each a skill term, no two normalising
+// to one skill); then the context's labels.
+func NewAssessRequest(agents, skills []string, c ContextRequest) (AssessRequest, error) {
+	var r AssessRequest
 	switch {
-	case len(w.Agents) == 0:
+	case len(agents) == 0:
 		return r, Errorf(CodeInvalid, "agents must list 1 to %d agent IDs", MaxAssessAgents)
-	case len(w.Agents) > MaxAssessAgents:
-		return r, Errorf(CodeTooManyItems, "agents lists %d agents; a comparison takes at most %d", len(w.Agents), MaxAssessAgents)
+	case len(agents) > MaxAssessAgents:
+		return r, Errorf(CodeTooManyItems, "agents lists %d agents; a comparison takes at most %d", len(agents), MaxAssessAgents)
 	}
-	for i, s := range w.Agents {
+	for i, s := range agents {
 		id, err := ParseAgentID(s)
 		if err != nil {
 			return r, Errorf(CodeInvalid, "agents[%d]: %s", i, ErrorMessage(err))
@@ -389,14 +400,14 @@ func ParseAssessRequest(body []byte) (AssessRequest, error) {
 		r.Agents = append(r.Agents, id)
 	}
 	switch {
-	case len(w.Skills) == 0:
+	case len(skills) == 0:
 		return r, Errorf(CodeInvalid, "skills must list 1 to %d skill terms", MaxAssessSkills)
-	case len(w.Skills) > MaxAssessSkills:
-		return r, Errorf(CodeTooManyItems, "skills lists %d skills; a comparison takes at most %d", len(w.Skills), MaxAssessSkills)
+	case len(skills) > MaxAssessSkills:
+		return r, Errorf(CodeTooManyItems, "skills lists %d skills; a comparison takes at most %d", len(skills), MaxAssessSkills)
 	}
 	o := skilltrust.Skills1()
 	var norms []string
-	for i, s := range w.Skills {
+	for i, s := range skills {
 		term, err := ParseSkillTerm("skills["+strconv.Itoa(i)+"]", s)
 		if err != nil {
 			return r, err
@@ -411,6 +422,6 @@ func ParseAssessRequest(body []byte) (AssessRequest, error) {
 		r.Skills = append(r.Skills, term)
 	}
 	var err error
-	r.Context, err = w.Context.Labels()
+	r.Context, err = (&TaskContext{ContextRequest: c}).Labels()
 	return r, err
 }

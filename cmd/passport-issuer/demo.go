@@ -149,10 +149,11 @@ and ask the trust API about one skill, its sources, or several agents side by si
 	fmt.Fprintf(e.stdout, `or open the pages in a browser:
 
   %s/agents/%s
+  %s/agents/%s/skills/%s
   %s/trust/assess?agent=%s&agent=%s&skill=PostgreSQL+indexing
   %s/verify
 
-`, base, main, base, declarerID, main, base)
+`, base, main, base, main, url.PathEscape(demoworld.SkillEstimated), base, declarerID, main, base)
 	if c.NoServe {
 		return nil
 	}

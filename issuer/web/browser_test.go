@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,14 +244,23 @@ func (s *shots) take(t *testing.T, ctx context.Context, name string) {
 		t.Logf("screenshots in %s", s.dir)
 	})
 	for _, width := range []int64{390, 1280} {
+		var wide int64
 		png, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
 			if _, err := chromedp.EmulateViewport(width, 900)(ctx, tg); err != nil {
+				return nil, err
+			}
+			var err error
+			if wide, err = chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)(ctx, tg); err != nil {
 				return nil, err
 			}
 			return chromedp.FullScreenshot(100)(ctx, tg)
 		})
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		// Wide tables scroll in their own region; the page never does.
+		if wide > width {
+			t.Errorf("%s is %d px wide in a %d px window", name, wide, width)
 		}
 		if err := os.WriteFile(filepath.Join(s.dir, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
 			t.Fatal(err)
@@ -283,6 +293,7 @@ func TestBrowser(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			s := newSite(t, engine, nil)
 			t.Run("profile", func(t *testing.T) { browseProfile(t, ctx, s, i == 0, sh) })
+			t.Run("skill", func(t *testing.T) { browseSkill(t, ctx, s, i == 0, sh) })
 			t.Run("compare", func(t *testing.T) { browseCompare(t, ctx, s, i == 0, sh) })
 			t.Run("verify", func(t *testing.T) { browseVerify(t, ctx, s, i == 0, sh) })
 			if i == 0 {
@@ -400,6 +411,46 @@ func browseProfile(t *testing.T, ctx context.Context, s *site, look bool, sh *sh
 	if len(rows) != 1 || rows[0].Skill != demoworld.SkillRing || rows[0].Estimate != web.NotEnoughEvidence || rows[0].Assessment == "Supported" {
 		t.Errorf("ring member: %+v", rows)
 	}
+}
+
+// browseSkill follows a profile's link to every source of a skill, and
+// pages through them.
+func browseSkill(t *testing.T, ctx context.Context, s *site, look bool, sh *shots) {
+	console := watchConsole(t, ctx)
+	more := `tbody.skill[data-skill="` + demoworld.SkillEstimated + `"] .why-body p > a[href^="/agents/"]`
+	rows := func() int {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.sources tbody tr").length`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/agents/"+string(s.main)),
+		chromedp.Click(chromedp.CSS(`tbody.skill[data-skill="`+demoworld.SkillEstimated+`"] summary`)),
+		chromedp.Click(chromedp.CSS(more)), chromedp.WaitVisible(chromedp.CSS("#skill-name"))); err != nil {
+		t.Fatal(err)
+	}
+	h, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#skill-name")))
+	if err != nil || h != demoworld.SkillEstimated {
+		t.Fatalf("the skill's page is headed %q (%v)", h, err)
+	}
+	first := rows()
+	if first == 0 {
+		t.Fatal("the skill's page lists no source")
+	}
+	if look {
+		checkAccessibility(t, ctx, "skill")
+		sh.take(t, ctx, "skill")
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/agents/"+string(s.main)+"/skills/"+url.PathEscape(demoworld.SkillEstimated)+"?limit=5"),
+		chromedp.Click(chromedp.CSS(`nav.pager a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS(`nav.pager a[rel="prev"]`))); err != nil {
+		t.Fatal(err)
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || !strings.HasSuffix(loc, "?limit=5&offset=5") || rows() != 5 {
+		t.Errorf("the next page is %s with %d sources (%v)", loc, rows(), err)
+	}
+	console.check(t, "skill")
 }
 
 // consoleLog collects the errors a page logs: a script or style the

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,9 +16,9 @@ import (
 // Bounds of the comparison form (SPEC.md §18.3).
 const (
 	// MaxCompareAgents and MaxCompareSkills bound a comparison, as the
-	// trust model does.
-	MaxCompareAgents = skilltrust.MaxCompareAgents
-	MaxCompareSkills = skilltrust.MaxCompareSkills
+	// trust API does.
+	MaxCompareAgents = issuer.MaxAssessAgents
+	MaxCompareSkills = issuer.MaxAssessSkills
 	// MaxFieldValues bounds how many values one query field may repeat,
 	// blank ones included.
 	MaxFieldValues = 10
@@ -24,18 +26,6 @@ const (
 	// the trust model bounds them (SPEC.md §4.2).
 	MaxFieldBytes = evidence.MaxTextLen
 )
-
-// compareQuery is a parsed comparison: agents and skills in input order,
-// without blanks and repeats, and the task context.
-type compareQuery struct {
-	Agents []issuer.AgentID
-	// Skills are the terms as asked (trimmed); a term that normalises like
-	// an earlier one is dropped.
-	Skills  []string
-	Context evidence.Context
-	// Notices say what was dropped as a repeat.
-	Notices []string
-}
 
 // compareForm is what the form shows: the fields as the visitor wrote them.
 type compareForm struct {
@@ -93,94 +83,86 @@ func pad(vs []string, n int) []string {
 	return vs
 }
 
-// parseContext reads the context dimensions of q: each at most once, at
-// most MaxFieldBytes, blank meaning unstated. Fields other than the
-// dimensions and the names in allowed are unknown_context_dimension, the
-// first in byte order of the field names reported.
-func parseContext(q url.Values, allowed ...string) (evidence.Context, error) {
-	names := make([]string, 0, len(q))
-	for k := range q {
-		names = append(names, k)
-	}
-	slices.Sort(names)
+// checkFields refuses a query with a field other than the context
+// dimensions and the names in allowed (unknown_context_dimension, the
+// first in byte order of the field names reported), then one with a field
+// given more than MaxFieldValues times (too_many_items).
+func checkFields(q url.Values, allowed ...string) error {
+	names := slices.Sorted(maps.Keys(q))
 	for _, k := range names {
 		if !slices.Contains(allowed, k) && !slices.Contains(evidence.Dimensions, k) {
-			return evidence.Context{}, issuer.Errorf(issuer.CodeUnknownDimension,
+			return issuer.Errorf(issuer.CodeUnknownDimension,
 				"unknown field %q: the context dimensions are %s", clip(k), strings.Join(evidence.Dimensions, ", "))
 		}
 	}
 	for _, k := range names {
 		if len(q[k]) > MaxFieldValues {
-			return evidence.Context{}, issuer.Errorf(issuer.CodeTooManyItems, "the field %s is given %d times; at most %d", k, len(q[k]), MaxFieldValues)
+			return issuer.Errorf(issuer.CodeTooManyItems, "the field %s is given %d times; at most %d", k, len(q[k]), MaxFieldValues)
 		}
 	}
+	return nil
+}
+
+// oneValue returns the one non-blank value of the dimension d in q, nil
+// when there is none; more than one is invalid_request.
+func oneValue(q url.Values, d string) (*string, error) {
+	switch vs := nonBlank(q[d]); len(vs) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &vs[0], nil
+	default:
+		return nil, issuer.Errorf(issuer.CodeInvalid, "the context dimension %s is given more than once", d)
+	}
+}
+
+// parseContext reads the context dimensions of q after [checkFields]:
+// each at most once, at most MaxFieldBytes, blank meaning unstated.
+func parseContext(q url.Values, allowed ...string) (evidence.Context, error) {
 	var c evidence.Context
+	if err := checkFields(q, allowed...); err != nil {
+		return c, err
+	}
 	for _, d := range evidence.Dimensions {
-		switch vs := nonBlank(q[d]); {
-		case len(vs) > 1:
-			return c, issuer.Errorf(issuer.CodeInvalid, "the context dimension %s is given more than once", d)
-		case len(vs) == 1:
-			if len(vs[0]) > MaxFieldBytes {
-				return c, issuer.Errorf(issuer.CodeInvalid, "the %s label is longer than %d bytes", d, MaxFieldBytes)
-			}
-			c.Set(d, strings.TrimSpace(vs[0]))
+		v, err := oneValue(q, d)
+		switch {
+		case err != nil:
+			return c, err
+		case v == nil:
+		case len(*v) > MaxFieldBytes:
+			return c, issuer.Errorf(issuer.CodeInvalid, "the %s label is longer than %d bytes", d, MaxFieldBytes)
+		default:
+			c.Set(d, strings.TrimSpace(*v))
 		}
 	}
 	return c, nil
 }
 
-// parseCompareQuery reads a comparison from the query of /trust/assess.
-// Faults are reported in this order: an unknown field, a field repeated
-// more than MaxFieldValues times, a context dimension given twice or too
-// long, an agent or skill value too long, more than MaxCompareAgents
-// agents or MaxCompareSkills skills, an agent without a skill or a skill
-// without an agent, then a malformed agent id (not_found, like an agent
-// that is not shown). An empty query is no comparison (ok false).
-func parseCompareQuery(q url.Values) (cq compareQuery, ok bool, err error) {
-	if cq.Context, err = parseContext(q, "agent", "skill"); err != nil {
-		return cq, false, err
+// parseCompareQuery reads a comparison from the query of /trust/assess as
+// the request of POST /api/public/trust/assess (SPEC.md §18.3): after
+// [checkFields] and a context dimension given twice (invalid_request), the
+// non-blank agents (trimmed), skills and labels are checked by
+// issuer.NewAssessRequest, the API's rules in the API's order. A query
+// without agents and skills is no comparison (ok false).
+func parseCompareQuery(q url.Values) (r issuer.AssessRequest, ok bool, err error) {
+	if err := checkFields(q, "agent", "skill"); err != nil {
+		return r, false, err
+	}
+	var c issuer.ContextRequest
+	for i, p := range []**string{&c.Domain, &c.Environment, &c.Protocol, &c.Version, &c.Workload, &c.Constraints} {
+		if *p, err = oneValue(q, evidence.Dimensions[i]); err != nil {
+			return r, false, err
+		}
 	}
 	agents, skills := nonBlank(q["agent"]), nonBlank(q["skill"])
-	for _, v := range append(slices.Clone(agents), skills...) {
-		if len(v) > MaxFieldBytes {
-			return cq, false, issuer.Errorf(issuer.CodeInvalid, "a field is longer than %d bytes", MaxFieldBytes)
-		}
+	if len(agents) == 0 && len(skills) == 0 {
+		return r, false, nil
 	}
-	switch {
-	case len(agents) > MaxCompareAgents:
-		return cq, false, issuer.Errorf(issuer.CodeTooManyItems, "%d agents; a comparison takes at most %d", len(agents), MaxCompareAgents)
-	case len(skills) > MaxCompareSkills:
-		return cq, false, issuer.Errorf(issuer.CodeTooManyItems, "%d skills; a comparison takes at most %d", len(skills), MaxCompareSkills)
-	case len(agents) == 0 && len(skills) == 0:
-		return cq, false, nil
-	case len(agents) == 0:
-		return cq, false, issuer.Errorf(issuer.CodeInvalid, "name at least one agent to compare")
-	case len(skills) == 0:
-		return cq, false, issuer.Errorf(issuer.CodeInvalid, "name at least one skill to compare on")
+	for i, a := range agents {
+		agents[i] = strings.TrimSpace(a)
 	}
-	for i, v := range agents {
-		id, err := issuer.ParseAgentID(strings.TrimSpace(v))
-		if err != nil {
-			return cq, false, agentNotShown(i, clip(strings.TrimSpace(v)))
-		}
-		if slices.Contains(cq.Agents, id) {
-			cq.Notices = append(cq.Notices, "Agent "+string(id)+" was named more than once; it is shown once, where first named.")
-			continue
-		}
-		cq.Agents = append(cq.Agents, id)
-	}
-	seen := map[string]bool{}
-	for _, v := range skills {
-		v = strings.TrimSpace(v)
-		norm := skilltrust.Skills1().Normalize(v).Name
-		if seen[norm] {
-			cq.Notices = append(cq.Notices, "The skill "+v+" is the same skill as one named before ("+norm+"); it is shown once.")
-			continue
-		}
-		seen[norm] = true
-		cq.Skills = append(cq.Skills, v)
-	}
-	return cq, true, nil
+	r, err = issuer.NewAssessRequest(agents, skills, c)
+	return r, err == nil, err
 }
 
 // clip bounds untrusted text quoted in a message, and makes it valid
@@ -194,9 +176,8 @@ func clip(s string) string {
 
 // comparePage is the body of the comparison page.
 type comparePage struct {
-	Form    compareForm
-	Error   string
-	Notices []string
+	Form  compareForm
+	Error string
 	// Agents are the compared agents in input order; Skills each skill's
 	// assessments, one cell per agent in that order.
 	Agents  []comparedAgent
@@ -217,9 +198,11 @@ type comparedSkill struct {
 type compareCell struct {
 	Assessment, State, Level, Estimate string
 	NA                                 bool
-	Operators, Validators              int
+	Operators, Validators, Unresolved  int
 	Contested, Stale                   bool
 	Limitations                        []string
+	// URL is the skill's page for the agent, in the task context.
+	URL string
 }
 
 // compare answers GET /trust/assess: the form, and when it names agents
@@ -227,9 +210,9 @@ type compareCell struct {
 func (h *Handler) compare(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	page := comparePage{Form: formOf(q)}
-	cq, ok, err := parseCompareQuery(q)
+	req, ok, err := parseCompareQuery(q)
 	if err == nil && ok {
-		err = h.assess(r, cq, &page)
+		err = h.assess(r.Context(), req, &page)
 	}
 	if err != nil {
 		d := issuerProblem(err)
@@ -242,43 +225,32 @@ func (h *Handler) compare(w http.ResponseWriter, r *http.Request) error {
 	return h.render(w, http.StatusOK, "compare", "Compare agents", "compare", page)
 }
 
-// assess fills page with the comparison of cq.
-func (h *Handler) assess(r *http.Request, cq compareQuery, page *comparePage) error {
-	ctx := r.Context()
-	page.Notices = cq.Notices
-	for i, id := range cq.Agents {
-		prof, err := h.cfg.Profiles.PublicProfile(ctx, id)
+// assess fills page with the trust service's comparison of req.
+func (h *Handler) assess(ctx context.Context, req issuer.AssessRequest, page *comparePage) error {
+	res, err := h.cfg.Trust.Assess(ctx, req)
+	if err != nil {
+		return err
+	}
+	for _, a := range res.Agents {
+		prof, err := h.cfg.Profiles.PublicProfile(ctx, a.Agent)
 		if err != nil {
-			if issuer.ErrorCode(err) == issuer.CodeNotFound {
-				return agentNotShown(i, string(id))
-			}
 			return err
 		}
-		page.Agents = append(page.Agents, comparedAgent{ID: string(id), Name: prof.Name, URL: "/agents/" + string(id)})
+		page.Agents = append(page.Agents, comparedAgent{ID: string(a.Agent), Name: prof.Name, URL: "/agents/" + string(a.Agent)})
 	}
-	for i, v := range cq.Context.Normalized().Values() {
-		if d := evidence.Dimensions[i]; v != "" {
-			page.Context = append(page.Context, dimension{Name: d, Label: dimensionHints[d][0], Value: v})
-		}
-	}
-	for _, asked := range cq.Skills {
-		n := skilltrust.Skills1().Normalize(asked)
-		cs := comparedSkill{Asked: asked, Skill: n.Name, Known: n.Known}
-		for i, id := range cq.Agents {
-			sp, err := h.cfg.Passports.SkillPassport(ctx, id, skilltrust.Task{Skill: asked, Context: cq.Context})
-			if err != nil {
-				if issuer.ErrorCode(err) == issuer.CodeNotFound {
-					return agentNotShown(i, string(id))
-				}
-				return err
-			}
+	page.Context = stated(res.Context)
+	query := issuer.ContextQuery(res.Context)
+	for j, term := range res.Skills {
+		cs := comparedSkill{Asked: term.Requested, Skill: term.Normalized, Known: term.InOntology}
+		for _, a := range res.Agents {
+			s := a.Skills[j]
 			cell := compareCell{
-				Assessment: word(assessmentWords, sp.Assessment), State: word(stateWords, sp.State),
-				Level: word(levelWords, sp.EvidenceLevel), Estimate: estimateText(sp.Estimate), NA: sp.Estimate == nil,
-				Operators: sp.Effective.Operators, Validators: sp.Effective.Validators,
-				Contested: sp.Contested, Stale: sp.Stale,
+				Assessment: word(assessmentWords, s.Assessment), State: word(stateWords, s.State),
+				Level: word(levelWords, s.EvidenceLevel), Estimate: estimateText(s.Estimate), NA: s.Estimate == nil,
+				Operators: s.IndependentOperators, Validators: s.IndependentValidators, Unresolved: s.UnresolvedContradictions,
+				Contested: s.Contested, Stale: s.Stale, URL: skillPath(a.Agent, s.Skill, query),
 			}
-			for _, l := range sp.Limitations {
+			for _, l := range s.Limitations {
 				cell.Limitations = append(cell.Limitations, skilltrust.Limitation(l).Text())
 			}
 			cs.Cells = append(cs.Cells, cell)
@@ -286,11 +258,4 @@ func (h *Handler) assess(r *http.Request, cq compareQuery, page *comparePage) er
 		page.Skills = append(page.Skills, cs)
 	}
 	return nil
-}
-
-// agentNotShown is the refusal of the i-th agent (from 0) of a comparison
-// when it is not shown: the same words for an unknown, private, unlisted
-// or suspended agent, naming it as the visitor wrote it.
-func agentNotShown(i int, id string) error {
-	return issuer.Errorf(issuer.CodeNotFound, "agent %d, %s, is not a public agent of this issuer", i+1, id)
 }

@@ -7,6 +7,9 @@
 //	GET  /agents/{publicId}     an agent's profile: the skill table first, each
 //	                            skill with "Why this assessment?", then the
 //	                            downloads and the historical figures
+//	GET  /agents/{publicId}/skills/{skill}
+//	                            one skill in a task context: why, and every
+//	                            source, page by page
 //	GET  /trust/assess          the comparison form and, with agents and skills,
 //	                            up to five agents side by side in input order
 //	GET  /verify                the verification form
@@ -36,10 +39,11 @@
 //
 // # Dependencies
 //
-// The handler depends on small interfaces it declares: [Profiles] and
-// [Passports] (issuer/service implements both), [TrustFiles]
-// (issuer/keyring) and, optionally, [Finder]. The explanation of each
-// skill is recomputed from the issued passport's own evidence file with
-// package skilltrust, exactly as a verifier would recompute it, and shown
-// only when it yields the signed assessment.
+// The handler depends on small interfaces it declares: [Profiles],
+// [Passports] and [Trust] (issuer/service implements them), [TrustFiles]
+// (issuer/keyring) and, optionally, [Finder]. The pages decide nothing the
+// API does not: the explanations, sources and comparisons are the public
+// trust service's answers (SPEC.md §16), the ones its routes serve, read
+// from the same cached passport the download serves; the pages only put
+// them in words and in tables.
 package web

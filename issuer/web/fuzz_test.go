@@ -124,9 +124,16 @@ func checkCode(t *testing.T, err error) {
 }
 
 // TestCompareFaultOrder pins which fault of a comparison wins (SPEC.md
-// §18.3).
+// §18.3): what only a query can hold first, then the API's rules in the
+// API's order (SPEC.md §16.4), agents before skills before the context.
 func TestCompareFaultOrder(t *testing.T) {
-	agents := func(n int) string { return strings.Repeat("agent=agt_aaaaaaaaaaaaaaaaaaaaaaaaaa&", n) }
+	agents := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString("agent=agt_" + strings.Repeat(string(rune('a'+i)), 26) + "&")
+		}
+		return b.String()
+	}
 	long := strings.Repeat("x", MaxFieldBytes+1)
 	for _, c := range []struct {
 		query string
@@ -135,12 +142,14 @@ func TestCompareFaultOrder(t *testing.T) {
 		{agents(11) + "zz=1", issuer.CodeUnknownDimension},
 		{agents(11) + "version=1&version=2", issuer.CodeTooManyItems},
 		{"version=1&version=2&agent=" + long + "&skill=x", issuer.CodeInvalid},
-		{"domain=" + long + "&" + agents(6) + "skill=x", issuer.CodeInvalid},
-		{agents(6) + "skill=" + long, issuer.CodeInvalid},
+		{"domain=" + long + "&" + agents(6) + "skill=x", issuer.CodeTooManyItems},
+		{agents(6) + "skill=" + long, issuer.CodeTooManyItems},
 		{agents(6), issuer.CodeTooManyItems},
-		{agents(1) + strings.Repeat("skill=s&", 6), issuer.CodeTooManyItems},
+		{"agent=nope&" + agents(1) + strings.Repeat("skill=s&", 6), issuer.CodeInvalid},
+		{agents(1) + strings.Repeat("skill=s&", 6) + "domain=" + long, issuer.CodeTooManyItems},
 		{agents(2), issuer.CodeInvalid},
-		{"agent=nope&agent=agt_&skill=x", issuer.CodeNotFound},
+		{agents(1) + "skill=" + long, issuer.CodeInvalid},
+		{agents(1) + "skill=x&domain=" + long, issuer.CodeInvalid},
 	} {
 		q, err := url.ParseQuery(c.query)
 		if err != nil {
@@ -151,8 +160,17 @@ func TestCompareFaultOrder(t *testing.T) {
 			t.Errorf("%.60s…: %s (%v), want %s", c.query, got, err, c.want)
 		}
 	}
-	_, _, err := parseCompareQuery(url.Values{"agent": {"nope", "agt_"}, "skill": {"x"}})
-	if m := issuer.ErrorMessage(err); m != `agent 1, nope, is not a public agent of this issuer` {
-		t.Errorf("message %q", m)
+	// The API's words, naming the values as the API numbers them: the
+	// non-blank ones, from 0.
+	for q, want := range map[string]string{
+		"agent=&agent=nope&agent=agt_&skill=x":   `agents[0]: "nope" is not a agt_ identifier`,
+		agents(1) + "skill=&skill=SQL&skill=sql": "skills[0] and skills[1] name the same skill, sql",
+		agents(1) + agents(1) + "skill=x":        "agents lists agt_aaaaaaaaaaaaaaaaaaaaaaaaaa twice",
+	} {
+		v, _ := url.ParseQuery(q)
+		_, _, err := parseCompareQuery(v)
+		if m := issuer.ErrorMessage(err); m != want {
+			t.Errorf("%s: %q, want %q", q, m, want)
+		}
 	}
 }

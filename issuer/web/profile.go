@@ -1,10 +1,10 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/remnant/passportkit/evidence"
@@ -41,7 +41,8 @@ type profilePage struct {
 	Domains         []domainRow
 }
 
-// skillRow is one row of the skill table and its explanation.
+// skillRow is one skill passport in words, with its explanation: a row of
+// the profile's skill table, or the head of a skill's page.
 type skillRow struct {
 	Skill      string
 	Assessment string
@@ -54,52 +55,57 @@ type skillRow struct {
 	Contested  bool
 	Stale      bool
 	// Unresolved counts the unresolved contradictions of non-zero
-	// eligibility; -1 when the explanation is unavailable.
+	// eligibility.
 	Unresolved int
-	Why        why
+	Why        whyView
 }
 
-// why is the "Why this assessment?" of one skill.
-type why struct {
-	Skill string
-	Lead  string
-	// Recomputed says the explanation was recomputed from the passport's
-	// evidence file and matches the signed skill passport; when false the
-	// figures are the signed ones and the rest is unavailable.
-	Recomputed bool
-	Figures    []figure
-	HeldBack   []string
-	Caps       []capRow
-	// MoreCaps counts the capped groups not listed.
-	MoreCaps    int
-	Limitations []string
-	Sources     []sourceRow
-	// TotalSources is the number of relevant records; Sources shows at
-	// most maxSourcesShown of them.
-	TotalSources int
-	EvidenceURL  string
+// whyView is the "Why this assessment?" of one skill: the trust service's
+// why, the skill passport's figures, and sources.
+type whyView struct {
+	Skill   string
+	Why     skilltrust.Why
+	Figures []figure
+	Sources sourcesView
 }
 
 type figure struct{ Name, Value string }
 
-// capRow is one capped group: its kind in words, its cap, and how much
-// weight it held before and after.
-type capRow struct {
-	Group          string
-	Cap            string
-	Initial, Final string
-	Factor         string
+// sourcesView is one page of a skill's sources, as the trust service's
+// evidence route gives it.
+type sourcesView struct {
+	Skill string
+	Rows  []sourceRow
+	// Count is the number of relevant records; First and Last are the
+	// positions, from 1, of the first and last rows shown.
+	Count, First, Last int
+	// ContextMatch says whether to show each source's context match: only
+	// when a task context is stated.
+	ContextMatch bool
+	// EvidenceURL is the evidence file of the passport the sources belong
+	// to.
+	EvidenceURL string
+	// MoreURL, on a profile, is the skill's page, which lists every
+	// source; "" when the profile shows them all.
+	MoreURL string
+	// StartURL, PrevURL and NextURL, on a skill's page, are the first, the
+	// previous and the next page of sources; "" when there is none.
+	StartURL, PrevURL, NextURL string
 }
 
 // sourceRow is one evidence record behind a skill.
 type sourceRow struct {
-	ID            string
+	ID string
+	// Inspect is the record in the passport's evidence file: the evidence
+	// route's inspect link.
+	Inspect       string
 	What          string
 	Quality       string
-	Owner         string
+	Skill         string
 	Date          string
 	Weight        string
 	Applicability string
+	ContextMatch  string
 	Contradiction string
 	Role          string
 }
@@ -111,45 +117,49 @@ type domainRow struct {
 	UpdatedAt                 string
 }
 
-// maxSourcesShown bounds the sources listed per skill; the evidence file
-// holds every record.
-const maxSourcesShown = 20
+// profileSources bounds the sources a profile lists per skill; the skill's
+// page lists every one, page by page.
+const profileSources = 10
+
+// errChanged refuses a page whose reads did not all see one passport
+// twice in a row (SPEC.md §18.2).
+var errChanged = issuer.Errorf(issuer.CodeUnavailable, "the agent's evidence changed while this page was read; load it again")
+
+// readShown reads the public profile of the agent the request's path
+// names, then runs read, which reports whether its reads all saw one
+// passport, and runs it once more when they did not: between two reads of
+// a page the subject may change or the hour turn. Every agent that is not
+// shown is errNoAgent.
+func (h *Handler) readShown(r *http.Request, read func(ctx context.Context, id issuer.AgentID) (bool, error)) (issuer.PublicProfile, error) {
+	id, err := issuer.ParseAgentID(r.PathValue("publicId"))
+	if err != nil {
+		return issuer.PublicProfile{}, errNoAgent
+	}
+	prof, err := h.cfg.Profiles.PublicProfile(r.Context(), id)
+	if err != nil {
+		return prof, agentError(err)
+	}
+	for range 2 {
+		ok, err := read(r.Context(), id)
+		if err != nil || ok {
+			return prof, agentError(err)
+		}
+	}
+	return prof, errChanged
+}
 
 // profile answers GET /agents/{publicId}.
 func (h *Handler) profile(w http.ResponseWriter, r *http.Request) error {
-	id, err := issuer.ParseAgentID(r.PathValue("publicId"))
+	var page profilePage
+	prof, err := h.readShown(r, func(ctx context.Context, id issuer.AgentID) (ok bool, err error) {
+		page, ok, err = h.readProfile(ctx, id)
+		return ok, err
+	})
 	if err != nil {
-		return errNoAgent
+		return err
 	}
-	ctx := r.Context()
-	prof, err := h.cfg.Profiles.PublicProfile(ctx, id)
-	if err != nil {
-		return agentError(err)
-	}
-	is, err := h.cfg.Passports.Issue(ctx, id, issuing.DisclosePreviews)
-	if err != nil {
-		return agentError(err)
-	}
-	p := &is.Passport
-	ex := h.explain.get(is)
-	page := profilePage{
-		ID: string(id), Name: prof.Name, Description: prof.Description,
-		PassportHash: is.PassportHash,
-		IssuedAt:     p.IssuedAt.UTC().Format(time.RFC3339), ExpiresAt: p.ExpiresAt.UTC().Format(time.RFC3339),
-		PassportURL:   "/api/public/agents/" + string(id) + "/passport",
-		EvidenceURL:   "/api/public/agents/" + string(id) + "/passport/evidence?passportHash=" + url.QueryEscape(is.PassportHash),
-		TrustURL:      "/.well-known/passport-trust.json",
-		PassportFile:  string(id) + ".passport.json",
-		TrustFileName: "passport-trust.json",
-		Declared:      p.DeclaredCapabilities,
-		Stats:         prof.Stats,
-		TrustLevel:    string(prof.TrustLevel), ReputationScore: prof.ReputationScore.String(),
-	}
-	page.VerifyCommand = "passport verify --trust " + page.TrustFileName + " --subject " + string(id) + " " + page.PassportFile
-	for _, sp := range p.SkillPassports {
-		page.AssessedAt = sp.AssessedAt
-		page.Skills = append(page.Skills, skillRowOf(sp, ex.bySkill[sp.Skill], page.EvidenceURL))
-	}
+	page.Name, page.Description = prof.Name, prof.Description
+	page.Stats, page.TrustLevel, page.ReputationScore = prof.Stats, string(prof.TrustLevel), prof.ReputationScore.String()
 	for _, d := range prof.DomainReputations {
 		page.Domains = append(page.Domains, domainRow{
 			Domain: d.Domain, Score: d.Score.String(), Confidence: d.Confidence.String(),
@@ -160,17 +170,81 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request) error {
 	return h.render(w, http.StatusOK, "profile", prof.Name, "", page)
 }
 
-// skillRowOf builds a skill's row from its signed skill passport and, when
-// the recomputation matched, the explanation behind it (nil otherwise).
-func skillRowOf(sp passport.SkillPassport, x *explanation, evidenceURL string) skillRow {
+// readProfile reads the agent's passport, then each listed skill's trust
+// and first sources from the trust service (the sources kept per passport,
+// firstPages), then the passport again, and reports whether every read saw
+// the passport read first: the page of sources it read names it, and so
+// does the last read. Between two reads that see one passport, every read
+// saw it: revision tokens are never reused and hours only advance.
+func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePage, bool, error) {
+	is, err := h.cfg.Passports.Issue(ctx, id, issuing.DisclosePreviews)
+	if err != nil {
+		return profilePage{}, false, err
+	}
+	p := &is.Passport
+	page := profilePage{
+		ID:       string(id),
+		IssuedAt: p.IssuedAt.UTC().Format(time.RFC3339), ExpiresAt: p.ExpiresAt.UTC().Format(time.RFC3339),
+		PassportHash:  is.PassportHash,
+		PassportURL:   issuer.PassportPath(id),
+		EvidenceURL:   issuer.EvidenceFilePath(id, is.PassportHash),
+		TrustURL:      "/.well-known/passport-trust.json",
+		PassportFile:  string(id) + ".passport.json",
+		TrustFileName: "passport-trust.json",
+		Declared:      p.DeclaredCapabilities,
+	}
+	page.VerifyCommand = "passport verify --trust " + page.TrustFileName + " --subject " + string(id) + " " + page.PassportFile
+	for _, sp := range p.SkillPassports {
+		q := issuer.TrustQuery{Skill: sp.Skill}
+		st, err := h.cfg.Trust.PureSkillTrust(ctx, id, q)
+		if err != nil {
+			return profilePage{}, false, err
+		}
+		ev, ok := h.first.get(is.PassportHash, sp.Skill)
+		if !ok {
+			if ev, err = h.cfg.Trust.SkillEvidence(ctx, id, issuer.EvidenceQuery{TrustQuery: q, Limit: profileSources}); err != nil {
+				return profilePage{}, false, err
+			}
+			h.first.put(sp.Skill, ev)
+			if ev.PassportHash != is.PassportHash {
+				return profilePage{}, false, nil
+			}
+		}
+		row := skillRowOf(sp, st, ev)
+		if ev.SourceCount > len(ev.Sources) {
+			row.Why.Sources.MoreURL = skillPath(id, sp.Skill, "")
+		}
+		page.AssessedAt = sp.AssessedAt
+		page.Skills = append(page.Skills, row)
+	}
+	again, err := h.cfg.Passports.Issue(ctx, id, issuing.DisclosePreviews)
+	if err != nil {
+		return profilePage{}, false, err
+	}
+	return page, again.PassportHash == is.PassportHash, nil
+}
+
+// skillPath is the address of the page of the agent's skill, followed by
+// query, a raw query string ("" for none).
+func skillPath(id issuer.AgentID, skill, query string) string {
+	p := "/agents/" + url.PathEscape(string(id)) + "/skills/" + url.PathEscape(skill)
+	if query != "" {
+		p += "?" + query
+	}
+	return p
+}
+
+// skillRowOf builds a skill's row from its skill passport sp, its trust
+// read st (whose skill passport is sp) and a page of its sources ev.
+func skillRowOf(sp passport.SkillPassport, st issuer.SkillTrust, ev issuer.EvidencePage) skillRow {
 	row := skillRow{
 		Skill: sp.Skill, Assessment: word(assessmentWords, sp.Assessment), State: word(stateWords, sp.State),
 		Level: word(levelWords, sp.EvidenceLevel), Estimate: estimateText(sp.Estimate), NA: sp.Estimate == nil,
 		Operators: sp.Effective.Operators, Validators: sp.Effective.Validators,
-		Contested: sp.Contested, Stale: sp.Stale, Unresolved: -1,
+		Contested: sp.Contested, Stale: sp.Stale, Unresolved: st.UnresolvedContradictions,
 	}
 	e, c := sp.Effective, sp.Coverage
-	wy := why{Skill: sp.Skill, Lead: assessmentLeads[sp.Assessment], TotalSources: sp.SourceCount, EvidenceURL: evidenceURL}
+	wy := whyView{Skill: sp.Skill, Why: st.Why}
 	wy.Figures = []figure{
 		{"Effective successes and failures (N)", fixed(e.Binary) + " (" + fixed(e.Successes) + " successes, " + fixed(e.Failures) + " failures)"},
 		{"Partial and uncertain outcomes (not estimated)", fixed(e.Partial) + " partial, " + fixed(e.Uncertain) + " uncertain"},
@@ -187,166 +261,27 @@ func skillRowOf(sp passport.SkillPassport, x *explanation, evidenceURL string) s
 	if sp.Corrections > 0 {
 		wy.Figures = append(wy.Figures, figure{"Corrections by the agent after a contrary report", strconv.Itoa(sp.Corrections)})
 	}
-	for _, l := range sp.Limitations {
-		wy.Limitations = append(wy.Limitations, skilltrust.Limitation(l).Text())
-	}
-	if x != nil {
-		wy.Recomputed = true
-		row.Unresolved = x.unresolved
-		wy.HeldBack, wy.Caps, wy.MoreCaps, wy.Sources = x.heldBack, x.caps, x.moreCaps, x.sources
-	}
+	wy.Sources = sourcesOf(ev)
 	row.Why = wy
 	return row
 }
 
-func sourceRowOf(s skilltrust.Source) sourceRow {
-	what := string(s.Type)
-	if s.Outcome != "" {
-		what += ": " + string(s.Outcome)
+// sourcesOf shows a page of sources.
+func sourcesOf(ev issuer.EvidencePage) sourcesView {
+	v := sourcesView{
+		Skill: ev.Skill.Normalized, Count: ev.SourceCount, First: ev.Offset + 1, Last: ev.Offset + len(ev.Sources),
+		ContextMatch: ev.Context != (evidence.Context{}), EvidenceURL: ev.EvidenceFile,
 	}
-	contra := "none"
-	if s.Contradiction != "" {
-		contra = s.Contradiction
-	}
-	role := map[skilltrust.Role]string{
-		skilltrust.RoleCounted:     "holds a position",
-		skilltrust.RoleMerged:      "merged into " + s.MergedInto,
-		skilltrust.RoleNotWeighted: "never weighted",
-	}[s.Role]
-	return sourceRow{
-		ID: s.ID, What: what, Quality: word(qualityWords, s.Quality), Owner: word(ownershipWords, s.Ownership),
-		Date: s.Date.String(), Weight: fixed(s.Weight), Applicability: fixed(s.Applicability),
-		Contradiction: contra, Role: role,
-	}
-}
-
-// explained holds the explanation of each skill passport of one issued
-// passport whose recomputation from the evidence file matched.
-type explained struct {
-	bySkill map[string]*explanation
-}
-
-// explanation is what a profile shows of the full assessment behind one
-// skill passport, bounded whatever the size of the evidence.
-type explanation struct {
-	// unresolved counts the unresolved contradictions of non-zero
-	// eligibility.
-	unresolved int
-	heldBack   []string
-	// caps are the first maxCapsShown capped groups; moreCaps counts the
-	// rest.
-	caps     []capRow
-	moreCaps int
-	// sources are the first maxSourcesShown sources in ranked order.
-	sources []sourceRow
-}
-
-// maxCapsShown bounds the capped groups listed per skill.
-const maxCapsShown = 20
-
-// explanationOf keeps what a profile shows of a.
-func explanationOf(a *skilltrust.Assessment) *explanation {
-	x := &explanation{}
-	for _, k := range a.Contradictions {
-		if k.Eligible && k.Status == "unresolved" {
-			x.unresolved++
+	for _, s := range ev.Sources {
+		what := s.Type
+		if s.Outcome != "" {
+			what += ": " + s.Outcome
 		}
+		v.Rows = append(v.Rows, sourceRow{
+			ID: s.Evidence, Inspect: s.Inspect, What: what, Quality: word(qualityWords, evidence.Quality(s.Quality)),
+			Skill: s.Skill, Date: s.Date, Weight: fixed(s.Weight), Applicability: fixed(s.Applicability),
+			ContextMatch: fixed(s.ContextMatch), Contradiction: s.Contradiction, Role: word(roleWords, s.Role),
+		})
 	}
-	for _, t := range a.HeldBackBy {
-		x.heldBack = append(x.heldBack, t.Text())
-	}
-	for _, g := range a.Groups {
-		if g.Factor >= 1 {
-			continue
-		}
-		if len(x.caps) == maxCapsShown {
-			x.moreCaps++
-			continue
-		}
-		x.caps = append(x.caps, capRow{Group: word(groupWords, g.Kind), Cap: fixed(g.Cap),
-			Initial: fixed(g.InitialMass), Final: fixed(g.Mass), Factor: fixed(g.Factor)})
-	}
-	for i, j := range skilltrust.SourceOrder(a.Sources) {
-		if i == maxSourcesShown {
-			break
-		}
-		x.sources = append(x.sources, sourceRowOf(a.Sources[j]))
-	}
-	return x
-}
-
-// explainCacheSize bounds the passports whose explanations are kept.
-const explainCacheSize = 16
-
-// explainCache keeps the explanations of the most recently shown
-// passports, by passportHash: a passport never changes, and within an
-// hour an unchanged subject is served the same one.
-type explainCache struct {
-	mu    sync.Mutex
-	max   int
-	order []string // least recently used first
-	items map[string]*explained
-}
-
-func newExplainCache(max int) *explainCache {
-	return &explainCache{max: max, items: map[string]*explained{}}
-}
-
-// get returns the explanation of is, recomputing it when missing.
-func (c *explainCache) get(is *issuing.Issued) *explained {
-	c.mu.Lock()
-	if e, ok := c.items[is.PassportHash]; ok {
-		c.touch(is.PassportHash)
-		c.mu.Unlock()
-		return e
-	}
-	c.mu.Unlock()
-	e := explain(is)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.items[is.PassportHash]; !ok {
-		if len(c.order) == c.max {
-			delete(c.items, c.order[0])
-			c.order = c.order[1:]
-		}
-		c.items[is.PassportHash] = e
-		c.order = append(c.order, is.PassportHash)
-	}
-	return e
-}
-
-func (c *explainCache) touch(k string) {
-	for i, o := range c.order {
-		if o == k {
-			c.order = append(append(c.order[:i:i], c.order[i+1:]...), k)
-			return
-		}
-	}
-}
-
-// explain recomputes every skill passport of is from its complete evidence
-// file, as a verifier would (SPEC.md §4.15), and keeps the assessments
-// whose skill passport is the one signed.
-func explain(is *issuing.Issued) *explained {
-	e := &explained{bySkill: map[string]*explanation{}}
-	set, err := evidence.Parse(is.EvidenceFile)
-	if err != nil {
-		return e
-	}
-	for _, sp := range is.Passport.SkillPassports {
-		at, err := evidence.ParseDate(sp.AssessedAt)
-		if err != nil {
-			continue
-		}
-		a, err := skilltrust.Assess(set, skilltrust.Task{Skill: sp.Skill}, at)
-		if err != nil {
-			continue
-		}
-		again, err := a.SkillPassportAs(is.Passport.TrustModelVersion)
-		if err != nil || again.AssessmentHash != sp.AssessmentHash {
-			continue
-		}
-		e.bySkill[sp.Skill] = explanationOf(a)
-	}
-	return e
+	return v
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remnant/passportkit/internal/seal"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/demoworld"
 	"github.com/remnant/passportkit/issuer/httpapi"
@@ -26,6 +27,7 @@ import (
 var (
 	_ web.Profiles   = (*service.Service)(nil)
 	_ web.Passports  = (*service.Passports)(nil)
+	_ web.Trust      = (*service.Trust)(nil)
 	_ web.TrustFiles = (*keyring.Keyring)(nil)
 	_ httpapi.Pages  = (*web.Handler)(nil)
 )
@@ -38,6 +40,7 @@ type site struct {
 	db        *store.DB
 	app       *service.Service
 	passports *service.Passports
+	trust     *service.Trust
 	ring      *keyring.Keyring
 	now       time.Time
 
@@ -47,7 +50,23 @@ type site struct {
 	hidden map[string]issuer.AgentID
 	// odd is a public agent whose name and skill hold characters that
 	// must be escaped.
-	odd issuer.AgentID
+	odd    issuer.AgentID
+	oddKey issuer.Principal
+}
+
+// publish writes a note by the odd agent about its odd skill: a write that
+// changes its evidence.
+func (s *site) publish(t testing.TB, title string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"category": "notes", "title": title, "content": "Some content.",
+		"appliesTo": map[string]string{"skill": oddSkill}})
+	pub, err := issuer.ParsePublication(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.app.Publish(context.Background(), s.oddKey, pub); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // oddName and oddSkill are untrusted text the pages must escape.
@@ -57,8 +76,9 @@ const (
 )
 
 // newSite builds the demo world (seed 1) on engine, a few agents besides,
-// and serves it.
-func newSite(t testing.TB, engine store.Engine, finder web.Finder) *site {
+// and serves it. The pages read the trust service through wrap, when
+// given.
+func newSite(t testing.TB, engine store.Engine, finder web.Finder, wrap ...func(*site, web.Trust) web.Trust) *site {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
@@ -95,19 +115,10 @@ func newSite(t testing.TB, engine store.Engine, finder web.Finder) *site {
 		t.Fatal(err)
 	}
 	s.odd = odd.ID
-	p, err := s.app.Authenticate(ctx, odd.Key)
-	if err != nil {
+	if s.oddKey, err = s.app.Authenticate(ctx, odd.Key); err != nil {
 		t.Fatal(err)
 	}
-	body, _ := json.Marshal(map[string]any{"category": "notes", "title": "A note", "content": "Some content.",
-		"appliesTo": map[string]string{"skill": oddSkill}})
-	pub, err := issuer.ParsePublication(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.app.Publish(ctx, p, pub); err != nil {
-		t.Fatal(err)
-	}
+	s.publish(t, "A note")
 
 	s.ring, err = keyring.New(s.db, keyring.Config{Issuer: "http://issuer.test", Dir: keyDir(t), MaxPassportTTL: 24 * time.Hour})
 	if err != nil {
@@ -117,13 +128,24 @@ func newSite(t testing.TB, engine store.Engine, finder web.Finder) *site {
 		t.Fatal(err)
 	}
 	s.passports = service.NewPassports(s.db, s.ring, service.PassportOptions{Now: func() time.Time { return now }})
-	pages, err := web.New(web.Config{Profiles: s.app, Passports: s.passports, Keys: s.ring, Finder: finder,
+	sealer, err := seal.New(make([]byte, seal.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.trust, err = service.NewTrust(s.passports, s.db, service.TrustOptions{Cursors: sealer}); err != nil {
+		t.Fatal(err)
+	}
+	var trust web.Trust = s.trust
+	for _, w := range wrap {
+		trust = w(s, trust)
+	}
+	pages, err := web.New(web.Config{Profiles: s.app, Passports: s.passports, Trust: trust, Keys: s.ring, Finder: finder,
 		Now: func() time.Time { return now }, Logger: storetest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(httpapi.New(s.app, storetest.Logger(t), httpapi.Config{
-		Keys: s.ring, Passports: s.passports, Pages: pages, RatePerSecond: 10000, Burst: 10000,
+		Keys: s.ring, Passports: s.passports, Trust: s.trust, Pages: pages, RatePerSecond: 10000, Burst: 10000,
 	}))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL

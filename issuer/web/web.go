@@ -20,8 +20,6 @@ import (
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/issuing"
-	"github.com/remnant/passportkit/passport"
-	"github.com/remnant/passportkit/skilltrust"
 )
 
 // Profiles gives an agent's public profile; private, unlisted, suspended
@@ -30,11 +28,19 @@ type Profiles interface {
 	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
 }
 
-// Passports issues an agent's signed passport and assesses one skill for a
-// task context. *service.Passports implements it.
+// Passports issues an agent's signed passport. *service.Passports
+// implements it.
 type Passports interface {
 	Issue(ctx context.Context, id issuer.AgentID, d issuing.Disclosure) (*issuing.Issued, error)
-	SkillPassport(ctx context.Context, id issuer.AgentID, task skilltrust.Task) (passport.SkillPassport, error)
+}
+
+// Trust is the public trust service the API serves (SPEC.md §16): one
+// skill's trust with why (the pure read, which records no history), its
+// sources page by page, and comparisons. *service.Trust implements it.
+type Trust interface {
+	PureSkillTrust(ctx context.Context, id issuer.AgentID, q issuer.TrustQuery) (issuer.SkillTrust, error)
+	SkillEvidence(ctx context.Context, id issuer.AgentID, q issuer.EvidenceQuery) (issuer.EvidencePage, error)
+	Assess(ctx context.Context, r issuer.AssessRequest) (issuer.TrustComparison, error)
 }
 
 // TrustFiles gives the issuer's published trust file (SPEC.md §10), the
@@ -44,11 +50,12 @@ type TrustFiles interface {
 	TrustFile(ctx context.Context) ([]byte, error)
 }
 
-// Config configures a [Handler]. Profiles, Passports and Keys are
+// Config configures a [Handler]. Profiles, Passports, Trust and Keys are
 // required.
 type Config struct {
 	Profiles  Profiles
 	Passports Passports
+	Trust     Trust
 	Keys      TrustFiles
 	// Finder, when set, serves the discovery page /agents; without it the
 	// page is not routed and not linked.
@@ -71,7 +78,7 @@ type Handler struct {
 	patterns []string
 	pages    map[string]*template.Template
 	assets   map[string]asset
-	explain  *explainCache
+	first    *firstPages
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -99,6 +106,8 @@ func New(cfg Config) (*Handler, error) {
 		return nil, errors.New("web: Config.Profiles is required")
 	case cfg.Passports == nil:
 		return nil, errors.New("web: Config.Passports is required")
+	case cfg.Trust == nil:
+		return nil, errors.New("web: Config.Trust is required")
 	case cfg.Keys == nil:
 		return nil, errors.New("web: Config.Keys is required")
 	}
@@ -109,7 +118,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.BodyTimeout = httpapi.DefaultBodyTimeout
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), pages: map[string]*template.Template{},
-		assets: map[string]asset{}, explain: newExplainCache(explainCacheSize)}
+		assets: map[string]asset{}, first: newFirstPages(firstPagesSize)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -120,8 +129,8 @@ func New(cfg Config) (*Handler, error) {
 	for k, f := range funcs {
 		fm[k] = f
 	}
-	for _, name := range []string{"home", "profile", "compare", "verify", "find", "error"} {
-		t, err := template.New(name).Funcs(fm).ParseFS(templateFS, "templates/base.html", "templates/"+name+".html")
+	for _, name := range []string{"home", "profile", "skill", "compare", "verify", "find", "error"} {
+		t, err := template.New(name).Funcs(fm).ParseFS(templateFS, "templates/base.html", "templates/why.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", name, err)
 		}
@@ -129,6 +138,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h.route("GET /{$}", h.home)
 	h.route("GET /agents/{publicId}", h.profile)
+	h.route("GET /agents/{publicId}/skills/{skill}", h.skill)
 	h.route("GET /trust/assess", h.compare)
 	h.route("GET /verify", h.verifyForm)
 	h.route("POST /verify", h.verify)

@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"html"
 	"io"
 	"mime/multipart"
@@ -12,10 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/demoworld"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/issuer/web"
 	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/skilltrust"
 )
 
 // TestPages runs the page tests on the demo world on every engine.
@@ -27,6 +30,7 @@ func TestPages(t *testing.T) {
 			s := newSite(t, engine, nil)
 			t.Run("headers", func(t *testing.T) { testHeaders(t, s) })
 			t.Run("profile", func(t *testing.T) { testProfile(t, s) })
+			t.Run("skill page", func(t *testing.T) { testSkillPage(t, s) })
 			t.Run("not shown", func(t *testing.T) { testNotShown(t, s) })
 			t.Run("escaping", func(t *testing.T) { testEscaping(t, s) })
 			t.Run("compare", func(t *testing.T) { testCompare(t, s) })
@@ -86,6 +90,55 @@ func testHeaders(t *testing.T, s *site) {
 	}
 }
 
+// skillAPI is the trust API's route of the agent's skill: trust or
+// evidence, with a raw query.
+func skillAPI(id issuer.AgentID, skill, route, query string) string {
+	p := "/api/public/agents/" + string(id) + "/skills/" + url.PathEscape(skill) + "/" + route
+	if query != "" {
+		p += "?" + query
+	}
+	return p
+}
+
+// api reads the JSON answer of an API route into v.
+func (s *site) api(t *testing.T, path string, v any) {
+	t.Helper()
+	res, body := s.get(t, path)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d %s", path, res.StatusCode, body)
+	}
+	if err := json.Unmarshal([]byte(body), v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// post posts a JSON body to an API route and reads its answer into v.
+func (s *site) post(t *testing.T, path string, body []byte, v any) {
+	t.Helper()
+	res, err := http.Post(s.URL+path, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d", path, res.StatusCode)
+	}
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// whyOf returns the explanation of a skill in the profile's table.
+func whyOf(t *testing.T, body, skill string) string {
+	t.Helper()
+	start := strings.Index(body, `data-skill="`+html.EscapeString(skill)+`"`)
+	if start < 0 {
+		t.Fatalf("no row for %q", skill)
+	}
+	end := strings.Index(body[start:], `</details>`)
+	return body[start : start+end]
+}
+
 // skillRow returns the text of a skill's row in the profile's table.
 func skillRow(t *testing.T, body, skill string) string {
 	t.Helper()
@@ -124,20 +177,52 @@ func testProfile(t *testing.T, s *site) {
 	if i, j := strings.Index(body, `id="skills-h"`), strings.Index(body, `id="history-h"`); i < 0 || j < i {
 		t.Errorf("the skill table is not first (%d, %d)", i, j)
 	}
-	// Every skill explains itself, recomputed from the evidence file, with
-	// its sources and limitations in words.
+	// Every skill explains itself as the trust service does: its why, and
+	// its first sources, each linked to its record in the evidence file.
 	if n := strings.Count(body, "Why this assessment?"); n != 5 {
 		t.Errorf("%d explanations, want 5", n)
 	}
-	if n := strings.Count(body, "Recomputed from the passport's evidence file"); n != 5 {
-		t.Errorf("%d explanations recomputed, want 5", n)
-	}
+	plain := html.UnescapeString(body)
 	for _, w := range []string{"Partial and uncertain outcomes are shown but do not enter the estimate.",
-		"It is an outcome, not evidence of dishonesty.", "unresolved", "observed reuse", "independent owner",
-		"An estimate needs", "Caps that applied", "one line of work"} {
-		if !strings.Contains(html.UnescapeString(body), w) {
+		"It is an outcome, not evidence of dishonesty.", "unresolved", "observed reuse",
+		"An estimate needs 5 effective success or failure outcomes; there are 0.8.", "Caps that applied", "One evidence lineage may count at most"} {
+		if !strings.Contains(plain, w) {
 			t.Errorf("the explanations lack %q", w)
 		}
+	}
+	for _, skill := range []string{demoworld.SkillEstimated, demoworld.SkillThin, demoworld.SkillContested, demoworld.SkillStale, "kubernetes operators"} {
+		why := whyOf(t, body, skill)
+		var st issuer.SkillTrust
+		s.api(t, skillAPI(s.main, skill, "trust", ""), &st)
+		texts := []string{st.Why.Summary, st.Why.State.Text, st.Why.EvidenceLevel.Text, st.Why.Estimate, st.Why.Sources, st.Why.Context}
+		for _, rs := range [][]skilltrust.Reason{st.Why.Limitations, st.Why.HeldBackBy, st.Why.Caps} {
+			for _, r := range rs {
+				texts = append(texts, r.Text)
+			}
+		}
+		for _, w := range texts {
+			if !strings.Contains(why, html.EscapeString(w)) {
+				t.Errorf("%s: the explanation lacks the trust service's %q", skill, w)
+			}
+		}
+		var ev issuer.EvidencePage
+		s.api(t, skillAPI(s.main, skill, "evidence", "limit=10"), &ev)
+		if got := regexp.MustCompile(`<a href="([^"]*)" title="This record`).FindAllStringSubmatch(why, -1); len(got) != len(ev.Sources) {
+			t.Errorf("%s: %d sources shown, the evidence route's first page has %d", skill, len(got), len(ev.Sources))
+		} else {
+			for i, m := range got {
+				if html.UnescapeString(m[1]) != ev.Sources[i].Inspect {
+					t.Errorf("%s: source %d links %s, the evidence route %s", skill, i, m[1], ev.Sources[i].Inspect)
+				}
+			}
+		}
+		more := strings.Contains(why, `href="/agents/`+string(s.main)+`/skills/`+url.PathEscape(skill)+`"`)
+		if more != (ev.SourceCount > len(ev.Sources)) {
+			t.Errorf("%s: a link to every source is %v with %d of %d sources shown", skill, more, len(ev.Sources), ev.SourceCount)
+		}
+	}
+	if res, _ := s.get(t, "/agents/"+string(s.main)+"/skills/"+url.PathEscape(demoworld.SkillEstimated)); res.StatusCode != http.StatusOK {
+		t.Errorf("the skill's page answers %d", res.StatusCode)
 	}
 	// The downloads, and the offline command.
 	for _, w := range []string{`href="/api/public/agents/` + string(s.main) + `/passport"`, `href="/.well-known/passport-trust.json"`,
@@ -157,8 +242,9 @@ func testProfile(t *testing.T, s *site) {
 	if res, _ := s.get(t, "/api/public/agents/"+string(s.main)+"/passport/evidence?passportHash="+is.PassportHash); res.StatusCode != http.StatusOK {
 		t.Errorf("the evidence link answers %d", res.StatusCode)
 	}
-	// No stars, percentages or ranks.
-	plain := html.UnescapeString(body)
+	// No stars, percentages or ranks in the text (addresses may hold
+	// percent-encoding).
+	plain = html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(body, ""))
 	for _, bad := range []string{"★", "☆", "%", "rank"} {
 		if strings.Contains(plain, bad) {
 			t.Errorf("the profile shows %q", bad)
@@ -193,14 +279,63 @@ func testNotShown(t *testing.T, s *site) {
 	if !strings.Contains(want, "There is no public agent at this address") {
 		t.Errorf("the 404 page says: %s", want)
 	}
-	// A hidden agent cannot be compared either, with the same words as an
-	// unknown one.
+	// A hidden agent cannot be compared either, refused as the API refuses
+	// it, in the words it uses for an unknown one.
 	for kind, id := range s.hidden {
-		res, body := s.get(t, "/trust/assess?agent="+string(s.main)+"&agent="+string(id)+"&skill=SQLite")
-		if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "agent 2, "+string(id)+", is not a public agent of this issuer") {
-			t.Errorf("compare with a %s agent: %d", kind, res.StatusCode)
+		detail := sameRefusal(t, s, url.Values{"agent": {string(s.main), string(id)}, "skill": {"SQLite"}}, http.StatusNotFound)
+		if detail != "agent "+string(id)+" not found" {
+			t.Errorf("compare with a %s agent: %q", kind, detail)
 		}
 	}
+	// A skill's page of a hidden agent is the one 404 page.
+	for _, id := range s.hidden {
+		if res, body := s.get(t, "/agents/"+string(id)+"/skills/sqlite"); res.StatusCode != http.StatusNotFound || body != want {
+			t.Errorf("the skill page of %s: %d", id, res.StatusCode)
+		}
+	}
+}
+
+// sameRefusal asks the comparison page for q and the API for the same
+// comparison, and checks that both refuse it with status and one detail,
+// which it returns.
+func sameRefusal(t *testing.T, s *site, q url.Values, status int) string {
+	t.Helper()
+	nonBlank := func(vs []string) []string {
+		out := []string{}
+		for _, v := range vs {
+			if strings.TrimSpace(v) != "" {
+				out = append(out, strings.TrimSpace(v))
+			}
+		}
+		return out
+	}
+	body := map[string]any{"agents": nonBlank(q["agent"]), "skills": nonBlank(q["skill"])}
+	c := map[string]string{}
+	for k, v := range q {
+		if k != "agent" && k != "skill" && len(v) > 0 {
+			c[k] = v[0]
+		}
+	}
+	if len(c) > 0 {
+		body["context"] = c
+	}
+	b, _ := json.Marshal(body)
+	res, err := http.Post(s.URL+"/api/public/trust/assess", "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var p struct {
+		Detail string `json:"detail"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&p); err != nil || res.StatusCode != status {
+		t.Errorf("the API answers %s with %d (%v), want %d", b, res.StatusCode, err, status)
+	}
+	page, html0 := s.get(t, "/trust/assess?"+q.Encode())
+	if page.StatusCode != status || !strings.Contains(html0, `<div class="error" role="alert"><h2>Nothing to compare</h2><p>`+html.EscapeString(p.Detail)+`</p>`) {
+		t.Errorf("the page answers %s with %d and not the API's %q", q.Encode(), page.StatusCode, p.Detail)
+	}
+	return p.Detail
 }
 
 func testEscaping(t *testing.T, s *site) {
@@ -217,22 +352,16 @@ func testEscaping(t *testing.T, s *site) {
 }
 
 func testCompare(t *testing.T, s *site) {
-	q := url.Values{"agent": {string(s.declarer), "", string(s.main), string(s.main)}, "skill": {"postgres indexing", "MCP server development"},
+	q := url.Values{"agent": {string(s.declarer), "", " " + string(s.main)}, "skill": {"postgres indexing", "MCP server development"},
 		"workload": {"OLTP"}, "environment": {""}}
 	res, body := s.get(t, "/trust/assess?"+q.Encode())
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("compare: %d", res.StatusCode)
 	}
-	// Agents in input order, each once; skills normalised, in order.
+	// Agents in input order; skills normalised, in order.
 	d, m := strings.Index(body, `<code>`+string(s.declarer)+`</code></th>`), strings.Index(body, `<code>`+string(s.main)+`</code></th>`)
 	if d < 0 || m < d {
 		t.Errorf("agents out of input order (%d, %d)", d, m)
-	}
-	if strings.Count(body, `<code>`+string(s.main)+`</code></th>`) != 2 {
-		t.Errorf("the repeated agent is not shown once per skill table")
-	}
-	if !strings.Contains(body, "named more than once") {
-		t.Error("no notice of the repeated agent")
 	}
 	if i, j := strings.Index(body, ">PostgreSQL indexing "), strings.Index(body, ">MCP server development<"); i < 0 || j < i {
 		t.Errorf("skills out of input order (%d, %d)", i, j)
@@ -244,7 +373,44 @@ func testCompare(t *testing.T, s *site) {
 	if !strings.Contains(body, `value="postgres indexing"`) || !strings.Contains(body, `value="OLTP"`) {
 		t.Error("the form lost its values")
 	}
+	// Each cell is the API's, and leads to the skill's page in the context.
+	var api issuer.TrustComparison
+	b, _ := json.Marshal(map[string]any{"agents": []issuer.AgentID{s.declarer, s.main}, "skills": q["skill"], "context": map[string]string{"workload": "OLTP"}})
+	s.post(t, "/api/public/trust/assess", b, &api)
+	for _, a := range api.Agents {
+		for _, c := range a.Skills {
+			link := `href="` + html.EscapeString(strings.Replace(c.Links.Trust, "/api/public/agents/", "/agents/", 1)) + `"`
+			link = strings.Replace(link, "/trust?", "?", 1)
+			if !strings.Contains(body, link) {
+				t.Errorf("%s × %s: no link %s", a.Agent, c.Skill, link)
+			}
+		}
+	}
+	if cells := regexp.MustCompile(`<td class="assessment">([^<]*)</td>`).FindAllStringSubmatch(body, -1); len(cells) != 4 ||
+		cells[0][1] != "New: no observations" || cells[1][1] != web.AssessmentWords(api.Agents[1].Skills[0].Assessment) {
+		t.Errorf("cells %v, the API %+v", cells, api.Agents)
+	}
 
+	// Refusals are the API's, in its order.
+	main := string(s.main)
+	for _, c := range []struct {
+		q      url.Values
+		status int
+	}{
+		{url.Values{"agent": {main, main}, "skill": {"SQLite"}}, 400},
+		{url.Values{"agent": {main}, "skill": {"postgres indexing", "PostgreSQL Indexing"}}, 400},
+		{url.Values{"agent": {main}}, 400},
+		{url.Values{"skill": {"SQLite"}}, 400},
+		{url.Values{"agent": {"nope"}, "skill": {"SQLite"}}, 400},
+		{url.Values{"agent": {"a", "b", "c", "d", "e", "f"}, "skill": {"x"}}, 400},
+		{url.Values{"agent": {main}, "skill": {"x", "y", "z", "u", "v", "w"}}, 400},
+		{url.Values{"agent": {main}, "skill": {strings.Repeat("x", 201)}}, 400},
+		{url.Values{"agent": {main}, "skill": {"SQLite"}, "version": {strings.Repeat("1", 201)}}, 400},
+		{url.Values{"agent": {"agt_aaaaaaaaaaaaaaaaaaaaaaaaaa"}, "skill": {"SQLite"}}, 404},
+	} {
+		sameRefusal(t, s, c.q, c.status)
+	}
+	// What only a query can hold.
 	for _, c := range []struct {
 		query  string
 		status int
@@ -252,11 +418,8 @@ func testCompare(t *testing.T, s *site) {
 	}{
 		{"", 200, ""},
 		{"colour=red", 400, "unknown field"},
-		{"agent=a&agent=b&agent=c&agent=d&agent=e&agent=f&skill=x", 400, "at most 5"},
-		{"agent=" + string(s.main), 400, "at least one skill"},
-		{"skill=SQLite", 400, "at least one agent"},
-		{"agent=" + string(s.main) + "&skill=SQLite&version=1&version=2", 400, "more than once"},
-		{"agent=" + string(s.main) + "&skill=" + strings.Repeat("x", 201), 400, "longer than"},
+		{"agent=" + main + "&skill=SQLite&version=1&version=2", 400, "more than once"},
+		{strings.Repeat("skill=x&", 11), 400, "at most 10"},
 	} {
 		res, body := s.get(t, "/trust/assess?"+c.query)
 		if res.StatusCode != c.status || !strings.Contains(body, c.text) {

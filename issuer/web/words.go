@@ -7,11 +7,12 @@ import (
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/passport"
-	"github.com/remnant/passportkit/skilltrust"
 )
 
 // The words the pages use for the trust model's labels: one table each, so
-// that a label reads the same on every page.
+// that a label reads the same on every page. They name labels in a table
+// cell; what a code means, in a sentence, is package skilltrust's to say
+// (skilltrust.Why), as the trust API says it.
 
 var assessmentWords = map[passport.AssessmentLabel]string{
 	passport.AssessmentContested:            "Contested",
@@ -20,20 +21,6 @@ var assessmentWords = map[passport.AssessmentLabel]string{
 	passport.AssessmentInsufficientEvidence: "Insufficient evidence",
 	passport.AssessmentAdverseOutcomes:      "Evidenced, with adverse outcomes",
 	passport.AssessmentSupported:            "Supported",
-}
-
-// assessmentLeads says in one sentence what each headline means.
-var assessmentLeads = map[passport.AssessmentLabel]string{
-	passport.AssessmentContested: "An eligible contradiction of this work is unresolved, so the assessment is contested, " +
-		"whatever else the evidence shows. The figures below stay visible.",
-	passport.AssessmentStale: "The latest eligible observation is more than two years old, so the assessment is stale.",
-	passport.AssessmentNew: "Nobody has reported using this skill's work: there is nothing to weigh yet. " +
-		"A declaration or a publication alone is not evidence.",
-	passport.AssessmentInsufficientEvidence: "There is some evidence, but not enough independent outcomes for an estimate.",
-	passport.AssessmentAdverseOutcomes: "There is enough independent evidence for an estimate, and failures outweigh successes. " +
-		"Strong evidence is not a recommendation.",
-	passport.AssessmentSupported: "Enough independent outcomes support an estimate, and successes outweigh failures. " +
-		"The interval describes recorded evidence; it is not the chance that the next task succeeds.",
 }
 
 var stateWords = map[passport.SkillState]string{
@@ -50,23 +37,6 @@ var levelWords = map[passport.EvidenceLevel]string{
 	passport.LevelStrong:   "strong",
 }
 
-// groupWords names each kind of capped group (SPEC.md §4.6) without its
-// pseudonymous key.
-var groupWords = map[string]string{
-	skilltrust.GroupActor:            "one reporter",
-	skilltrust.GroupOperator:         "one operator",
-	skilltrust.GroupUnknownOperators: "all reporters of unknown ownership",
-	skilltrust.GroupLineage:          "one line of work",
-	skilltrust.GroupOperatorContext:  "one operator in one context",
-}
-
-var ownershipWords = map[evidence.Ownership]string{
-	evidence.OwnershipDistinct: "independent owner",
-	evidence.OwnershipUnknown:  "unknown owner",
-	evidence.OwnershipSelf:     "the agent itself",
-	evidence.OwnershipShared:   "same owner",
-}
-
 var qualityWords = map[evidence.Quality]string{
 	evidence.QualityDeclared:                     "declared",
 	evidence.QualitySelfReported:                 "self-reported",
@@ -74,6 +44,13 @@ var qualityWords = map[evidence.Quality]string{
 	evidence.QualityIndependentReproduction:      "independent reproduction",
 	evidence.QualityMachineVerified:              "machine verified",
 	evidence.QualityMultiIndependentVerification: "multiple independent verifications",
+}
+
+// roleWords says what each role of a source (SPEC.md §16.3) did.
+var roleWords = map[string]string{
+	"counted":      "holds a position",
+	"merged":       "merged into another position",
+	"not_weighted": "carries no weight by its kind",
 }
 
 // word looks a label up, falling back to the label itself (a later minor

@@ -1,0 +1,235 @@
+package web_test
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/demoworld"
+	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/issuer/web"
+)
+
+// inspected returns the inspection links of the sources a page lists.
+func inspected(body string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`<a href="([^"]*)" title="This record`).FindAllStringSubmatch(body, -1) {
+		out = append(out, html.UnescapeString(m[1]))
+	}
+	return out
+}
+
+// inspects returns the inspection links of an evidence page of the API.
+func inspects(ev issuer.EvidencePage) []string {
+	var out []string
+	for _, s := range ev.Sources {
+		out = append(out, s.Inspect)
+	}
+	return out
+}
+
+// pageLink returns the address of a skill page's link to another page of
+// sources ("Next page", "Previous page", "First page"), "" when none.
+func pageLink(body, name string) string {
+	m := regexp.MustCompile(`<a href="([^"]*)"[^>]*>` + name + `</a>`).FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
+}
+
+func testSkillPage(t *testing.T, s *site) {
+	skill := url.PathEscape(demoworld.SkillEstimated)
+	page := "/agents/" + string(s.main) + "/skills/" + skill
+	var all issuer.EvidencePage
+	s.api(t, skillAPI(s.main, demoworld.SkillEstimated, "evidence", ""), &all)
+	if all.SourceCount < 12 {
+		t.Fatalf("the estimated skill has %d sources; the test pages through more than 10", all.SourceCount)
+	}
+
+	// Page by page, by offset, the pages list what the evidence route
+	// lists, in its order, with its inspection links.
+	res, body := s.get(t, page+"?limit=5")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d", page, res.StatusCode)
+	}
+	var seen []string
+	for n := 0; ; n++ {
+		seen = append(seen, inspected(body)...)
+		if n > 0 && pageLink(body, "First page") != page+"?limit=5" {
+			t.Errorf("page %d: first page %q", n, pageLink(body, "First page"))
+		}
+		next := pageLink(body, "Next page")
+		if next == "" {
+			break
+		}
+		if want := page + "?limit=5&offset=" + strconv.Itoa(5*(n+1)); next != want {
+			t.Fatalf("page %d: next %q, want %q", n, next, want)
+		}
+		_, body = s.get(t, next)
+		if prev := pageLink(body, "Previous page"); n == 0 && prev != page+"?limit=5" || n > 0 && prev != page+"?limit=5&offset="+strconv.Itoa(5*n) {
+			t.Errorf("page %d: previous %q", n+1, prev)
+		}
+	}
+	if strings.Join(seen, "\n") != strings.Join(inspects(all), "\n") {
+		t.Errorf("the pages list\n%v\nthe evidence route\n%v", seen, inspects(all))
+	}
+	for _, w := range []string{"Records 11 to 15 of", `class="assessment">Supported<`, "The agent's passport lists this skill."} {
+		if _, b := s.get(t, page+"?limit=5&offset=10"); !strings.Contains(b, w) {
+			t.Errorf("the third page lacks %q", w)
+		}
+	}
+
+	// A cursor the API returned reads as it does on the API.
+	var first, second issuer.EvidencePage
+	s.api(t, skillAPI(s.main, demoworld.SkillEstimated, "evidence", "limit=5"), &first)
+	s.api(t, skillAPI(s.main, demoworld.SkillEstimated, "evidence", "limit=5&cursor="+first.NextCursor), &second)
+	if _, b := s.get(t, page+"?limit=5&cursor="+first.NextCursor); strings.Join(inspected(b), " ") != strings.Join(inspects(second), " ") {
+		t.Errorf("by cursor the page lists %v, the API %v", inspected(b), inspects(second))
+	}
+
+	// In a task context: the context used, and each source's match.
+	var inCtx issuer.SkillTrust
+	s.api(t, skillAPI(s.main, demoworld.SkillEstimated, "trust", "workload=OLTP"), &inCtx)
+	_, body = s.get(t, page+"?workload=OLTP")
+	for _, w := range []string{"Workload <q>oltp</q>", ">Context match<", html.EscapeString(inCtx.Why.Context)} {
+		if !strings.Contains(body, w) {
+			t.Errorf("in a context, the page lacks %q", w)
+		}
+	}
+	// A skill without evidence is new, not an error.
+	if res, body := s.get(t, "/agents/"+string(s.main)+"/skills/COBOL"); res.StatusCode != http.StatusOK ||
+		!strings.Contains(body, "No evidence for cobol") || !strings.Contains(body, "does not list this skill") {
+		t.Errorf("a skill without evidence: %d", res.StatusCode)
+	}
+
+	// A skill term is one path segment: a slash in it is escaped.
+	if res, body := s.get(t, "/agents/"+string(s.main)+"/skills/CI%2FCD%20pipelines?limit=1"); res.StatusCode != http.StatusOK ||
+		!strings.Contains(body, `<h1 id="skill-name">ci/cd pipelines</h1>`) {
+		t.Errorf("a skill with a slash: %d", res.StatusCode)
+	}
+
+	// The query is read as the evidence route reads it, its faults first.
+	for _, c := range []struct {
+		query string
+		code  issuer.Code
+	}{
+		{"colour=red", issuer.CodeUnknownDimension},
+		{"offset=1001", issuer.CodeLimitOutOfRange},
+		{"limit=0", issuer.CodeLimitOutOfRange},
+		{"cursor=%21", issuer.CodeCursorInvalid},
+		{"cursor=" + first.NextCursor + "&offset=1", issuer.CodeInvalid},
+		{"workload=a&workload=b", issuer.CodeInvalid},
+		{"cursor=" + first.NextCursor + "&workload=oltp", issuer.CodeCursorInvalid}, // another listing
+	} {
+		res, body := s.get(t, page+"?"+c.query)
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "<code>"+string(c.code)+"</code>") {
+			t.Errorf("%s: %d, want 400 %s", c.query, res.StatusCode, c.code)
+		}
+	}
+	if res, _ := s.get(t, "/agents/agt_aaaaaaaaaaaaaaaaaaaaaaaaaa/skills/x?colour=red"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("a bad query of an unknown agent: %d, want the query's 400 first", res.StatusCode)
+	}
+}
+
+// changing is the trust service under a subject that changes (a real
+// write) just before each of its next n trust reads. It counts the
+// evidence pages read.
+type changing struct {
+	web.Trust
+	s *site
+	t *testing.T
+
+	mu    sync.Mutex
+	n     int
+	pages int
+}
+
+func (c *changing) SkillEvidence(ctx context.Context, id issuer.AgentID, q issuer.EvidenceQuery) (issuer.EvidencePage, error) {
+	c.mu.Lock()
+	c.pages++
+	c.mu.Unlock()
+	return c.Trust.SkillEvidence(ctx, id, q)
+}
+
+func (c *changing) PureSkillTrust(ctx context.Context, id issuer.AgentID, q issuer.TrustQuery) (issuer.SkillTrust, error) {
+	c.mu.Lock()
+	if c.n > 0 {
+		c.n--
+		c.s.publish(c.t, "A note "+strconv.Itoa(c.n))
+	}
+	c.mu.Unlock()
+	return c.Trust.PureSkillTrust(ctx, id, q)
+}
+
+// pagesRead returns the evidence pages read since it was last called.
+func (c *changing) pagesRead() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.pages
+	c.pages = 0
+	return n
+}
+
+func (c *changing) changeBeforeNext(n int) {
+	c.mu.Lock()
+	c.n = n
+	c.mu.Unlock()
+}
+
+// TestPagesReadOnePassport: a profile reads each skill's first sources
+// once per passport; when the subject changes while a profile or a skill's
+// page is read, the page is read again, and shows the passport of the
+// second read; when it changes again, the page is refused, never shown
+// from two passports.
+func TestPagesReadOnePassport(t *testing.T) {
+	t.Parallel()
+	for _, engine := range storetest.Engines(t) {
+		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
+			var c *changing
+			s := newSite(t, engine, nil, func(s *site, tr web.Trust) web.Trust {
+				c = &changing{Trust: tr, s: s, t: t}
+				return c
+			})
+			// A profile reads each skill's first sources once per passport.
+			for view, want := range []int{5, 0} {
+				c.pagesRead()
+				if res, _ := s.get(t, "/agents/"+string(s.main)); res.StatusCode != http.StatusOK {
+					t.Errorf("view %d of the profile: %d", view+1, res.StatusCode)
+				}
+				if n := c.pagesRead(); n != want {
+					t.Errorf("view %d of the profile read %d evidence pages, want %d", view+1, n, want)
+				}
+			}
+			for _, path := range []string{"/agents/" + string(s.odd), "/agents/" + string(s.odd) + "/skills/" + url.PathEscape(oddSkill)} {
+				before, err := s.passports.Issue(context.Background(), s.odd, issuing.DisclosePreviews)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.changeBeforeNext(1)
+				res, body := s.get(t, path)
+				after, err := s.passports.Issue(context.Background(), s.odd, issuing.DisclosePreviews)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.StatusCode != http.StatusOK || after.PassportHash == before.PassportHash ||
+					!strings.Contains(body, after.PassportHash) || strings.Contains(body, before.PassportHash) {
+					t.Errorf("%s, changed once: %d, not the passport of the second read", path, res.StatusCode)
+				}
+				c.changeBeforeNext(2)
+				if res, body := s.get(t, path); res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "changed while this page was read") {
+					t.Errorf("%s, changed twice: %d", path, res.StatusCode)
+				}
+			}
+		})
+	}
+}
