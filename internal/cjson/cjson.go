@@ -101,6 +101,14 @@ type Options struct {
 	// the root (the root is level 0); zero indexes every value. Values below
 	// the limit are still fully checked.
 	IndexDepth int
+	// IndexPath names one member per level, from the root down, such as
+	// "snapshot", "passport", "skillPassports". The value found there is
+	// indexed whole, down to its deepest value, whatever IndexDepth says,
+	// so that a caller can read one part of a document in detail and keep
+	// the rest of the index shallow. The path must reach the value through
+	// indexed objects: a path longer than IndexDepth has no effect. Names
+	// are compared decoded.
+	IndexPath []string
 	// DeferNumbers, with Canonical, postpones the check that each
 	// non-integer number is in ECMAScript form: the parser records those
 	// numbers and Doc.CheckNumbers checks the ones inside a chosen value.
@@ -121,6 +129,9 @@ type Doc struct {
 	nodes      []node
 	indexDepth int
 	floats     []uint32 // start offsets of deferred non-integer numbers
+	// deepLo and deepHi bound the nodes of the value at Options.IndexPath,
+	// which is indexed whole; deepHi is zero when there is none.
+	deepLo, deepHi uint32
 }
 
 // Value is one indexed value of a Doc.
@@ -150,13 +161,17 @@ type Parser struct {
 // Parse is the package-level Parse, reusing p's buffers.
 func (ps *Parser) Parse(src []byte, opt Options) (*Doc, error) {
 	p := parser{src: src, opt: opt, maxDepth: opt.MaxDepth, indexDepth: opt.IndexDepth,
-		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0]}
+		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0], pending: -1}
 	if p.maxDepth <= 0 {
 		p.maxDepth = DefaultMaxDepth
 	}
 	if p.indexDepth <= 0 {
 		p.indexDepth = math.MaxInt32
 	}
+	if len(opt.IndexPath) > 0 && len(opt.IndexPath) <= p.indexDepth {
+		p.pending = 0 // the root is the path's first object
+	}
+	shallow := p.indexDepth
 	if cap(ps.stack) < p.maxDepth {
 		ps.stack = make([]frame, p.maxDepth)
 	}
@@ -175,7 +190,7 @@ func (ps *Parser) Parse(src []byte, opt Options) (*Doc, error) {
 		ps.doc = Doc{nodes: p.nodes[:0], floats: p.floats[:0]}
 		return nil, err
 	}
-	ps.doc = Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats}
+	ps.doc = Doc{src: src, nodes: p.nodes, indexDepth: shallow, floats: p.floats, deepLo: p.deepLo, deepHi: p.deepHi}
 	return &ps.doc, nil
 }
 
@@ -266,8 +281,11 @@ func (v Value) Raw() []byte {
 func (v Value) Offset() int { return int(v.doc.nodes[v.idx].start) }
 
 // Indexed reports whether the value's children are in the index. Children of
-// values deeper than Options.IndexDepth are checked but not indexed.
-func (v Value) Indexed() bool { return int(v.depth) < v.doc.indexDepth }
+// values deeper than Options.IndexDepth are checked but not indexed, unless
+// they lie inside the value at Options.IndexPath.
+func (v Value) Indexed() bool {
+	return int(v.depth) < v.doc.indexDepth || uint32(v.idx) >= v.doc.deepLo && uint32(v.idx) < v.doc.deepHi
+}
 
 // Members yields the key and value of each member of an indexed object, in
 // document order. It yields nothing for other values.
@@ -372,11 +390,13 @@ func (v Value) Bool() (b, ok bool) {
 
 func (v Value) stringEquals(s string) bool {
 	raw := v.Raw()
-	inner := raw[1 : len(raw)-1]
-	for _, c := range inner {
-		if c == '\\' {
-			return decodeString(inner) == s
-		}
+	return nameEquals(raw[1:len(raw)-1], s)
+}
+
+// nameEquals reports whether the inside of a checked string decodes to s.
+func nameEquals(inner []byte, s string) bool {
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		return decodeString(inner) == s
 	}
 	return string(inner) == s
 }
@@ -390,6 +410,11 @@ type parser struct {
 	floats     []uint32
 	keys       [][]byte // strict mode: the names of the open objects
 	stack      []frame  // the open containers
+	// pending is how many names of Options.IndexPath lead to the value
+	// about to be parsed, or -1 when it is off the path.
+	pending        int
+	shallow        int    // IndexDepth while inside the deep container
+	deepLo, deepHi uint32 // see Doc
 }
 
 func (p *parser) failAt(pos int, c Code, format string, args ...any) *Error {
@@ -430,6 +455,11 @@ type frame struct {
 	prevEnd   uint32
 	keysBase  int32 // where this object's names start on p.keys
 	seen      map[string]struct{}
+	// path is how many names of Options.IndexPath lead to this container,
+	// or -1 when it is off the path; deep marks the container at the end
+	// of the path, whose values are all indexed.
+	path int32
+	deep bool
 }
 
 // run parses the value at i and returns the position after it. It keeps
@@ -455,7 +485,10 @@ value:
 			if depth+1 > p.maxDepth {
 				return i, p.failAt(i, CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 			}
-			stack[depth] = frame{node: int32(idx), object: c == '{', keysBase: int32(len(p.keys))}
+			stack[depth] = frame{node: int32(idx), object: c == '{', keysBase: int32(len(p.keys)), path: -1}
+			if p.pending >= 0 {
+				p.enterPath(&stack[depth], idx)
+			}
 			depth++
 			if i++; wsAt(src, i) {
 				if i, err = p.wsSlow(i); err != nil {
@@ -503,6 +536,7 @@ value:
 			p.nodes[idx].end = uint32(i)
 			p.nodes[idx].next = uint32(len(p.nodes))
 		}
+		p.pending = -1
 	}
 after:
 	if depth == 0 {
@@ -572,6 +606,9 @@ key:
 			p.nodes[idx].next = uint32(len(p.nodes))
 		}
 		key := src[start+1 : i-1]
+		if top.path >= 0 && nameEquals(key, p.opt.IndexPath[top.path]) {
+			p.pending = int(top.path) + 1
+		}
 		if p.opt.Canonical {
 			if top.prevEnd != 0 {
 				switch c := compareKeys(src[top.prevStart:top.prevEnd], key); {
@@ -617,6 +654,32 @@ func (p *parser) close(top *frame, i int) {
 		p.nodes[top.node].next = uint32(len(p.nodes))
 	}
 	p.keys = p.keys[:top.keysBase]
+	if top.deep {
+		p.indexDepth = p.shallow
+		p.deepHi = uint32(len(p.nodes))
+	}
+	p.pending = -1
+}
+
+// enterPath marks the container f, whose node is idx, as reached by
+// p.pending names of Options.IndexPath; at the end of the path, everything
+// inside it is indexed until it closes.
+func (p *parser) enterPath(f *frame, idx int) {
+	n := p.pending
+	p.pending = -1
+	if n < len(p.opt.IndexPath) {
+		if f.object {
+			f.path = int32(n)
+		}
+		return
+	}
+	if idx < 0 {
+		return
+	}
+	f.deep = true
+	p.shallow = p.indexDepth
+	p.indexDepth = math.MaxInt32
+	p.deepLo = uint32(idx)
 }
 
 // seen reports whether key was already a member of the object top, whose

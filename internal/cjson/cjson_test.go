@@ -346,3 +346,39 @@ func TestPlainCanonical(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexPath pins that the value at Options.IndexPath is indexed whole
+// while its siblings keep the shallow index, and that a path longer than
+// IndexDepth changes nothing.
+func TestIndexPath(t *testing.T) {
+	src := []byte(`{"a":{"b":{"c":[1,{"d":2}]},"x":{"y":{"z":3}}},"e":{"f":{"g":3}}}`)
+	d, err := Parse(src, Options{Canonical: true, IndexDepth: 2, IndexPath: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mustGet(t, mustGet(t, d.Root(), "a"), "b")
+	if !b.Indexed() {
+		t.Fatal("the value at the path must be indexed")
+	}
+	c := mustGet(t, b, "c")
+	var last Value
+	for e := range c.Elements() {
+		last = e
+	}
+	if got := mustGet(t, last, "d"); string(got.Raw()) != "2" {
+		t.Errorf("a.b.c[1].d = %s", got.Raw())
+	}
+	if x := mustGet(t, mustGet(t, d.Root(), "a"), "x"); x.Indexed() {
+		t.Error("a sibling of the path's value must keep the shallow index")
+	}
+	if f := mustGet(t, mustGet(t, d.Root(), "e"), "f"); f.Indexed() {
+		t.Error("a value off the path must keep the shallow index")
+	}
+	d, err = Parse(src, Options{Canonical: true, IndexDepth: 1, IndexPath: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := mustGet(t, d.Root(), "a"); a.Indexed() {
+		t.Error("a path longer than IndexDepth must have no effect")
+	}
+}
