@@ -53,7 +53,6 @@ type Verifier struct {
 // buffers are what one verification reuses from the last.
 type buffers struct {
 	bundle cjson.Parser
-	skills passport.SkillChecker
 }
 
 // Option configures a Verifier.
@@ -238,7 +237,7 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 		bufs = new(buffers)
 	}
 	defer v.parsers.Put(bufs)
-	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle, skills: &bufs.skills}
+	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle}
 	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
 	steps := [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
@@ -320,7 +319,6 @@ type run struct {
 	// lookup finds the trusted key for a kid.
 	lookup func(kid string) (*TrustedKey, bool)
 	parser *cjson.Parser
-	skills *passport.SkillChecker
 
 	doc        *cjson.Doc
 	credential []byte // the compact JWS, a slice of src
@@ -358,11 +356,14 @@ func (r *run) size() *passport.Error {
 
 // indexDepth is how deep the bundle index reaches: bundle → snapshot →
 // passport → subject → subject.id, and bundle → evidence → entry → proof →
-// hash.
+// hash. The skill passports are indexed whole (skillPassportsPath), so that
+// their check at the fields step reads this one parse.
 const indexDepth = 4
 
+var skillPassportsPath = []string{"snapshot", "passport", "skillPassports"}
+
 func (r *run) json() *passport.Error {
-	doc, err := r.parser.Parse(r.src, cjson.Options{Canonical: true, DeferNumbers: true, IndexDepth: indexDepth})
+	doc, err := r.parser.Parse(r.src, cjson.Options{Canonical: true, DeferNumbers: true, IndexDepth: indexDepth, IndexPath: skillPassportsPath})
 	if err != nil {
 		return asError(passport.JSONError(err))
 	}
@@ -735,10 +736,11 @@ func (r *run) fields() *passport.Error {
 			return fail(passport.ReasonFieldInvalid, "%d skill passports; at most %d", n, passport.MaxSkillPassports)
 		}
 		// Each skill passport in order, its hash over the signed bytes
-		// (SPEC.md §4.14). The payload's numbers were checked at step 9.
+		// (SPEC.md §4.14), read from the bundle's index. The payload's
+		// numbers were checked at step 9.
 		i := 0
 		for e := range sp.Elements() {
-			if err := r.skills.Check(e.Raw()); err != nil {
+			if err := passport.CheckIndexedSkillPassport(e); err != nil {
 				pe := asError(err)
 				return fail(pe.Reason, "skillPassports[%d]: %s", i, pe.Detail)
 			}
