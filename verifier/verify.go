@@ -52,7 +52,10 @@ type Verifier struct {
 
 // buffers are what one verification reuses from the last.
 type buffers struct {
-	bundle cjson.Parser
+	bundle  cjson.Parser
+	entries []entry
+	proofs  []evidence.Hash
+	hashes  []evidence.Hash
 }
 
 // Option configures a Verifier.
@@ -237,7 +240,7 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 		bufs = new(buffers)
 	}
 	defer v.parsers.Put(bufs)
-	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle}
+	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle, bufs: bufs}
 	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
 	steps := [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
@@ -319,6 +322,7 @@ type run struct {
 	// lookup finds the trusted key for a kid.
 	lookup func(kid string) (*TrustedKey, bool)
 	parser *cjson.Parser
+	bufs   *buffers // nil outside Verify
 
 	doc        *cjson.Doc
 	credential []byte // the compact JWS, a slice of src
@@ -783,12 +787,9 @@ func (r *run) validity() *passport.Error {
 // (evidence_root_mismatch), then each entry in order, its proof
 // (evidence_proof_invalid) and then its numbers (json_not_canonical).
 func (r *run) evidence() *passport.Error {
-	type entry struct {
-		index int
-		leaf  cjson.Value
-		proof []evidence.Hash
-	}
-	entries := make([]entry, 0, r.disclosed.Len())
+	entries := r.bufs.entries[:0]
+	proofs := r.bufs.proofs[:0]
+	defer func() { r.bufs.entries, r.bufs.proofs = entries[:0], proofs[:0] }()
 	last := -1
 	for e := range r.disclosed.Elements() {
 		var index, leaf, proof cjson.Value
@@ -815,7 +816,7 @@ func (r *run) evidence() *passport.Error {
 		case proof.Len() > evidence.MaxProofLen:
 			return fail(passport.ReasonEvidence, "entry %d: a proof holds at most %d hashes", len(entries), evidence.MaxProofLen)
 		}
-		hashes := make([]evidence.Hash, 0, proof.Len())
+		start := len(proofs)
 		for h := range proof.Elements() {
 			s, ok := h.RawText()
 			if !ok {
@@ -825,28 +826,36 @@ func (r *run) evidence() *passport.Error {
 			if err != nil {
 				return fail(passport.ReasonEvidence, "entry %d: a proof hash must be 64 lower-case hex digits", len(entries))
 			}
-			hashes = append(hashes, ph)
+			proofs = append(proofs, ph)
 		}
 		last = int(i)
-		entries = append(entries, entry{index: int(i), leaf: leaf, proof: hashes})
+		entries = append(entries, entry{index: int(i), leaf: leaf, proof: [2]int{start, len(proofs)}})
 	}
 	if r.count == 0 && r.root != evidence.EmptyRoot {
 		return fail(passport.ReasonEvidenceRoot, "evidenceRoot is not the root of an empty tree")
 	}
 	var hasher evidence.LeafHasher
+	hashed := false
 	if len(entries) == r.count && r.count > 0 {
 		// Every leaf is disclosed: the root follows from the leaves alone.
-		hashes := make([]evidence.Hash, len(entries))
-		for i, e := range entries {
-			hashes[i] = hasher.Sum(e.leaf.Raw())
+		hashes := r.bufs.hashes[:0]
+		for i := range entries {
+			entries[i].hash = hasher.Sum(entries[i].leaf.Raw())
+			hashes = append(hashes, entries[i].hash)
 		}
+		r.bufs.hashes = hashes[:0]
+		hashed = true
 		if evidence.Root(hashes) != r.root {
 			return fail(passport.ReasonEvidenceRoot, "the disclosed leaves do not form a tree with root evidenceRoot")
 		}
 	}
 	batch := evidence.NewBatch(uint64(r.count), r.root)
+	r.leaves = make([]Leaf, 0, len(entries))
 	for _, e := range entries {
-		if err := batch.Verify(uint64(e.index), hasher.Sum(e.leaf.Raw()), e.proof); err != nil {
+		if !hashed {
+			e.hash = hasher.Sum(e.leaf.Raw())
+		}
+		if err := batch.Verify(uint64(e.index), e.hash, proofs[e.proof[0]:e.proof[1]]); err != nil {
 			return fail(passport.ReasonEvidenceProof, "leaf %d: %v", e.index, err)
 		}
 		if err := r.doc.CheckNumbers(e.leaf); err != nil {
@@ -856,6 +865,14 @@ func (r *run) evidence() *passport.Error {
 	}
 	r.detail = fmt.Sprintf("%d of %d leaves disclosed", len(entries), r.count)
 	return nil
+}
+
+// entry is one disclosed evidence leaf as the evidence check reads it.
+type entry struct {
+	index int
+	leaf  cjson.Value
+	proof [2]int // its hashes, a range of buffers.proofs
+	hash  evidence.Hash
 }
 
 func (r *run) subject() *passport.Error {
