@@ -111,7 +111,9 @@ type Options struct {
 	IndexPath []string
 	// DeferNumbers, with Canonical, postpones the check that each
 	// non-integer number is in ECMAScript form: the parser records those
-	// numbers and Doc.CheckNumbers checks the ones inside a chosen value.
+	// numbers whose form a glance does not settle (a short plain decimal
+	// is canonical as written) and Doc.CheckNumbers checks the ones inside
+	// a chosen value.
 	// It lets a caller check only bytes whose origin it has authenticated.
 	// Whether the number is within the range of a double is still checked
 	// during the parse.
@@ -906,11 +908,13 @@ func (p *parser) number(start int) (int, error) {
 	if p.opt.Canonical {
 		if p.opt.DeferNumbers {
 			// Only the form is deferred: the range is a guard of the
-			// json step (SPEC.md §11.2 step 2), checked here.
-			if !plainCanonical(tok) {
-				if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
-					return i, p.failAt(start, CodeNumberRange, "number beyond the range of a float64")
-				}
+			// json step (SPEC.md §11.2 step 2), checked here. A plain
+			// decimal is in range and canonical: nothing to defer.
+			if plainCanonical(tok) {
+				return i, nil
+			}
+			if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
+				return i, p.failAt(start, CodeNumberRange, "number beyond the range of a float64")
 			}
 			p.floats = append(p.floats, uint32(start))
 			return i, nil
