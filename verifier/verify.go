@@ -598,11 +598,12 @@ func equalBase64(enc, raw []byte) bool {
 	if len(enc) != base64.RawURLEncoding.EncodedLen(len(raw)) {
 		return false
 	}
+	pairs := b64pairs()
 	for len(raw) >= 14 {
 		v := binary.BigEndian.Uint64(raw)
 		u := binary.BigEndian.Uint64(raw[6:])
-		w := uint64(b64pairs[v>>52]) | uint64(b64pairs[v>>40&0xfff])<<16 | uint64(b64pairs[v>>28&0xfff])<<32 | uint64(b64pairs[v>>16&0xfff])<<48
-		x := uint64(b64pairs[u>>52]) | uint64(b64pairs[u>>40&0xfff])<<16 | uint64(b64pairs[u>>28&0xfff])<<32 | uint64(b64pairs[u>>16&0xfff])<<48
+		w := uint64(pairs[v>>52]) | uint64(pairs[v>>40&0xfff])<<16 | uint64(pairs[v>>28&0xfff])<<32 | uint64(pairs[v>>16&0xfff])<<48
+		x := uint64(pairs[u>>52]) | uint64(pairs[u>>40&0xfff])<<16 | uint64(pairs[u>>28&0xfff])<<32 | uint64(pairs[u>>16&0xfff])<<48
 		if w != binary.LittleEndian.Uint64(enc) || x != binary.LittleEndian.Uint64(enc[8:]) {
 			return false
 		}
@@ -614,15 +615,17 @@ func equalBase64(enc, raw []byte) bool {
 	return bytes.Equal(buf[:m], enc)
 }
 
-// b64pairs maps twelve bits to the two base64url characters that encode
-// them, the first in the low byte.
-var b64pairs = func() (t [1 << 12]uint16) {
+// b64pairs returns the table that maps twelve bits to the two base64url
+// characters that encode them, the first in the low byte. It is built on
+// first use, so that a process that verifies nothing does not pay for it.
+var b64pairs = sync.OnceValue(func() *[1 << 12]uint16 {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	t := new([1 << 12]uint16)
 	for i := range t {
 		t[i] = uint16(alphabet[i>>6]) | uint16(alphabet[i&63])<<8
 	}
 	return t
-}()
+})
 
 func (r *run) snapshot() *passport.Error {
 	if r.payloadB64 == nil {
