@@ -453,6 +453,7 @@ func (p *parser) wsSlow(i int) (int, error) {
 type frame struct {
 	node      int32 // its index node, or -1 when it is deeper than the index
 	object    bool
+	start     uint32 // where its opening bracket is
 	prevStart uint32 // canonical mode: the previous member name's range
 	prevEnd   uint32
 	keysBase  int32 // where this object's names start on p.keys
@@ -477,17 +478,18 @@ value:
 		return i, p.failAt(i, CodeSyntax, "unexpected end of input")
 	}
 	{
-		idx := -1
-		if depth <= p.indexDepth {
-			idx = len(p.nodes)
-			p.nodes = append(p.nodes, node{start: uint32(i)})
-		}
+		start := i
 		switch c := src[i]; c {
 		case '{', '[':
+			idx := -1
+			if depth <= p.indexDepth {
+				idx = len(p.nodes)
+				p.nodes = append(p.nodes, node{start: uint32(i)})
+			}
 			if depth+1 > p.maxDepth {
 				return i, p.failAt(i, CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 			}
-			stack[depth] = frame{node: int32(idx), object: c == '{', keysBase: int32(len(p.keys)), path: -1}
+			stack[depth] = frame{node: int32(idx), object: c == '{', start: uint32(i), keysBase: int32(len(p.keys)), path: -1}
 			if p.pending >= 0 {
 				p.enterPath(&stack[depth], idx)
 			}
@@ -534,9 +536,8 @@ value:
 		if err != nil {
 			return i, err
 		}
-		if idx >= 0 {
-			p.nodes[idx].end = uint32(i)
-			p.nodes[idx].next = uint32(len(p.nodes))
+		if depth <= p.indexDepth {
+			p.nodes = append(p.nodes, node{start: uint32(start), end: uint32(i), next: uint32(len(p.nodes) + 1)})
 		}
 		p.pending = -1
 	}
@@ -595,17 +596,11 @@ key:
 	{
 		top := &stack[depth-1]
 		start := i
-		idx := -1
-		if depth <= p.indexDepth {
-			idx = len(p.nodes)
-			p.nodes = append(p.nodes, node{start: uint32(i)})
-		}
 		if i, err = p.string(i); err != nil {
 			return i, err
 		}
-		if idx >= 0 {
-			p.nodes[idx].end = uint32(i)
-			p.nodes[idx].next = uint32(len(p.nodes))
+		if depth <= p.indexDepth {
+			p.nodes = append(p.nodes, node{start: uint32(start), end: uint32(i), next: uint32(len(p.nodes) + 1)})
 		}
 		key := src[start+1 : i-1]
 		if top.path >= 0 && nameEquals(key, p.opt.IndexPath[top.path]) {
@@ -619,16 +614,13 @@ key:
 				case c > 0:
 					// A repeated name is out of order too; at one
 					// position the earlier guard of SPEC.md §2 wins.
-					for _, k := range p.keys[top.keysBase:] {
-						if compareKeys(k, key) == 0 {
-							return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
-						}
+					if p.namedBefore(int(top.start), start, key) {
+						return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 					}
 					return i, p.failAt(start, CodeNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
 			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
-			p.keys = append(p.keys, key)
 		} else if p.seen(top, key) {
 			return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
@@ -647,6 +639,49 @@ key:
 		}
 	}
 	goto value
+}
+
+// namedBefore reports whether the canonical-mode object opening at obj
+// names a member key before position end, where its current member name
+// starts. Everything before end has been checked, and canonical form has
+// no whitespace, so a plain scan skips the values: it runs only to refuse
+// a document.
+func (p *parser) namedBefore(obj, end int, key []byte) bool {
+	src := p.src
+	skipString := func(i int) int { // i at the opening quote
+		for i++; src[i] != '"'; i++ {
+			if src[i] == '\\' {
+				i++
+			}
+		}
+		return i + 1
+	}
+	for i := obj + 1; i < end; {
+		j := skipString(i)
+		if compareKeys(src[i+1:j-1], key) == 0 {
+			return true
+		}
+		i = j + 1 // past ':'
+		for depth := 0; ; {
+			switch src[i] {
+			case '"':
+				i = skipString(i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			case ',':
+				if depth == 0 {
+					i++
+					goto next
+				}
+			}
+			i++
+		}
+	next:
+	}
+	return false
 }
 
 // close ends the container of top, whose closing bracket ends before i.
