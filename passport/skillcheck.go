@@ -254,15 +254,13 @@ func object(name string, v cjson.Value, names []string, ints, omittable bool) er
 			break
 		}
 		key, _ := k.RawText()
-		if !plainName(key) {
-			continue // an escaped name is none of names
-		}
-		// Both run in canonical order: a name of names sorted before key
-		// is not in the object.
-		if names[i] < string(key) {
-			return missing()
-		}
 		if names[i] != string(key) {
+			// Both run in canonical order: a name of names sorted before
+			// key is not in the object. An escaped name is none of names,
+			// and its raw text says nothing about the order.
+			if names[i] < string(key) && plainName(key) {
+				return missing()
+			}
 			continue
 		}
 		if m.Kind() != cjson.Number {
@@ -314,9 +312,6 @@ func checkPreview(e cjson.Value) error {
 	i := 0
 	for k, m := range e.Members() {
 		key, _ := k.RawText()
-		if !plainName(key) {
-			continue
-		}
 		if string(key) == "outcome" {
 			outcome = m
 			continue
@@ -325,10 +320,10 @@ func checkPreview(e cjson.Value) error {
 			continue
 		}
 		want := &previewMembers[i]
-		if want.name < string(key) {
-			return errorf(ReasonFieldInvalid, "%s is missing", want.name)
-		}
 		if want.name != string(key) {
+			if want.name < string(key) && plainName(key) {
+				return errorf(ReasonFieldInvalid, "%s is missing", want.name)
+			}
 			continue
 		}
 		if m.Kind() != want.kind {

@@ -375,8 +375,26 @@ func (v Value) Int() (int64, bool) {
 	if v.Kind() != Number {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(v.Raw()), 10, 64)
-	return n, err == nil
+	raw := v.Raw()
+	digits := raw
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) > 18 { // beyond the guard; ParseInt says whether it fits
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		return n, err == nil
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false // a fraction or an exponent
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if raw[0] == '-' {
+		n = -n
+	}
+	return n, true
 }
 
 // Bool returns the value of true or false.

@@ -385,3 +385,31 @@ func TestIndexPath(t *testing.T) {
 		t.Error("a path longer than IndexDepth must have no effect")
 	}
 }
+
+// TestValueInt compares Int with strconv.ParseInt on every number form.
+func TestValueInt(t *testing.T) {
+	src := `[0,-0,7,-42,9007199254740991,-9007199254740991,1.5,-0.25,1e2,1E+2,-1e-2,10,100000]`
+	d, err := Parse([]byte(src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := range d.Root().Elements() {
+		want, err := strconv.ParseInt(string(e.Raw()), 10, 64)
+		got, ok := e.Int()
+		if ok != (err == nil) || got != want {
+			t.Errorf("Int(%s) = %d, %v; ParseInt gives %d, %v", e.Raw(), got, ok, want, err)
+		}
+	}
+	if _, ok := mustGet(t, mustParse(t, `{"s":"1"}`).Root(), "s").Int(); ok {
+		t.Error("Int of a string")
+	}
+}
+
+func mustParse(t *testing.T, s string) *Doc {
+	t.Helper()
+	d, err := Parse([]byte(s), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
