@@ -53,10 +53,13 @@ type Verifier struct {
 
 // buffers are what one verification reuses from the last.
 type buffers struct {
-	bundle  cjson.Parser
-	entries []entry
-	proofs  []evidence.Hash
-	hashes  []evidence.Hash
+	bundle       cjson.Parser
+	headerParser cjson.Parser
+	header       [maxHeaderSize * 3 / 4]byte // the decoded protected header
+	sig          [maxSigSize * 3 / 4]byte    // the decoded signature
+	entries      []entry
+	proofs       []evidence.Hash
+	hashes       []evidence.Hash
 }
 
 // Option configures a Verifier.
@@ -289,7 +292,12 @@ func (v *Verifier) VerifyJWS(compact []byte, typ string) (payload []byte, kid st
 	if typ == "" {
 		return nil, "", errors.New("verifier: VerifyJWS needs the typ to require")
 	}
-	r := &run{v: v, credential: compact, typ: typ, lookup: v.trust.Lookup}
+	bufs, _ := v.parsers.Get().(*buffers)
+	if bufs == nil {
+		bufs = new(buffers)
+	}
+	defer v.parsers.Put(bufs)
+	r := &run{v: v, credential: compact, typ: typ, lookup: v.trust.Lookup, parser: &bufs.bundle, bufs: bufs}
 	return r.compactJWS()
 }
 
@@ -323,7 +331,7 @@ type run struct {
 	// lookup finds the trusted key for a kid.
 	lookup func(kid string) (*TrustedKey, bool)
 	parser *cjson.Parser
-	bufs   *buffers // nil outside Verify
+	bufs   *buffers // reused between verifications
 
 	doc        *cjson.Doc
 	credential []byte // the compact JWS, a slice of src
@@ -451,8 +459,12 @@ func jsonSerialization(cred cjson.Value) *passport.Error {
 // b64 is the unpadded base64url encoding JWS uses, refusing stray bits.
 var b64 = base64.RawURLEncoding.Strict()
 
-// maxHeaderSize bounds the encoded protected header.
-const maxHeaderSize = 1024
+// maxHeaderSize bounds the encoded protected header, and maxSigSize the
+// encoded signature.
+const (
+	maxHeaderSize = 1024
+	maxSigSize    = 128
+)
 
 func (r *run) jws() *passport.Error {
 	c := r.credential
@@ -475,14 +487,14 @@ func (r *run) jws() *passport.Error {
 	if len(payload) == 0 {
 		return fail(passport.ReasonJWSMalformed, "the payload is empty (detached payloads are not allowed)")
 	}
-	if len(sig) > 128 {
+	if len(sig) > maxSigSize {
 		return fail(passport.ReasonJWSMalformed, "the signature is too long")
 	}
-	s, err := b64.DecodeString(string(sig))
+	n, err := b64.Decode(r.bufs.sig[:], sig)
 	if err != nil {
 		return fail(passport.ReasonJWSMalformed, "the signature is not base64url")
 	}
-	r.sig = s
+	r.sig = r.bufs.sig[:n]
 	r.signed = c[:d2]
 	r.payloadB64 = payload
 	return nil
@@ -490,11 +502,11 @@ func (r *run) jws() *passport.Error {
 
 func (r *run) header() *passport.Error {
 	enc := r.signed[:bytes.IndexByte(r.signed, '.')]
-	raw, err := b64.DecodeString(string(enc))
+	n, err := b64.Decode(r.bufs.header[:], enc)
 	if err != nil {
 		return fail(passport.ReasonJWSHeader, "the protected header is not base64url")
 	}
-	doc, err := cjson.Parse(raw, cjson.Options{MaxDepth: 4})
+	doc, err := r.bufs.headerParser.Parse(r.bufs.header[:n], cjson.Options{MaxDepth: 4})
 	if err != nil {
 		return fail(passport.ReasonJWSHeader, "the protected header is not strict JSON: %s", asError(passport.JSONError(err)).Reason)
 	}
