@@ -13,6 +13,7 @@ package cjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"iter"
 	"math"
@@ -163,7 +164,7 @@ type Parser struct {
 // Parse is the package-level Parse, reusing p's buffers.
 func (ps *Parser) Parse(src []byte, opt Options) (*Doc, error) {
 	p := parser{src: src, opt: opt, maxDepth: opt.MaxDepth, indexDepth: opt.IndexDepth,
-		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0], pending: -1}
+		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0], pending: -1, quote: -1}
 	if p.maxDepth <= 0 {
 		p.maxDepth = DefaultMaxDepth
 	}
@@ -434,6 +435,7 @@ type parser struct {
 	// about to be parsed, or -1 when it is off the path.
 	pending        int
 	shallow        int    // IndexDepth while inside the deep container
+	quote          int    // see longPlain
 	deepLo, deepHi uint32 // see Doc
 }
 
@@ -781,16 +783,54 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// longPlain skips plain bytes from i, in the middle of a long plain run:
+// it finds the next quote with the vectorised bytes.IndexByte and checks
+// the bytes before it 32 at a time, stopping at the first 32 that hold one
+// that is not plain. The caller finds that byte. The quote's position is
+// kept, so that a long string broken by many escapes is searched once, not
+// once per escape, and the work stays linear.
+func (p *parser) longPlain(i int) int {
+	src := p.src
+	if p.quote < i {
+		p.quote = len(src)
+		if q := bytes.IndexByte(src[i:], '"'); q >= 0 {
+			p.quote = i + q
+		}
+	}
+	for end := p.quote; i+32 <= end; i += 32 {
+		w := src[i : i+32 : i+32]
+		if notPlain(binary.LittleEndian.Uint64(w))|notPlain(binary.LittleEndian.Uint64(w[8:]))|
+			notPlain(binary.LittleEndian.Uint64(w[16:]))|notPlain(binary.LittleEndian.Uint64(w[24:])) != 0 {
+			break
+		}
+	}
+	return i
+}
+
+// notPlain is zero when the eight bytes of x are all plain, and otherwise
+// has the high bit set of some byte that is not: below 0x20, '\\' or above
+// 0x7F ('"' does not occur before the quote longPlain found).
+func notPlain(x uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	slash := x ^ (ones * '\\')
+	return ((x-ones*0x20)&^x | (slash-ones)&^slash | x) & high
+}
+
 // string checks the string at i (an opening quote) and returns the position
 // after its closing quote.
 func (p *parser) string(i int) (int, error) {
 	src := p.src
 	i++
 	for {
-		// Eight plain bytes at a time where possible.
-		for i+8 <= len(src) && plain[src[i]] && plain[src[i+1]] && plain[src[i+2]] && plain[src[i+3]] &&
+		// Eight plain bytes at a time where possible; a long run, such
+		// as a credential, in bulk.
+		lim := min(len(src), i+256)
+		for i+8 <= lim && plain[src[i]] && plain[src[i+1]] && plain[src[i+2]] && plain[src[i+3]] &&
 			plain[src[i+4]] && plain[src[i+5]] && plain[src[i+6]] && plain[src[i+7]] {
 			i += 8
+		}
+		if i+8 > lim && lim < len(src) {
+			i = p.longPlain(i)
 		}
 		for i < len(src) && plain[src[i]] {
 			i++

@@ -562,3 +562,28 @@ func FuzzParseIndexPath(f *testing.F) {
 		}
 	})
 }
+
+// TestLongStrings checks long plain runs, which the parser skips in bulk,
+// against the oracle: a byte that is not plain (an escape, a control
+// character, a multibyte character, an invalid byte) at every position
+// around the bulk path's boundaries, with and without a later quote.
+func TestLongStrings(t *testing.T) {
+	specials := []string{`\n`, `\"`, `\u0041`, "\x01", "é", "\xff", `"`, `\`}
+	for _, n := range []int{255, 256, 257, 300, 511, 600} {
+		for pos := 0; pos <= n; pos += max(1, n/40) {
+			for _, sp := range specials {
+				body := strings.Repeat("a", pos) + sp + strings.Repeat("b", n-pos)
+				for _, doc := range []string{`["` + body + `"]`, `["` + body, `["` + body + `","` + strings.Repeat("c", n) + `"]`} {
+					for _, canonical := range []bool{false, true} {
+						opt := Options{Canonical: canonical}
+						_, err := Parse([]byte(doc), opt)
+						_, refErr := refParse([]byte(doc), opt)
+						if fmt.Sprint(err) != fmt.Sprint(refErr) {
+							t.Fatalf("%d bytes, %q at %d, canonical %v: Parse %v, oracle %v", n, sp, pos, canonical, err, refErr)
+						}
+					}
+				}
+			}
+		}
+	}
+}
