@@ -158,27 +158,28 @@ func Parse(src []byte, opt Options) (*Doc, error) {
 type Parser struct {
 	doc   Doc
 	stack []frame
+	sets  []map[string]struct{}
 	keys  [][]byte
 }
 
 // Parse is the package-level Parse, reusing p's buffers.
 func (ps *Parser) Parse(src []byte, opt Options) (*Doc, error) {
 	p := parser{src: src, opt: opt, maxDepth: opt.MaxDepth, indexDepth: opt.IndexDepth,
-		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0], pending: -1, quote: -1}
+		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0], quote: -1}
 	if p.maxDepth <= 0 {
 		p.maxDepth = DefaultMaxDepth
 	}
 	if p.indexDepth <= 0 {
 		p.indexDepth = math.MaxInt32
 	}
-	if len(opt.IndexPath) > 0 && len(opt.IndexPath) <= p.indexDepth {
-		p.pending = 0 // the root is the path's first object
-	}
+	p.path = len(opt.IndexPath) > 0 && len(opt.IndexPath) <= min(p.indexDepth, math.MaxInt8)
 	shallow := p.indexDepth
 	if cap(ps.stack) < p.maxDepth {
 		ps.stack = make([]frame, p.maxDepth)
+		ps.sets = make([]map[string]struct{}, p.maxDepth)
 	}
 	p.stack = ps.stack[:p.maxDepth]
+	p.sets = ps.sets[:p.maxDepth]
 	if cap(p.nodes) == 0 {
 		// Every value but the root follows a ',', a ':' or an opening
 		// bracket, and every member name a '{' or a ',': counting them
@@ -423,20 +424,19 @@ func nameEquals(inner []byte, s string) bool {
 }
 
 type parser struct {
-	src        []byte
-	opt        Options
-	maxDepth   int
-	indexDepth int
-	nodes      []node
-	floats     []uint32
-	keys       [][]byte // strict mode: the names of the open objects
-	stack      []frame  // the open containers
-	// pending is how many names of Options.IndexPath lead to the value
-	// about to be parsed, or -1 when it is off the path.
-	pending        int
-	shallow        int    // IndexDepth while inside the deep container
-	quote          int    // see longPlain
-	deepLo, deepHi uint32 // see Doc
+	src            []byte
+	opt            Options
+	maxDepth       int
+	indexDepth     int
+	nodes          []node
+	floats         []uint32
+	keys           [][]byte              // strict mode: the names of the open objects
+	stack          []frame               // the open containers
+	path           bool                  // Options.IndexPath applies
+	sets           []map[string]struct{} // strict mode: see frame.set
+	shallow        int                   // IndexDepth while inside the deep container
+	quote          int                   // see longPlain
+	deepLo, deepHi uint32                // see Doc
 }
 
 func (p *parser) failAt(pos int, c Code, format string, args ...any) *Error {
@@ -470,19 +470,24 @@ func (p *parser) wsSlow(i int) (int, error) {
 }
 
 // frame is an open container.
+//
+// It holds no pointer, so that opening a container, which writes a frame,
+// costs a few plain stores: deep nesting is a cheap attack otherwise.
 type frame struct {
-	node      int32 // its index node, or -1 when it is deeper than the index
-	object    bool
+	node      int32  // its index node, or -1 when it is deeper than the index
+	keysBase  int32  // strict mode: where this object's names start on p.keys
 	start     uint32 // where its opening bracket is
 	prevStart uint32 // canonical mode: the previous member name's range
 	prevEnd   uint32
-	keysBase  int32 // where this object's names start on p.keys
-	seen      map[string]struct{}
 	// path is how many names of Options.IndexPath lead to this container,
 	// or -1 when it is off the path; deep marks the container at the end
 	// of the path, whose values are all indexed.
-	path int32
-	deep bool
+	path   int8
+	deep   bool
+	object bool
+	// set says that, in strict mode, the object's names are also in the
+	// set p.sets[depth], kept once it has more than a few.
+	set bool
 }
 
 // run parses the value at i and returns the position after it. It keeps
@@ -492,6 +497,12 @@ func (p *parser) run(i int) (int, error) {
 	src := p.src
 	stack := p.stack
 	depth := 0
+	// pending is how many names of Options.IndexPath lead to the value
+	// about to be parsed, or -1 when it is off the path.
+	pending := -1
+	if p.path {
+		pending = 0 // the root is the path's first object
+	}
 	var err error
 value:
 	if i >= len(src) {
@@ -509,9 +520,15 @@ value:
 			if depth+1 > p.maxDepth {
 				return i, p.failAt(i, CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 			}
-			stack[depth] = frame{node: int32(idx), object: c == '{', start: uint32(i), keysBase: int32(len(p.keys)), path: -1}
-			if p.pending >= 0 {
-				p.enterPath(&stack[depth], idx)
+			// Field by field: a composite literal is built aside and
+			// copied in wide loads that stall on its narrow stores.
+			f := &stack[depth]
+			f.node, f.keysBase, f.start = int32(idx), int32(len(p.keys)), uint32(i)
+			f.prevStart, f.prevEnd = 0, 0
+			f.path, f.deep, f.object, f.set = -1, false, c == '{', false
+			if pending >= 0 {
+				p.enterPath(f, idx, pending)
+				pending = -1
 			}
 			depth++
 			if i++; wsAt(src, i) {
@@ -559,7 +576,7 @@ value:
 		if depth <= p.indexDepth {
 			p.nodes = append(p.nodes, node{start: uint32(start), end: uint32(i), next: uint32(len(p.nodes) + 1)})
 		}
-		p.pending = -1
+		pending = -1
 	}
 after:
 	if depth == 0 {
@@ -624,7 +641,7 @@ key:
 		}
 		key := src[start+1 : i-1]
 		if top.path >= 0 && nameEquals(key, p.opt.IndexPath[top.path]) {
-			p.pending = int(top.path) + 1
+			pending = int(top.path) + 1
 		}
 		if p.opt.Canonical {
 			if top.prevEnd != 0 {
@@ -641,7 +658,7 @@ key:
 				}
 			}
 			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
-		} else if p.seen(top, key) {
+		} else if p.seen(top, depth-1, key) {
 			return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
 		if wsAt(src, i) {
@@ -715,18 +732,15 @@ func (p *parser) close(top *frame, i int) {
 		p.indexDepth = p.shallow
 		p.deepHi = uint32(len(p.nodes))
 	}
-	p.pending = -1
 }
 
-// enterPath marks the container f, whose node is idx, as reached by
-// p.pending names of Options.IndexPath; at the end of the path, everything
-// inside it is indexed until it closes.
-func (p *parser) enterPath(f *frame, idx int) {
-	n := p.pending
-	p.pending = -1
+// enterPath marks the container f, whose node is idx, as reached by n
+// names of Options.IndexPath; at the end of the path, everything inside it
+// is indexed until it closes.
+func (p *parser) enterPath(f *frame, idx, n int) {
 	if n < len(p.opt.IndexPath) {
 		if f.object {
-			f.path = int32(n)
+			f.path = int8(n)
 		}
 		return
 	}
@@ -739,11 +753,12 @@ func (p *parser) enterPath(f *frame, idx int) {
 	p.deepLo = uint32(idx)
 }
 
-// seen reports whether key was already a member of the object top, whose
-// earlier names sit on p.keys (or in a set, past a few names).
-func (p *parser) seen(top *frame, key []byte) bool {
+// seen reports whether key was already a member of the object top, at
+// depth d, whose earlier names sit on p.keys (or in p.sets[d], past a few
+// names).
+func (p *parser) seen(top *frame, d int, key []byte) bool {
 	const linear = 16
-	if top.seen == nil {
+	if !top.set {
 		for _, k := range p.keys[top.keysBase:] {
 			if compareKeys(k, key) == 0 {
 				return true
@@ -753,17 +768,24 @@ func (p *parser) seen(top *frame, key []byte) bool {
 		if len(p.keys)-int(top.keysBase) <= linear {
 			return false
 		}
-		top.seen = make(map[string]struct{}, 2*linear)
-		for _, k := range p.keys[top.keysBase:] {
-			top.seen[decodeString(k)] = struct{}{}
+		set := p.sets[d]
+		if set == nil {
+			set = make(map[string]struct{}, 2*linear)
+			p.sets[d] = set
 		}
+		clear(set)
+		for _, k := range p.keys[top.keysBase:] {
+			set[decodeString(k)] = struct{}{}
+		}
+		top.set = true
 		return false
 	}
-	d := decodeString(key)
-	if _, ok := top.seen[d]; ok {
+	set := p.sets[d]
+	dk := decodeString(key)
+	if _, ok := set[dk]; ok {
 		return true
 	}
-	top.seen[d] = struct{}{}
+	set[dk] = struct{}{}
 	return false
 }
 
