@@ -26,9 +26,6 @@ import (
 	"github.com/remnant/passportkit/verifier"
 )
 
-// maxKeyFile bounds a key file, as passport's commands do.
-const maxKeyFile = 16 << 10
-
 // server is the command: its flags and what it serves.
 type server struct {
 	Sign  string `placeholder:"KEY" help:"Sign the ids of the summaries share_summary makes with this private key file."`
@@ -64,7 +61,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func (c *server) Run(e *env) error {
 	var cfg ledgermcp.Config
 	if c.Sign != "" {
-		b, err := cli.ReadFile(e.stdin, c.Sign, maxKeyFile)
+		b, err := cli.ReadFile(e.stdin, c.Sign, passport.MaxKeySize)
 		if err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ func readBounded(e *env, name string, limit int64) ([]byte, error) {
 
 // loadSigner reads a private JWK, as "passport keys generate" writes it.
 func loadSigner(e *env, path string) (*passport.Signer, error) {
-	b, err := readBounded(e, path, maxKeyFile)
+	b, err := readBounded(e, path, passport.MaxKeySize)
 	if err != nil {
 		return nil, err
 	}

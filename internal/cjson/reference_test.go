@@ -494,33 +494,43 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, mode uint8) {
-		opt := Options{Canonical: mode&1 == 1, DeferNumbers: mode&2 == 2, IndexDepth: int(mode>>2) % 6, MaxDepth: 8 + int(mode>>5)}
-		got, err := Parse(in, opt)
-		want, refErr := refParse(in, opt)
-		if (err == nil) != (refErr == nil) {
-			t.Fatalf("Parse error %v, oracle %v", err, refErr)
-		}
-		if err != nil {
-			if code(err) != code(refErr) {
-				t.Fatalf("Parse refuses with %v, oracle with %v", err, refErr)
-			}
-			return
-		}
-		if len(got.nodes) != len(want.nodes) {
-			t.Fatalf("%d nodes, oracle %d", len(got.nodes), len(want.nodes))
-		}
-		for i := range got.nodes {
-			if got.nodes[i] != want.nodes[i] {
-				t.Fatalf("node %d: %+v, oracle %+v", i, got.nodes[i], want.nodes[i])
-			}
-		}
-		// The oracle defers exactly the numbers not in canonical form:
-		// checking the deferred numbers must find the same first one.
-		gotErr, wantErr := got.CheckNumbers(got.Root()), want.CheckNumbers(want.Root())
-		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-			t.Fatalf("CheckNumbers = %v, oracle %v", gotErr, wantErr)
-		}
+		compareWithOracle(t, in, fuzzOptions(mode))
 	})
+}
+
+// fuzzOptions spreads the bits of mode over the parser's options.
+func fuzzOptions(mode uint8) Options {
+	return Options{Canonical: mode&1 == 1, DeferNumbers: mode&2 == 2, IndexDepth: int(mode>>2) % 6, MaxDepth: 8 + int(mode>>5)}
+}
+
+// compareWithOracle parses in with Parse and with the oracle and fails t
+// unless both give the same verdict, the same refusal code, the same index
+// (deep range included) and the same first non-canonical deferred number.
+func compareWithOracle(t *testing.T, in []byte, opt Options) {
+	t.Helper()
+	got, err := Parse(in, opt)
+	want, refErr := refParse(in, opt)
+	if (err == nil) != (refErr == nil) {
+		t.Fatalf("Parse error %v, oracle %v", err, refErr)
+	}
+	if err != nil {
+		if code(err) != code(refErr) {
+			t.Fatalf("Parse refuses with %v, oracle with %v", err, refErr)
+		}
+		return
+	}
+	if !slices.Equal(got.nodes, want.nodes) {
+		t.Fatalf("nodes %+v, oracle %+v", got.nodes, want.nodes)
+	}
+	if got.deepLo != want.deepLo || got.deepHi != want.deepHi {
+		t.Fatalf("deep nodes [%d, %d), oracle [%d, %d)", got.deepLo, got.deepHi, want.deepLo, want.deepHi)
+	}
+	// The oracle defers exactly the numbers not in canonical form:
+	// checking the deferred numbers must find the same first one.
+	gotErr, wantErr := got.CheckNumbers(got.Root()), want.CheckNumbers(want.Root())
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Fatalf("CheckNumbers = %v, oracle %v", gotErr, wantErr)
+	}
 }
 
 // FuzzParseIndexPath checks Options.IndexPath against the oracle: the
@@ -541,25 +551,9 @@ func FuzzParseIndexPath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte, mode uint8, path string) {
 		names := strings.Split(path, "/")
-		names = names[:min(3, len(names))]
-		opt := Options{Canonical: mode&1 == 1, DeferNumbers: mode&2 == 2, IndexDepth: int(mode>>2) % 6, MaxDepth: 8 + int(mode>>5), IndexPath: names}
-		got, err := Parse(in, opt)
-		want, refErr := refParse(in, opt)
-		if (err == nil) != (refErr == nil) {
-			t.Fatalf("Parse error %v, oracle %v", err, refErr)
-		}
-		if err != nil {
-			if code(err) != code(refErr) {
-				t.Fatalf("Parse refuses with %v, oracle with %v", err, refErr)
-			}
-			return
-		}
-		if !slices.Equal(got.nodes, want.nodes) {
-			t.Fatalf("nodes %+v, oracle %+v", got.nodes, want.nodes)
-		}
-		if got.deepLo != want.deepLo || got.deepHi != want.deepHi {
-			t.Fatalf("deep nodes [%d, %d), oracle [%d, %d)", got.deepLo, got.deepHi, want.deepLo, want.deepHi)
-		}
+		opt := fuzzOptions(mode)
+		opt.IndexPath = names[:min(3, len(names))]
+		compareWithOracle(t, in, opt)
 	})
 }
 
