@@ -5,7 +5,7 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/gowebpki/jcs"
+	"github.com/remnant/passportkit/internal/cjson"
 )
 
 // AppendCanonical appends the record's canonical JSON (RFC 8785), its
@@ -92,14 +92,10 @@ func (r *Record) AppendCanonical(dst []byte) ([]byte, error) {
 		if math.IsNaN(p.Probability) || math.IsInf(p.Probability, 0) {
 			return nil, errors.New("evidence: a prediction's probability is not a finite number")
 		}
-		num, err := jcs.NumberToJSON(p.Probability)
-		if err != nil {
-			return nil, err
-		}
 		dst = append(dst, `,"prediction":{"date":`...)
 		dst = appendString(dst, p.Date.String())
 		dst = append(dst, `,"probability":`...)
-		dst = append(dst, num...)
+		dst = cjson.AppendNumber(dst, p.Probability)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"quality":`...)

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gowebpki/jcs"
-
 	"github.com/remnant/passportkit/internal/cjson"
 )
 
@@ -187,7 +185,7 @@ func parseRecord(raw []byte) (Record, error) {
 	if err := dec.Decode(&r); err != nil {
 		return Record{}, malformed("malformed_record", "%v", err)
 	}
-	canon, err := jcs.Transform(raw)
+	canon, err := cjson.Canonicalize(raw)
 	if err != nil {
 		return Record{}, malformed("malformed_record", "%v", err)
 	}

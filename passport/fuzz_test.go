@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/remnant/passportkit/internal/cjson"
 )
 
 var canonicalSeeds = []string{
@@ -87,30 +91,9 @@ func FuzzParseBundle(f *testing.F) {
 // member this package does not know (a later minor version's), so its hash
 // holds for what a signer writes.
 func FuzzCheckSkillPassportJSON(f *testing.F) {
-	sp := SkillPassport{Skill: "PostgreSQL", State: StateLimitedEvidence, Assessment: AssessmentInsufficientEvidence,
-		EvidenceLevel: LevelVeryLow, Visibility: VisibilityLimited, Calibration: CalibrationInsufficientData,
-		Estimate:     &SkillEstimate{Midpoint: 0.5, Lower: 0.25, Upper: 0.75},
-		Effective:    SkillCounts{Observations: 1, Binary: 1, Successes: 1, Operators: 1, Validators: 1, Contexts: 1},
-		Independence: &SkillIndependence{Operator: 1}, Corrections: 1,
-		Recency:     &SkillRecency{LatestEligible: "2026-01-01", AgeDays: 3},
-		Coverage:    SkillCoverage{Observations: 1, Positions: 1, Lineages: 1, Contexts: 1},
-		Sources:     []SourcePreview{{Evidence: "ev_1", Type: "outcome", Outcome: "success", Quality: "OBSERVED_REUSE", Date: "2026-01-01", Weight: 1, Applicability: 1, Contradiction: "none"}},
-		SourceCount: 1, Limitations: []string{"caps_applied"}, Policies: []string{TrustModelPolicy, OntologyPolicy}, AssessedAt: "2026-01-04"}
-	h, err := sp.Hash()
-	if err != nil {
-		f.Fatal(err)
+	for _, s := range skillSeeds(f) {
+		f.Add(s)
 	}
-	sp.AssessmentHash = h
-	good, err := Marshal(sp)
-	if err != nil {
-		f.Fatal(err)
-	}
-	if err := CheckSkillPassportJSON(good); err != nil {
-		f.Fatalf("seed refused: %v", err)
-	}
-	f.Add(good)
-	f.Add([]byte(`{"assessmentHash":"` + h + `","skill":"x"}`))
-	f.Add([]byte(`{"a":1,"assessmentHash":"00","effective":{}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		err := CheckSkillPassportJSON(in)
 		if err != nil {
@@ -133,6 +116,84 @@ func FuzzCheckSkillPassportJSON(f *testing.F) {
 			json.Unmarshal(again, &b)
 			if !dropsMember(a, b) {
 				t.Fatalf("accepted bytes re-encode differently, though every member is known:\n%s\n%s", in, again)
+			}
+		}
+	})
+}
+
+// skillSeeds returns a valid skill passport with every member written,
+// edits of it that break one rule each, and small hand-written ones.
+func skillSeeds(tb testing.TB) [][]byte {
+	sp := SkillPassport{Skill: "PostgreSQL", State: StateLimitedEvidence, Assessment: AssessmentInsufficientEvidence,
+		EvidenceLevel: LevelVeryLow, Visibility: VisibilityLimited, Calibration: CalibrationInsufficientData,
+		Estimate:     &SkillEstimate{Midpoint: 0.5, Lower: 0.25, Upper: 0.75},
+		Effective:    SkillCounts{Observations: 1, Binary: 1, Successes: 1, Operators: 1, Validators: 1, Contexts: 1},
+		Independence: &SkillIndependence{Operator: 1}, Corrections: 1,
+		Recency:     &SkillRecency{LatestEligible: "2026-01-01", AgeDays: 3},
+		Coverage:    SkillCoverage{Observations: 1, Positions: 1, Lineages: 1, Contexts: 1},
+		Sources:     []SourcePreview{{Evidence: "ev_1", Type: "outcome", Outcome: "success", Quality: "OBSERVED_REUSE", Date: "2026-01-01", Weight: 1, Applicability: 1, Contradiction: "none"}},
+		SourceCount: 1, Limitations: []string{"caps_applied"}, Policies: []string{TrustModelPolicy, OntologyPolicy}, AssessedAt: "2026-01-04"}
+	h, err := sp.Hash()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sp.AssessmentHash = h
+	good, err := Marshal(sp)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := CheckSkillPassportJSON(good); err != nil {
+		tb.Fatalf("seed refused: %v", err)
+	}
+	seeds := [][]byte{good, []byte(`{"assessmentHash":"` + h + `","skill":"x"}`), []byte(`{"a":1,"assessmentHash":"00","effective":{}}`)}
+	for _, edit := range [][2]string{
+		{`"binary":1,`, ``},
+		{`"binary":1,`, `"binary":"1",`},
+		{`"lower":0.25,`, `"\u001f":1,"lower":0.25,`},
+		{`"builder":0,`, `"builder":0.5,`},
+		{`"ageDays":3,`, ``},
+		{`"latestEligible":"2026-01-01"`, `"latestEligible":"2026"`},
+		{`"contradiction":"none",`, ``},
+		{`"outcome":"success",`, ``},
+		{`"outcome":"success",`, `"outcome":"",`},
+		{`"type":"outcome"`, `"type":"report"`},
+		{`"weight":1`, `"weight":"1"`},
+		{`"state":"limited_evidence"`, `"state":"trusted"`},
+		{`"contested":false`, `"contested":true`},
+		{`"policies":["contextual-trust-v2","skills-1"]`, `"policies":[]`},
+		{`"sourceCount":1`, `"sourceCount":0`},
+		{`"stale":false,`, ``},
+	} {
+		seeds = append(seeds, bytes.Replace(good, []byte(edit[0]), []byte(edit[1]), 1))
+	}
+	return seeds
+}
+
+// FuzzSkillCheckOracle checks the skill passport check against the oracle
+// it replaced, which parsed each skill passport again and looked members up
+// by name: the same verdict and the same error, word for word, both on its
+// own and on a skill passport indexed inside a larger document.
+func FuzzSkillCheckOracle(f *testing.F) {
+	for _, s := range skillSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		want := refCheckSkillPassportJSON(in)
+		if got := CheckSkillPassportJSON(in); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("CheckSkillPassportJSON = %v, oracle %v", got, want)
+		}
+		if want != nil && ReasonOf(want) == ReasonFieldInvalid && strings.HasPrefix(want.Error(), string(ReasonFieldInvalid)+": a skill passport is not canonical JSON") {
+			return
+		}
+		outer := append(append([]byte(`{"a":[`), in...), `]}`...)
+		doc, err := cjson.Parse(outer, cjson.Options{Canonical: true, IndexDepth: 1, IndexPath: []string{"a"}})
+		if err != nil {
+			return // deeper than the limit once wrapped
+		}
+		arr, _ := doc.Root().Get("a")
+		for sp := range arr.Elements() {
+			if got := CheckIndexedSkillPassport(sp); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("CheckIndexedSkillPassport = %v, oracle %v", got, want)
 			}
 		}
 	})

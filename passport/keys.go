@@ -37,8 +37,9 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 	return "", fmt.Errorf("passport: algorithm %q is not supported (use EdDSA or ES256)", s)
 }
 
-// maxKeyJSON bounds a key file or JWK document.
-const maxKeyJSON = 16 << 10
+// MaxKeySize bounds a key file or JWK document: the key parsers refuse a
+// larger one, and a command need read no more.
+const MaxKeySize = 16 << 10
 
 // PublicKey is a verification key pinned to exactly one algorithm. Its KeyID
 // is the RFC 7638 thumbprint of the key, base64url-encoded.
@@ -106,8 +107,8 @@ func ParsePublicKey(b []byte) (*PublicKey, error) {
 
 // parseJWK parses a JWK whose key_ops, when present, must include op.
 func parseJWK(b []byte, op string) (*jose.JSONWebKey, error) {
-	if len(b) > maxKeyJSON {
-		return nil, fmt.Errorf("passport: key document larger than %d bytes", maxKeyJSON)
+	if len(b) > MaxKeySize {
+		return nil, fmt.Errorf("passport: key document larger than %d bytes", MaxKeySize)
 	}
 	if err := CheckStrict(b); err != nil {
 		return nil, fmt.Errorf("passport: key: %w", err)

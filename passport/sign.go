@@ -134,7 +134,7 @@ func (s *Signer) SignTree(p *Passport, tree *evidence.Tree, leaves [][]byte, dis
 // checkSignedSkills checks every skill passport of a snapshot over the
 // bytes that are about to be signed (SPEC.md §4.14).
 func checkSignedSkills(snapshot []byte) error {
-	doc, err := cjson.Parse(snapshot, cjson.Options{Canonical: true, IndexDepth: 3})
+	doc, err := cjson.Parse(snapshot, cjson.Options{Canonical: true, IndexDepth: 2, IndexPath: []string{"passport", "skillPassports"}})
 	if err != nil {
 		return JSONError(err)
 	}
@@ -145,7 +145,7 @@ func checkSignedSkills(snapshot []byte) error {
 	}
 	i := 0
 	for sp := range sps.Elements() {
-		if err := CheckSkillPassportJSON(sp.Raw()); err != nil {
+		if err := CheckIndexedSkillPassport(sp); err != nil {
 			return fmt.Errorf("skillPassports[%d]: %w", i, err)
 		}
 		i++

@@ -1,6 +1,7 @@
 package passport
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 
@@ -15,40 +16,33 @@ import (
 // the hash is computed over what is signed, never over a re-encoding.
 // Members it does not know (a later minor version's) are accepted and
 // hashed. A refusal is an *Error with ReasonFieldMissing or
-// ReasonFieldInvalid. It reads the parser's index only, so it costs little
-// more than the parse and the hash.
+// ReasonFieldInvalid.
 func CheckSkillPassportJSON(raw []byte) error {
-	var c SkillChecker
-	return c.Check(raw)
-}
-
-// SkillChecker runs CheckSkillPassportJSON and keeps its parse buffers
-// between calls, so that checking the skill passports of many passports
-// allocates little. It is not safe for concurrent use; the zero value is
-// ready.
-type SkillChecker struct {
-	ps cjson.Parser
-}
-
-// Check is CheckSkillPassportJSON.
-func (sc *SkillChecker) Check(raw []byte) error {
-	doc, err := sc.ps.Parse(raw, cjson.Options{Canonical: true, IndexDepth: 3})
+	doc, err := cjson.Parse(raw, cjson.Options{Canonical: true})
 	if err != nil {
 		return errorf(ReasonFieldInvalid, "a skill passport is not canonical JSON: %v", err)
 	}
-	root := doc.Root()
-	if root.Kind() != cjson.Object {
+	return CheckIndexedSkillPassport(doc.Root())
+}
+
+// CheckIndexedSkillPassport is CheckSkillPassportJSON for a skill passport
+// already parsed as part of a larger canonical document, such as a bundle:
+// v must be indexed whole (cjson.Options.IndexPath names the array that
+// holds it), so that the check reads the parser's index and hashes a
+// byte range of the input, and never parses the skill passport again.
+func CheckIndexedSkillPassport(v cjson.Value) error {
+	if v.Kind() != cjson.Object {
 		return errorf(ReasonFieldInvalid, "a skill passport is a JSON object")
 	}
 	var c skillCheck
-	var hash cjson.Value
-	for k, v := range root.Members() {
+	var hashKey, hash cjson.Value
+	for k, m := range v.Members() {
 		name, _ := k.RawText()
 		if string(name) == "assessmentHash" {
-			hash = v
+			hashKey, hash = k, m
 			continue
 		}
-		if err := c.member(string(name), v); err != nil {
+		if err := c.member(name, m); err != nil {
 			return err
 		}
 	}
@@ -62,26 +56,20 @@ func (sc *SkillChecker) Check(raw []byte) error {
 	if !ok || !isHexHash(want) {
 		return errorf(ReasonFieldInvalid, "assessmentHash must be 64 lower-case hex digits")
 	}
-	if got := hashWithout(root, hash); string(got[:]) != string(want) {
+	if got := hashWithout(v, hashKey, hash); string(got[:]) != string(want) {
 		return errorf(ReasonFieldInvalid, "assessmentHash does not match the skill passport")
 	}
 	return nil
 }
 
-// hashWithout returns the lower-case hex SHA-256 of the canonical object obj without
-// its member whose value is v. Canonical form is compositional, so removing
-// the member and one adjacent comma leaves the canonical form of the
-// smaller object.
-func hashWithout(obj, v cjson.Value) [2 * sha256.Size]byte {
+// hashWithout returns the lower-case hex SHA-256 of the canonical object
+// obj without its member named by key, whose value is val. Canonical form
+// is compositional, so removing the member and one adjacent comma leaves
+// the canonical form of the smaller object.
+func hashWithout(obj, key, val cjson.Value) [2 * sha256.Size]byte {
 	raw, base := obj.Raw(), obj.Offset()
-	var start int
-	for k, val := range obj.Members() {
-		if val.Offset() == v.Offset() {
-			start = k.Offset() - base
-			break
-		}
-	}
-	end := v.Offset() - base + len(v.Raw())
+	start := key.Offset() - base
+	end := val.Offset() - base + len(val.Raw())
 	switch {
 	case raw[end] == ',':
 		end++
@@ -101,7 +89,7 @@ func hashWithout(obj, v cjson.Value) [2 * sha256.Size]byte {
 type skillCheck struct {
 	seen       [6]bool // skill, state, contested, stale, assessment, evidenceLevel
 	contested  bool
-	assessment string
+	assessment AssessmentLabel
 }
 
 var requiredSkillMembers = [...]string{"skill", "state", "contested", "stale", "assessment", "evidenceLevel"}
@@ -112,25 +100,34 @@ func (c *skillCheck) complete() error {
 			return errorf(ReasonFieldMissing, "%s is missing", requiredSkillMembers[i])
 		}
 	}
-	if c.contested != (c.assessment == string(AssessmentContested)) {
+	if c.contested != (c.assessment == AssessmentContested) {
 		return errorf(ReasonFieldInvalid, "the contested flag and the assessment disagree")
 	}
 	return nil
 }
 
-// member checks one member of a skill passport. Members after evidenceLevel
-// hold a non-zero value (SPEC.md §4.1).
-func (c *skillCheck) member(name string, v cjson.Value) error {
-	bad := func(format string, a ...any) error { return errorf(ReasonFieldInvalid, name+": "+format, a...) }
+// The members of the objects a skill passport writes whole, each list in
+// canonical (sorted) order.
+var (
+	estimateMembers     = []string{"lower", "midpoint", "upper"}
+	effectiveMembers    = []string{"binary", "contexts", "contradictions", "corroborations", "failures", "observations", "operators", "partial", "successes", "uncertain", "validators"}
+	independenceMembers = []string{"builder", "dataset", "framework", "host", "modelFamily", "operator", "project"}
+	coverageMembers     = []string{"contexts", "lineages", "observations", "positions"}
+)
+
+// member checks one member of a skill passport, named by the raw text of
+// its name. Members after evidenceLevel hold a non-zero value (SPEC.md
+// §4.1).
+func (c *skillCheck) member(name []byte, v cjson.Value) error {
+	bad := func(format string, a ...any) error { return errorf(ReasonFieldInvalid, string(name)+": "+format, a...) }
 	zero := func() error { return bad("written with its zero value; it must be omitted") }
-	word := func(set func(string) bool) (string, error) {
-		s, ok := v.RawText()
-		if !ok || !set(string(s)) {
-			return "", bad("not a known value")
+	word := func(known func(string) bool) error {
+		if s, ok := v.RawText(); !ok || !known(string(s)) {
+			return bad("not a known value")
 		}
-		return string(s), nil
+		return nil
 	}
-	switch name {
+	switch string(name) {
 	case "skill":
 		c.seen[0] = true
 		if s, ok := v.RawText(); !ok || len(s) == 0 {
@@ -138,33 +135,31 @@ func (c *skillCheck) member(name string, v cjson.Value) error {
 		}
 	case "state":
 		c.seen[1] = true
-		_, err := word(knownState)
-		return err
+		return word(knownState)
 	case "contested", "stale":
 		b, ok := v.Bool()
 		if !ok {
 			return bad("must be a boolean")
 		}
-		if name == "contested" {
+		if string(name) == "contested" {
 			c.seen[2], c.contested = true, b
 		} else {
 			c.seen[3] = true
 		}
 	case "assessment":
 		c.seen[4] = true
-		s, err := word(knownAssessment)
-		c.assessment = s
-		return err
+		if err := word(knownAssessment); err != nil {
+			return err
+		}
+		s, _ := v.RawText()
+		c.assessment = AssessmentLabel(s)
 	case "evidenceLevel":
 		c.seen[5] = true
-		_, err := word(knownLevel)
-		return err
+		return word(knownLevel)
 	case "visibility":
-		_, err := word(knownVisibility)
-		return err
+		return word(knownVisibility)
 	case "calibration":
-		_, err := word(knownCalibration)
-		return err
+		return word(knownCalibration)
 	case "assessedAt":
 		if s, ok := v.RawText(); !ok || len(s) == 0 {
 			return bad("must be a non-empty string")
@@ -178,35 +173,45 @@ func (c *skillCheck) member(name string, v cjson.Value) error {
 			return zero()
 		}
 	case "estimate":
-		return object(name, v, []string{"lower", "midpoint", "upper"}, false, false)
+		return object("estimate", v, estimateMembers, false, false)
 	case "effective":
-		return object(name, v, []string{"binary", "contexts", "contradictions", "corroborations", "failures",
-			"observations", "operators", "partial", "successes", "uncertain", "validators"}, false, true)
+		return object("effective", v, effectiveMembers, false, true)
 	case "independence":
-		return object(name, v, []string{"builder", "dataset", "framework", "host", "modelFamily", "operator", "project"}, true, false)
+		return object("independence", v, independenceMembers, true, false)
 	case "coverage":
-		return object(name, v, []string{"contexts", "lineages", "observations", "positions"}, true, true)
+		return object("coverage", v, coverageMembers, true, true)
 	case "recency":
 		if v.Kind() != cjson.Object {
 			return bad("must be an object of latestEligible and ageDays")
 		}
-		if s, ok := mustGet(v, "latestEligible").RawText(); !ok || len(s) != len("2006-01-02") {
+		var latest, age cjson.Value
+		for k, m := range v.Members() {
+			switch n, _ := k.RawText(); string(n) {
+			case "latestEligible":
+				latest = m
+			case "ageDays":
+				age = m
+			}
+		}
+		if s, ok := latest.RawText(); !ok || len(s) != len("2006-01-02") {
 			return bad("latestEligible must be a day")
 		}
-		if n, ok := mustGet(v, "ageDays").Int(); !ok || n < 0 {
+		if n, ok := age.Int(); !ok || n < 0 {
 			return bad("ageDays must be a non-negative integer")
 		}
 	case "limitations", "policies":
 		if v.Kind() != cjson.Array {
 			return bad("must be an array of strings")
 		}
-		if v.Len() == 0 {
-			return zero()
-		}
+		n := 0
 		for e := range v.Elements() {
 			if e.Kind() != cjson.String {
 				return bad("must be an array of strings")
 			}
+			n++
+		}
+		if n == 0 {
+			return zero()
 		}
 	case "sources":
 		if v.Kind() != cjson.Array {
@@ -231,29 +236,48 @@ func (c *skillCheck) member(name string, v cjson.Value) error {
 
 // object checks that v, the member name, is an object with every numeric
 // member of names (integers when ints), refusing an all-zero object when
-// omittable. Other members, of a later minor version, are accepted.
+// omittable. Other members, of a later minor version, are accepted. The
+// first of names, in order, that is missing or mistyped is the one
+// reported.
 func object(name string, v cjson.Value, names []string, ints, omittable bool) error {
 	bad := func(format string, a ...any) error { return errorf(ReasonFieldInvalid, format, a...) }
 	if v.Kind() != cjson.Object {
 		return bad("%s must be an object", name)
 	}
 	allZero := true
-	for _, n := range names {
-		m, ok := v.Get(n)
-		if !ok {
-			return bad("%s.%s is missing: every member of %s is written, zeros included", name, n, name)
+	i := 0
+	missing := func() error {
+		return bad("%s.%s is missing: every member of %s is written, zeros included", name, names[i], name)
+	}
+	for k, m := range v.Members() {
+		if i == len(names) {
+			break
+		}
+		key, _ := k.RawText()
+		if names[i] != string(key) {
+			// Both run in canonical order: a name of names sorted before
+			// key is not in the object. An escaped name is none of names,
+			// and its raw text says nothing about the order.
+			if names[i] < string(key) && plainName(key) {
+				return missing()
+			}
+			continue
 		}
 		if m.Kind() != cjson.Number {
-			return bad("%s.%s must be a number", name, n)
+			return bad("%s.%s must be a number", name, names[i])
 		}
 		if ints {
-			if i, ok := m.Int(); !ok || i < 0 {
-				return bad("%s.%s must be a non-negative integer", name, n)
+			if n, ok := m.Int(); !ok || n < 0 {
+				return bad("%s.%s must be a non-negative integer", name, names[i])
 			}
 		}
-		if string(m.Raw()) != "0" {
+		if raw := m.Raw(); len(raw) != 1 || raw[0] != '0' {
 			allZero = false
 		}
+		i++
+	}
+	if i < len(names) {
+		return missing()
 	}
 	if omittable && allZero {
 		return bad("%s is written with its zero value; it must be omitted", name)
@@ -261,13 +285,15 @@ func object(name string, v cjson.Value, names []string, ints, omittable bool) er
 	return nil
 }
 
-func mustGet(v cjson.Value, name string) cjson.Value {
-	m, _ := v.Get(name)
-	return m
-}
+// plainName reports whether a raw member name has no escape, so that it is
+// its own decoded text. The object walks above compare such names with the
+// ASCII names of the format: in byte order, which for an ASCII name agrees
+// with the UTF-16 order canonical JSON sorts members by.
+func plainName(raw []byte) bool { return bytes.IndexByte(raw, '\\') < 0 }
 
 // previewMembers are the members every source preview writes, and their
-// kinds.
+// kinds, in canonical order; outcome, written on outcome records only,
+// sorts between evidence and quality.
 var previewMembers = [...]struct {
 	name string
 	kind cjson.Kind
@@ -282,21 +308,40 @@ func checkPreview(e cjson.Value) error {
 	if e.Kind() != cjson.Object {
 		return errorf(ReasonFieldInvalid, "a source preview is an object")
 	}
-	for _, m := range previewMembers {
-		v, ok := e.Get(m.name)
-		if !ok {
-			return errorf(ReasonFieldInvalid, "%s is missing", m.name)
+	var typ, outcome cjson.Value
+	i := 0
+	for k, m := range e.Members() {
+		key, _ := k.RawText()
+		if string(key) == "outcome" {
+			outcome = m
+			continue
 		}
-		if v.Kind() != m.kind {
-			return errorf(ReasonFieldInvalid, "%s has the wrong type", m.name)
+		if i == len(previewMembers) {
+			continue
 		}
+		want := &previewMembers[i]
+		if want.name != string(key) {
+			if want.name < string(key) && plainName(key) {
+				return errorf(ReasonFieldInvalid, "%s is missing", want.name)
+			}
+			continue
+		}
+		if m.Kind() != want.kind {
+			return errorf(ReasonFieldInvalid, "%s has the wrong type", want.name)
+		}
+		if want.name == "type" {
+			typ = m
+		}
+		i++
 	}
-	typ, _ := e.Get("type")
-	o, hasOutcome := e.Get("outcome")
+	if i < len(previewMembers) {
+		return errorf(ReasonFieldInvalid, "%s is missing", previewMembers[i].name)
+	}
+	hasOutcome := outcome.Kind() != cjson.Invalid
 	if hasOutcome != (string(typ.Raw()) == `"outcome"`) {
 		return errorf(ReasonFieldInvalid, "outcome is written on outcome records and only there")
 	}
-	if hasOutcome && (o.Kind() != cjson.String || string(o.Raw()) == `""`) {
+	if hasOutcome && (outcome.Kind() != cjson.String || string(outcome.Raw()) == `""`) {
 		return errorf(ReasonFieldInvalid, "outcome must be a non-empty string")
 	}
 	return nil

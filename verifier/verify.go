@@ -21,6 +21,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -52,8 +53,13 @@ type Verifier struct {
 
 // buffers are what one verification reuses from the last.
 type buffers struct {
-	bundle cjson.Parser
-	skills passport.SkillChecker
+	bundle       cjson.Parser
+	headerParser cjson.Parser
+	header       [maxHeaderSize * 3 / 4]byte // the decoded protected header
+	sig          [maxSigSize * 3 / 4]byte    // the decoded signature
+	entries      []entry
+	proofs       []evidence.Hash
+	hashes       []evidence.Hash
 }
 
 // Option configures a Verifier.
@@ -238,7 +244,7 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 		bufs = new(buffers)
 	}
 	defer v.parsers.Put(bufs)
-	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle, skills: &bufs.skills}
+	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle, bufs: bufs}
 	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
 	steps := [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
@@ -286,7 +292,12 @@ func (v *Verifier) VerifyJWS(compact []byte, typ string) (payload []byte, kid st
 	if typ == "" {
 		return nil, "", errors.New("verifier: VerifyJWS needs the typ to require")
 	}
-	r := &run{v: v, credential: compact, typ: typ, lookup: v.trust.Lookup}
+	bufs, _ := v.parsers.Get().(*buffers)
+	if bufs == nil {
+		bufs = new(buffers)
+	}
+	defer v.parsers.Put(bufs)
+	r := &run{v: v, credential: compact, typ: typ, lookup: v.trust.Lookup, parser: &bufs.bundle, bufs: bufs}
 	return r.compactJWS()
 }
 
@@ -320,7 +331,7 @@ type run struct {
 	// lookup finds the trusted key for a kid.
 	lookup func(kid string) (*TrustedKey, bool)
 	parser *cjson.Parser
-	skills *passport.SkillChecker
+	bufs   *buffers // reused between verifications
 
 	doc        *cjson.Doc
 	credential []byte // the compact JWS, a slice of src
@@ -358,11 +369,14 @@ func (r *run) size() *passport.Error {
 
 // indexDepth is how deep the bundle index reaches: bundle → snapshot →
 // passport → subject → subject.id, and bundle → evidence → entry → proof →
-// hash.
+// hash. The skill passports are indexed whole (skillPassportsPath), so that
+// their check at the fields step reads this one parse.
 const indexDepth = 4
 
+var skillPassportsPath = []string{"snapshot", "passport", "skillPassports"}
+
 func (r *run) json() *passport.Error {
-	doc, err := r.parser.Parse(r.src, cjson.Options{Canonical: true, DeferNumbers: true, IndexDepth: indexDepth})
+	doc, err := r.parser.Parse(r.src, cjson.Options{Canonical: true, DeferNumbers: true, IndexDepth: indexDepth, IndexPath: skillPassportsPath})
 	if err != nil {
 		return asError(passport.JSONError(err))
 	}
@@ -445,8 +459,12 @@ func jsonSerialization(cred cjson.Value) *passport.Error {
 // b64 is the unpadded base64url encoding JWS uses, refusing stray bits.
 var b64 = base64.RawURLEncoding.Strict()
 
-// maxHeaderSize bounds the encoded protected header.
-const maxHeaderSize = 1024
+// maxHeaderSize bounds the encoded protected header, and maxSigSize the
+// encoded signature.
+const (
+	maxHeaderSize = 1024
+	maxSigSize    = 128
+)
 
 func (r *run) jws() *passport.Error {
 	c := r.credential
@@ -469,14 +487,14 @@ func (r *run) jws() *passport.Error {
 	if len(payload) == 0 {
 		return fail(passport.ReasonJWSMalformed, "the payload is empty (detached payloads are not allowed)")
 	}
-	if len(sig) > 128 {
+	if len(sig) > maxSigSize {
 		return fail(passport.ReasonJWSMalformed, "the signature is too long")
 	}
-	s, err := b64.DecodeString(string(sig))
+	n, err := b64.Decode(r.bufs.sig[:], sig)
 	if err != nil {
 		return fail(passport.ReasonJWSMalformed, "the signature is not base64url")
 	}
-	r.sig = s
+	r.sig = r.bufs.sig[:n]
 	r.signed = c[:d2]
 	r.payloadB64 = payload
 	return nil
@@ -484,11 +502,11 @@ func (r *run) jws() *passport.Error {
 
 func (r *run) header() *passport.Error {
 	enc := r.signed[:bytes.IndexByte(r.signed, '.')]
-	raw, err := b64.DecodeString(string(enc))
+	n, err := b64.Decode(r.bufs.header[:], enc)
 	if err != nil {
 		return fail(passport.ReasonJWSHeader, "the protected header is not base64url")
 	}
-	doc, err := cjson.Parse(raw, cjson.Options{MaxDepth: 4})
+	doc, err := r.bufs.headerParser.Parse(r.bufs.header[:n], cjson.Options{MaxDepth: 4})
 	if err != nil {
 		return fail(passport.ReasonJWSHeader, "the protected header is not strict JSON: %s", asError(passport.JSONError(err)).Reason)
 	}
@@ -585,24 +603,41 @@ func (r *run) payload() *passport.Error {
 }
 
 // equalBase64 reports whether enc is the unpadded base64url encoding of raw,
-// encoding raw in chunks to avoid a copy of the whole payload.
+// encoding raw as it compares, without a copy: twelve bytes of raw, read as
+// two big-endian words of which the top six bytes count, are sixteen
+// characters of enc, each pair of characters taken from b64pairs.
 func equalBase64(enc, raw []byte) bool {
 	if len(enc) != base64.RawURLEncoding.EncodedLen(len(raw)) {
 		return false
 	}
-	var buf [4096]byte
-	const chunk = 3 * 1024 // a multiple of 3 encodes with no padding bits
-	for len(raw) > 0 {
-		n := min(chunk, len(raw))
-		m := base64.RawURLEncoding.EncodedLen(n)
-		base64.RawURLEncoding.Encode(buf[:m], raw[:n])
-		if !bytes.Equal(buf[:m], enc[:m]) {
+	pairs := b64pairs()
+	for len(raw) >= 14 {
+		v := binary.BigEndian.Uint64(raw)
+		u := binary.BigEndian.Uint64(raw[6:])
+		w := uint64(pairs[v>>52]) | uint64(pairs[v>>40&0xfff])<<16 | uint64(pairs[v>>28&0xfff])<<32 | uint64(pairs[v>>16&0xfff])<<48
+		x := uint64(pairs[u>>52]) | uint64(pairs[u>>40&0xfff])<<16 | uint64(pairs[u>>28&0xfff])<<32 | uint64(pairs[u>>16&0xfff])<<48
+		if w != binary.LittleEndian.Uint64(enc) || x != binary.LittleEndian.Uint64(enc[8:]) {
 			return false
 		}
-		raw, enc = raw[n:], enc[m:]
+		raw, enc = raw[12:], enc[16:]
 	}
-	return true
+	var buf [24]byte
+	m := base64.RawURLEncoding.EncodedLen(len(raw))
+	base64.RawURLEncoding.Encode(buf[:m], raw)
+	return bytes.Equal(buf[:m], enc)
 }
+
+// b64pairs returns the table that maps twelve bits to the two base64url
+// characters that encode them, the first in the low byte. It is built on
+// first use, so that a process that verifies nothing does not pay for it.
+var b64pairs = sync.OnceValue(func() *[1 << 12]uint16 {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	t := new([1 << 12]uint16)
+	for i := range t {
+		t[i] = uint16(alphabet[i>>6]) | uint16(alphabet[i&63])<<8
+	}
+	return t
+})
 
 func (r *run) snapshot() *passport.Error {
 	if r.payloadB64 == nil {
@@ -735,10 +770,11 @@ func (r *run) fields() *passport.Error {
 			return fail(passport.ReasonFieldInvalid, "%d skill passports; at most %d", n, passport.MaxSkillPassports)
 		}
 		// Each skill passport in order, its hash over the signed bytes
-		// (SPEC.md §4.14). The payload's numbers were checked at step 9.
+		// (SPEC.md §4.14), read from the bundle's index. The payload's
+		// numbers were checked at step 9.
 		i := 0
 		for e := range sp.Elements() {
-			if err := r.skills.Check(e.Raw()); err != nil {
+			if err := passport.CheckIndexedSkillPassport(e); err != nil {
 				pe := asError(err)
 				return fail(pe.Reason, "skillPassports[%d]: %s", i, pe.Detail)
 			}
@@ -781,12 +817,9 @@ func (r *run) validity() *passport.Error {
 // (evidence_root_mismatch), then each entry in order, its proof
 // (evidence_proof_invalid) and then its numbers (json_not_canonical).
 func (r *run) evidence() *passport.Error {
-	type entry struct {
-		index int
-		leaf  cjson.Value
-		proof []evidence.Hash
-	}
-	entries := make([]entry, 0, r.disclosed.Len())
+	entries := r.bufs.entries[:0]
+	proofs := r.bufs.proofs[:0]
+	defer func() { r.bufs.entries, r.bufs.proofs = entries[:0], proofs[:0] }()
 	last := -1
 	for e := range r.disclosed.Elements() {
 		var index, leaf, proof cjson.Value
@@ -813,7 +846,7 @@ func (r *run) evidence() *passport.Error {
 		case proof.Len() > evidence.MaxProofLen:
 			return fail(passport.ReasonEvidence, "entry %d: a proof holds at most %d hashes", len(entries), evidence.MaxProofLen)
 		}
-		hashes := make([]evidence.Hash, 0, proof.Len())
+		start := len(proofs)
 		for h := range proof.Elements() {
 			s, ok := h.RawText()
 			if !ok {
@@ -823,28 +856,36 @@ func (r *run) evidence() *passport.Error {
 			if err != nil {
 				return fail(passport.ReasonEvidence, "entry %d: a proof hash must be 64 lower-case hex digits", len(entries))
 			}
-			hashes = append(hashes, ph)
+			proofs = append(proofs, ph)
 		}
 		last = int(i)
-		entries = append(entries, entry{index: int(i), leaf: leaf, proof: hashes})
+		entries = append(entries, entry{index: int(i), leaf: leaf, proof: [2]int{start, len(proofs)}})
 	}
 	if r.count == 0 && r.root != evidence.EmptyRoot {
 		return fail(passport.ReasonEvidenceRoot, "evidenceRoot is not the root of an empty tree")
 	}
 	var hasher evidence.LeafHasher
+	hashed := false
 	if len(entries) == r.count && r.count > 0 {
 		// Every leaf is disclosed: the root follows from the leaves alone.
-		hashes := make([]evidence.Hash, len(entries))
-		for i, e := range entries {
-			hashes[i] = hasher.Sum(e.leaf.Raw())
+		hashes := r.bufs.hashes[:0]
+		for i := range entries {
+			entries[i].hash = hasher.Sum(entries[i].leaf.Raw())
+			hashes = append(hashes, entries[i].hash)
 		}
+		r.bufs.hashes = hashes[:0]
+		hashed = true
 		if evidence.Root(hashes) != r.root {
 			return fail(passport.ReasonEvidenceRoot, "the disclosed leaves do not form a tree with root evidenceRoot")
 		}
 	}
 	batch := evidence.NewBatch(uint64(r.count), r.root)
+	r.leaves = make([]Leaf, 0, len(entries))
 	for _, e := range entries {
-		if err := batch.Verify(uint64(e.index), hasher.Sum(e.leaf.Raw()), e.proof); err != nil {
+		if !hashed {
+			e.hash = hasher.Sum(e.leaf.Raw())
+		}
+		if err := batch.Verify(uint64(e.index), e.hash, proofs[e.proof[0]:e.proof[1]]); err != nil {
 			return fail(passport.ReasonEvidenceProof, "leaf %d: %v", e.index, err)
 		}
 		if err := r.doc.CheckNumbers(e.leaf); err != nil {
@@ -854,6 +895,14 @@ func (r *run) evidence() *passport.Error {
 	}
 	r.detail = fmt.Sprintf("%d of %d leaves disclosed", len(entries), r.count)
 	return nil
+}
+
+// entry is one disclosed evidence leaf as the evidence check reads it.
+type entry struct {
+	index int
+	leaf  cjson.Value
+	proof [2]int // its hashes, a range of buffers.proofs
+	hash  evidence.Hash
 }
 
 func (r *run) subject() *passport.Error {

@@ -60,7 +60,7 @@ func TestWycheproofJWS(t *testing.T) {
 			} else if key == nil {
 				reason = passport.ReasonKeyUnknown
 			} else {
-				r := &run{credential: []byte(compact), lookup: func(string) (*TrustedKey, bool) { return &TrustedKey{Key: key}, true }}
+				r := &run{credential: []byte(compact), bufs: new(buffers), lookup: func(string) (*TrustedKey, bool) { return &TrustedKey{Key: key}, true }}
 				_, _, err := r.compactJWS()
 				accepted = err == nil
 				reason = passport.ReasonOf(err)

@@ -2,52 +2,27 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
 
-// readInput reads a file, or standard input for "-", refusing more than
-// limit bytes. A read of limit+1 bytes tells the caller the input was too
-// large without reading the rest. Errors are usage errors.
+// readInput reads a file, or standard input for "-", as cli.ReadInput
+// does: more than limit bytes tells the caller the input was too large.
 func readInput(e *env, name string, limit int64) ([]byte, error) {
-	var r io.Reader
-	if name == "-" {
-		r = e.stdin
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, cli.Usage(err)
-		}
-		defer f.Close()
-		r = f
-	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, cli.Usage(fmt.Errorf("read %s: %w", name, err))
-	}
-	return b, nil
+	return cli.ReadInput(e.stdin, name, limit)
 }
 
 // readBounded is readInput for inputs that must fit: more than limit bytes
 // is a usage error.
 func readBounded(e *env, name string, limit int64) ([]byte, error) {
-	b, err := readInput(e, name, limit)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, cli.Usage(fmt.Errorf("%s is larger than %d bytes", name, limit))
-	}
-	return b, nil
+	return cli.ReadFile(e.stdin, name, limit)
 }
 
 // loadSigner reads a private JWK, as "passport keys generate" writes it.
 func loadSigner(e *env, path string) (*passport.Signer, error) {
-	b, err := readBounded(e, path, maxKeyFile)
+	b, err := readBounded(e, path, passport.MaxKeySize)
 	if err != nil {
 		return nil, err
 	}

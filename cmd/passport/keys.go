@@ -12,9 +12,6 @@ import (
 	"github.com/remnant/passportkit/verifier"
 )
 
-// maxKeyFile bounds a key file.
-const maxKeyFile = 16 << 10
-
 type keysCmd struct {
 	Generate keysGenerateCmd `cmd:"" help:"Generate a signing key (a private JWK, mode 0600)."`
 	Public   keysPublicCmd   `cmd:"" help:"Print the public JWK of a key file."`
@@ -66,7 +63,7 @@ func (c *keysGenerateCmd) Run(e *env) error {
 // readPublicKey reads a key file holding either a private or a public JWK
 // and returns its public key.
 func readPublicKey(e *env, name string) (*passport.PublicKey, error) {
-	b, err := readBounded(e, name, maxKeyFile)
+	b, err := readBounded(e, name, passport.MaxKeySize)
 	if err != nil {
 		return nil, err
 	}

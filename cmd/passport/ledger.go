@@ -36,7 +36,7 @@ type ledgerCmd struct {
 	Parse        ledgerParseCmd        `cmd:"" help:"Write the file as canonical JSON (RFC 8785), or as canonical text."`
 	ShareSummary ledgerShareSummaryCmd `cmd:"" name:"share-summary" help:"Make a summary of one counterparty to send to another agent, with its id."`
 	CheckSummary ledgerCheckSummaryCmd `cmd:"" name:"check-summary" help:"Check a received summary against its id (exit 1 when it does not match)."`
-	MCP          ledgerMCPCmd          `cmd:"" name:"mcp" help:"Serve the ledger tools over MCP on standard input and output."`
+	MCP          ledgerMCPCmd          `cmd:"" name:"mcp" hidden:"" help:"Moved to the passport-ledger-mcp command."`
 }
 
 // ledgerFile is the positional file argument.

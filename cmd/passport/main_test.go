@@ -31,7 +31,9 @@ func TestScripts(t *testing.T) {
 }
 
 // TestNoDatabaseDriver checks that the passport binary, which third parties
-// install to verify offline, links no database driver and no issuer code.
+// install to verify offline, links no database driver and no issuer code,
+// and not the MCP SDK, which passport-ledger-mcp links instead: a package
+// linked is a package initialised, and a verification pays for it.
 func TestNoDatabaseDriver(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
@@ -41,6 +43,7 @@ func TestNoDatabaseDriver(t *testing.T) {
 		"database/sql", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/jmoiron/sqlx",
 		"github.com/lib/pq", "github.com/mattn/go-sqlite3", "github.com/pressly/goose",
 		"github.com/remnant/passportkit/issuer", "github.com/remnant/passportkit/migrations",
+		"github.com/modelcontextprotocol/go-sdk", "github.com/remnant/passportkit/ledger/ledgermcp",
 	}
 	deps := strings.Fields(string(out))
 	if len(deps) < 10 {

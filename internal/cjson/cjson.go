@@ -13,6 +13,7 @@ package cjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"iter"
 	"math"
@@ -101,9 +102,19 @@ type Options struct {
 	// the root (the root is level 0); zero indexes every value. Values below
 	// the limit are still fully checked.
 	IndexDepth int
+	// IndexPath names one member per level, from the root down, such as
+	// "snapshot", "passport", "skillPassports". The value found there is
+	// indexed whole, down to its deepest value, whatever IndexDepth says,
+	// so that a caller can read one part of a document in detail and keep
+	// the rest of the index shallow. The path must reach the value through
+	// indexed objects: a path longer than IndexDepth has no effect. Names
+	// are compared decoded.
+	IndexPath []string
 	// DeferNumbers, with Canonical, postpones the check that each
 	// non-integer number is in ECMAScript form: the parser records those
-	// numbers and Doc.CheckNumbers checks the ones inside a chosen value.
+	// numbers whose form a glance does not settle (a short plain decimal
+	// is canonical as written) and Doc.CheckNumbers checks the ones inside
+	// a chosen value.
 	// It lets a caller check only bytes whose origin it has authenticated.
 	// Whether the number is within the range of a double is still checked
 	// during the parse.
@@ -121,6 +132,9 @@ type Doc struct {
 	nodes      []node
 	indexDepth int
 	floats     []uint32 // start offsets of deferred non-integer numbers
+	// deepLo and deepHi bound the nodes of the value at Options.IndexPath,
+	// which is indexed whole; deepHi is zero when there is none.
+	deepLo, deepHi uint32
 }
 
 // Value is one indexed value of a Doc.
@@ -144,23 +158,28 @@ func Parse(src []byte, opt Options) (*Doc, error) {
 type Parser struct {
 	doc   Doc
 	stack []frame
+	sets  []map[string]struct{}
 	keys  [][]byte
 }
 
 // Parse is the package-level Parse, reusing p's buffers.
 func (ps *Parser) Parse(src []byte, opt Options) (*Doc, error) {
 	p := parser{src: src, opt: opt, maxDepth: opt.MaxDepth, indexDepth: opt.IndexDepth,
-		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0]}
+		nodes: ps.doc.nodes[:0], floats: ps.doc.floats[:0], keys: ps.keys[:0], quote: -1}
 	if p.maxDepth <= 0 {
 		p.maxDepth = DefaultMaxDepth
 	}
 	if p.indexDepth <= 0 {
 		p.indexDepth = math.MaxInt32
 	}
+	p.path = len(opt.IndexPath) > 0 && len(opt.IndexPath) <= min(p.indexDepth, math.MaxInt8)
+	shallow := p.indexDepth
 	if cap(ps.stack) < p.maxDepth {
 		ps.stack = make([]frame, p.maxDepth)
+		ps.sets = make([]map[string]struct{}, p.maxDepth)
 	}
 	p.stack = ps.stack[:p.maxDepth]
+	p.sets = ps.sets[:p.maxDepth]
 	if cap(p.nodes) == 0 {
 		// Every value but the root follows a ',', a ':' or an opening
 		// bracket, and every member name a '{' or a ',': counting them
@@ -175,7 +194,7 @@ func (ps *Parser) Parse(src []byte, opt Options) (*Doc, error) {
 		ps.doc = Doc{nodes: p.nodes[:0], floats: p.floats[:0]}
 		return nil, err
 	}
-	ps.doc = Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats}
+	ps.doc = Doc{src: src, nodes: p.nodes, indexDepth: shallow, floats: p.floats, deepLo: p.deepLo, deepHi: p.deepHi}
 	return &ps.doc, nil
 }
 
@@ -266,8 +285,11 @@ func (v Value) Raw() []byte {
 func (v Value) Offset() int { return int(v.doc.nodes[v.idx].start) }
 
 // Indexed reports whether the value's children are in the index. Children of
-// values deeper than Options.IndexDepth are checked but not indexed.
-func (v Value) Indexed() bool { return int(v.depth) < v.doc.indexDepth }
+// values deeper than Options.IndexDepth are checked but not indexed, unless
+// they lie inside the value at Options.IndexPath.
+func (v Value) Indexed() bool {
+	return int(v.depth) < v.doc.indexDepth || uint32(v.idx) >= v.doc.deepLo && uint32(v.idx) < v.doc.deepHi
+}
 
 // Members yields the key and value of each member of an indexed object, in
 // document order. It yields nothing for other values.
@@ -355,8 +377,26 @@ func (v Value) Int() (int64, bool) {
 	if v.Kind() != Number {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(v.Raw()), 10, 64)
-	return n, err == nil
+	raw := v.Raw()
+	digits := raw
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) > 18 { // beyond the guard; ParseInt says whether it fits
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		return n, err == nil
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false // a fraction or an exponent
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if raw[0] == '-' {
+		n = -n
+	}
+	return n, true
 }
 
 // Bool returns the value of true or false.
@@ -372,24 +412,31 @@ func (v Value) Bool() (b, ok bool) {
 
 func (v Value) stringEquals(s string) bool {
 	raw := v.Raw()
-	inner := raw[1 : len(raw)-1]
-	for _, c := range inner {
-		if c == '\\' {
-			return decodeString(inner) == s
-		}
+	return nameEquals(raw[1:len(raw)-1], s)
+}
+
+// nameEquals reports whether the inside of a checked string decodes to s.
+func nameEquals(inner []byte, s string) bool {
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		return decodeString(inner) == s
 	}
 	return string(inner) == s
 }
 
 type parser struct {
-	src        []byte
-	opt        Options
-	maxDepth   int
-	indexDepth int
-	nodes      []node
-	floats     []uint32
-	keys       [][]byte // strict mode: the names of the open objects
-	stack      []frame  // the open containers
+	src            []byte
+	opt            Options
+	maxDepth       int
+	indexDepth     int
+	nodes          []node
+	floats         []uint32
+	keys           [][]byte              // strict mode: the names of the open objects
+	stack          []frame               // the open containers
+	path           bool                  // Options.IndexPath applies
+	sets           []map[string]struct{} // strict mode: see frame.set
+	shallow        int                   // IndexDepth while inside the deep container
+	quote          int                   // see longPlain
+	deepLo, deepHi uint32                // see Doc
 }
 
 func (p *parser) failAt(pos int, c Code, format string, args ...any) *Error {
@@ -423,13 +470,24 @@ func (p *parser) wsSlow(i int) (int, error) {
 }
 
 // frame is an open container.
+//
+// It holds no pointer, so that opening a container, which writes a frame,
+// costs a few plain stores: deep nesting is a cheap attack otherwise.
 type frame struct {
-	node      int32 // its index node, or -1 when it is deeper than the index
-	object    bool
+	node      int32  // its index node, or -1 when it is deeper than the index
+	keysBase  int32  // strict mode: where this object's names start on p.keys
+	start     uint32 // where its opening bracket is
 	prevStart uint32 // canonical mode: the previous member name's range
 	prevEnd   uint32
-	keysBase  int32 // where this object's names start on p.keys
-	seen      map[string]struct{}
+	// path is how many names of Options.IndexPath lead to this container,
+	// or -1 when it is off the path; deep marks the container at the end
+	// of the path, whose values are all indexed.
+	path   int8
+	deep   bool
+	object bool
+	// set says that, in strict mode, the object's names are also in the
+	// set p.sets[depth], kept once it has more than a few.
+	set bool
 }
 
 // run parses the value at i and returns the position after it. It keeps
@@ -439,23 +497,39 @@ func (p *parser) run(i int) (int, error) {
 	src := p.src
 	stack := p.stack
 	depth := 0
+	// pending is how many names of Options.IndexPath lead to the value
+	// about to be parsed, or -1 when it is off the path.
+	pending := -1
+	if p.path {
+		pending = 0 // the root is the path's first object
+	}
 	var err error
 value:
 	if i >= len(src) {
 		return i, p.failAt(i, CodeSyntax, "unexpected end of input")
 	}
 	{
-		idx := -1
-		if depth <= p.indexDepth {
-			idx = len(p.nodes)
-			p.nodes = append(p.nodes, node{start: uint32(i)})
-		}
+		start := i
 		switch c := src[i]; c {
 		case '{', '[':
+			idx := -1
+			if depth <= p.indexDepth {
+				idx = len(p.nodes)
+				p.nodes = append(p.nodes, node{start: uint32(i)})
+			}
 			if depth+1 > p.maxDepth {
 				return i, p.failAt(i, CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 			}
-			stack[depth] = frame{node: int32(idx), object: c == '{', keysBase: int32(len(p.keys))}
+			// Field by field: a composite literal is built aside and
+			// copied in wide loads that stall on its narrow stores.
+			f := &stack[depth]
+			f.node, f.keysBase, f.start = int32(idx), int32(len(p.keys)), uint32(i)
+			f.prevStart, f.prevEnd = 0, 0
+			f.path, f.deep, f.object, f.set = -1, false, c == '{', false
+			if pending >= 0 {
+				p.enterPath(f, idx, pending)
+				pending = -1
+			}
 			depth++
 			if i++; wsAt(src, i) {
 				if i, err = p.wsSlow(i); err != nil {
@@ -499,10 +573,10 @@ value:
 		if err != nil {
 			return i, err
 		}
-		if idx >= 0 {
-			p.nodes[idx].end = uint32(i)
-			p.nodes[idx].next = uint32(len(p.nodes))
+		if depth <= p.indexDepth {
+			p.nodes = append(p.nodes, node{start: uint32(start), end: uint32(i), next: uint32(len(p.nodes) + 1)})
 		}
+		pending = -1
 	}
 after:
 	if depth == 0 {
@@ -559,19 +633,16 @@ key:
 	{
 		top := &stack[depth-1]
 		start := i
-		idx := -1
-		if depth <= p.indexDepth {
-			idx = len(p.nodes)
-			p.nodes = append(p.nodes, node{start: uint32(i)})
-		}
 		if i, err = p.string(i); err != nil {
 			return i, err
 		}
-		if idx >= 0 {
-			p.nodes[idx].end = uint32(i)
-			p.nodes[idx].next = uint32(len(p.nodes))
+		if depth <= p.indexDepth {
+			p.nodes = append(p.nodes, node{start: uint32(start), end: uint32(i), next: uint32(len(p.nodes) + 1)})
 		}
 		key := src[start+1 : i-1]
+		if top.path >= 0 && nameEquals(key, p.opt.IndexPath[top.path]) {
+			pending = int(top.path) + 1
+		}
 		if p.opt.Canonical {
 			if top.prevEnd != 0 {
 				switch c := compareKeys(src[top.prevStart:top.prevEnd], key); {
@@ -580,17 +651,14 @@ key:
 				case c > 0:
 					// A repeated name is out of order too; at one
 					// position the earlier guard of SPEC.md §2 wins.
-					for _, k := range p.keys[top.keysBase:] {
-						if compareKeys(k, key) == 0 {
-							return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
-						}
+					if p.namedBefore(int(top.start), start, key) {
+						return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 					}
 					return i, p.failAt(start, CodeNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
 			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
-			p.keys = append(p.keys, key)
-		} else if p.seen(top, key) {
+		} else if p.seen(top, depth-1, key) {
 			return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
 		if wsAt(src, i) {
@@ -610,6 +678,49 @@ key:
 	goto value
 }
 
+// namedBefore reports whether the canonical-mode object opening at obj
+// names a member key before position end, where its current member name
+// starts. Everything before end has been checked, and canonical form has
+// no whitespace, so a plain scan skips the values: it runs only to refuse
+// a document.
+func (p *parser) namedBefore(obj, end int, key []byte) bool {
+	src := p.src
+	skipString := func(i int) int { // i at the opening quote
+		for i++; src[i] != '"'; i++ {
+			if src[i] == '\\' {
+				i++
+			}
+		}
+		return i + 1
+	}
+	for i := obj + 1; i < end; {
+		j := skipString(i)
+		if compareKeys(src[i+1:j-1], key) == 0 {
+			return true
+		}
+		i = j + 1 // past ':'
+		for depth := 0; ; {
+			switch src[i] {
+			case '"':
+				i = skipString(i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			case ',':
+				if depth == 0 {
+					i++
+					goto next
+				}
+			}
+			i++
+		}
+	next:
+	}
+	return false
+}
+
 // close ends the container of top, whose closing bracket ends before i.
 func (p *parser) close(top *frame, i int) {
 	if top.node >= 0 {
@@ -617,13 +728,37 @@ func (p *parser) close(top *frame, i int) {
 		p.nodes[top.node].next = uint32(len(p.nodes))
 	}
 	p.keys = p.keys[:top.keysBase]
+	if top.deep {
+		p.indexDepth = p.shallow
+		p.deepHi = uint32(len(p.nodes))
+	}
 }
 
-// seen reports whether key was already a member of the object top, whose
-// earlier names sit on p.keys (or in a set, past a few names).
-func (p *parser) seen(top *frame, key []byte) bool {
+// enterPath marks the container f, whose node is idx, as reached by n
+// names of Options.IndexPath; at the end of the path, everything inside it
+// is indexed until it closes.
+func (p *parser) enterPath(f *frame, idx, n int) {
+	if n < len(p.opt.IndexPath) {
+		if f.object {
+			f.path = int8(n)
+		}
+		return
+	}
+	if idx < 0 {
+		return
+	}
+	f.deep = true
+	p.shallow = p.indexDepth
+	p.indexDepth = math.MaxInt32
+	p.deepLo = uint32(idx)
+}
+
+// seen reports whether key was already a member of the object top, at
+// depth d, whose earlier names sit on p.keys (or in p.sets[d], past a few
+// names).
+func (p *parser) seen(top *frame, d int, key []byte) bool {
 	const linear = 16
-	if top.seen == nil {
+	if !top.set {
 		for _, k := range p.keys[top.keysBase:] {
 			if compareKeys(k, key) == 0 {
 				return true
@@ -633,17 +768,24 @@ func (p *parser) seen(top *frame, key []byte) bool {
 		if len(p.keys)-int(top.keysBase) <= linear {
 			return false
 		}
-		top.seen = make(map[string]struct{}, 2*linear)
-		for _, k := range p.keys[top.keysBase:] {
-			top.seen[decodeString(k)] = struct{}{}
+		set := p.sets[d]
+		if set == nil {
+			set = make(map[string]struct{}, 2*linear)
+			p.sets[d] = set
 		}
+		clear(set)
+		for _, k := range p.keys[top.keysBase:] {
+			set[decodeString(k)] = struct{}{}
+		}
+		top.set = true
 		return false
 	}
-	d := decodeString(key)
-	if _, ok := top.seen[d]; ok {
+	set := p.sets[d]
+	dk := decodeString(key)
+	if _, ok := set[dk]; ok {
 		return true
 	}
-	top.seen[d] = struct{}{}
+	set[dk] = struct{}{}
 	return false
 }
 
@@ -663,16 +805,54 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// longPlain skips plain bytes from i, in the middle of a long plain run:
+// it finds the next quote with the vectorised bytes.IndexByte and checks
+// the bytes before it 32 at a time, stopping at the first 32 that hold one
+// that is not plain. The caller finds that byte. The quote's position is
+// kept, so that a long string broken by many escapes is searched once, not
+// once per escape, and the work stays linear.
+func (p *parser) longPlain(i int) int {
+	src := p.src
+	if p.quote < i {
+		p.quote = len(src)
+		if q := bytes.IndexByte(src[i:], '"'); q >= 0 {
+			p.quote = i + q
+		}
+	}
+	for end := p.quote; i+32 <= end; i += 32 {
+		w := src[i : i+32 : i+32]
+		if notPlain(binary.LittleEndian.Uint64(w))|notPlain(binary.LittleEndian.Uint64(w[8:]))|
+			notPlain(binary.LittleEndian.Uint64(w[16:]))|notPlain(binary.LittleEndian.Uint64(w[24:])) != 0 {
+			break
+		}
+	}
+	return i
+}
+
+// notPlain is zero when the eight bytes of x are all plain, and otherwise
+// has the high bit set of some byte that is not: below 0x20, '\\' or above
+// 0x7F ('"' does not occur before the quote longPlain found).
+func notPlain(x uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	slash := x ^ (ones * '\\')
+	return ((x-ones*0x20)&^x | (slash-ones)&^slash | x) & high
+}
+
 // string checks the string at i (an opening quote) and returns the position
 // after its closing quote.
 func (p *parser) string(i int) (int, error) {
 	src := p.src
 	i++
 	for {
-		// Eight plain bytes at a time where possible.
-		for i+8 <= len(src) && plain[src[i]] && plain[src[i+1]] && plain[src[i+2]] && plain[src[i+3]] &&
+		// Eight plain bytes at a time where possible; a long run, such
+		// as a credential, in bulk.
+		lim := min(len(src), i+256)
+		for i+8 <= lim && plain[src[i]] && plain[src[i+1]] && plain[src[i+2]] && plain[src[i+3]] &&
 			plain[src[i+4]] && plain[src[i+5]] && plain[src[i+6]] && plain[src[i+7]] {
 			i += 8
+		}
+		if i+8 > lim && lim < len(src) {
+			i = p.longPlain(i)
 		}
 		for i < len(src) && plain[src[i]] {
 			i++
@@ -843,11 +1023,13 @@ func (p *parser) number(start int) (int, error) {
 	if p.opt.Canonical {
 		if p.opt.DeferNumbers {
 			// Only the form is deferred: the range is a guard of the
-			// json step (SPEC.md §11.2 step 2), checked here.
-			if !plainCanonical(tok) {
-				if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
-					return i, p.failAt(start, CodeNumberRange, "number beyond the range of a float64")
-				}
+			// json step (SPEC.md §11.2 step 2), checked here. A plain
+			// decimal is in range and canonical: nothing to defer.
+			if plainCanonical(tok) {
+				return i, nil
+			}
+			if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
+				return i, p.failAt(start, CodeNumberRange, "number beyond the range of a float64")
 			}
 			p.floats = append(p.floats, uint32(start))
 			return i, nil

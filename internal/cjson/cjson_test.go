@@ -111,6 +111,9 @@ func TestParseCanonical(t *testing.T) {
 		{"trailing newline", "{}\n", CodeTrailingData},
 		{"repeated name out of order", `{"a":1,"b":2,"a":3}`, CodeDuplicateKey},
 		{"repeated name in order", `{"a":1,"a":2}`, CodeDuplicateKey},
+		{"repeated name out of order past nested values", `{"a":{"x":"\"}],","y":[1,{"z":"\\"}]},"b":[[],{}],"c":"}","a":3}`, CodeDuplicateKey},
+		{"repeated escaped name out of order", `{"\n":1,"a":2,"b":3,"\n":4}`, CodeDuplicateKey},
+		{"name out of order past nested values", `{"a":{"x":"\"}],"},"c":[1,{"z":2}],"b":3}`, CodeNotCanonical},
 		{"trailing space", "[1] ", CodeTrailingData},
 		{"leading space", " [1]", CodeNotCanonical},
 		{"underflow to zero", `[1e-400]`, CodeNotCanonical},
@@ -345,4 +348,68 @@ func TestPlainCanonical(t *testing.T) {
 			t.Errorf("fast path accepts %s", tok)
 		}
 	}
+}
+
+// TestIndexPath pins that the value at Options.IndexPath is indexed whole
+// while its siblings keep the shallow index, and that a path longer than
+// IndexDepth changes nothing.
+func TestIndexPath(t *testing.T) {
+	src := []byte(`{"a":{"b":{"c":[1,{"d":2}]},"x":{"y":{"z":3}}},"e":{"f":{"g":3}}}`)
+	d, err := Parse(src, Options{Canonical: true, IndexDepth: 2, IndexPath: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mustGet(t, mustGet(t, d.Root(), "a"), "b")
+	if !b.Indexed() {
+		t.Fatal("the value at the path must be indexed")
+	}
+	c := mustGet(t, b, "c")
+	var last Value
+	for e := range c.Elements() {
+		last = e
+	}
+	if got := mustGet(t, last, "d"); string(got.Raw()) != "2" {
+		t.Errorf("a.b.c[1].d = %s", got.Raw())
+	}
+	if x := mustGet(t, mustGet(t, d.Root(), "a"), "x"); x.Indexed() {
+		t.Error("a sibling of the path's value must keep the shallow index")
+	}
+	if f := mustGet(t, mustGet(t, d.Root(), "e"), "f"); f.Indexed() {
+		t.Error("a value off the path must keep the shallow index")
+	}
+	d, err = Parse(src, Options{Canonical: true, IndexDepth: 1, IndexPath: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := mustGet(t, d.Root(), "a"); a.Indexed() {
+		t.Error("a path longer than IndexDepth must have no effect")
+	}
+}
+
+// TestValueInt compares Int with strconv.ParseInt on every number form.
+func TestValueInt(t *testing.T) {
+	src := `[0,-0,7,-42,9007199254740991,-9007199254740991,1.5,-0.25,1e2,1E+2,-1e-2,10,100000]`
+	d, err := Parse([]byte(src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := range d.Root().Elements() {
+		want, err := strconv.ParseInt(string(e.Raw()), 10, 64)
+		got, ok := e.Int()
+		if ok != (err == nil) || got != want {
+			t.Errorf("Int(%s) = %d, %v; ParseInt gives %d, %v", e.Raw(), got, ok, want, err)
+		}
+	}
+	if _, ok := mustGet(t, mustParse(t, `{"s":"1"}`).Root(), "s").Int(); ok {
+		t.Error("Int of a string")
+	}
+}
+
+func mustParse(t *testing.T, s string) *Doc {
+	t.Helper()
+	d, err := Parse([]byte(s), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // TestES6Numbers checks number formatting against all 10,000 lines of the
-// RFC 8785 reference number file, both our checker's formatter and the jcs
-// formatter that Canonicalize relies on.
+// RFC 8785 reference number file: AppendNumber, which both the checker and
+// Canonicalize use, and the jcs formatter as a second opinion.
 func TestES6Numbers(t *testing.T) {
 	f, err := os.Open(extdata.Path(t, "jcs", "es6numbers", "es6testfile10k.txt"))
 	if err != nil {

@@ -6,7 +6,9 @@ package cjson
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -26,7 +28,11 @@ func refParse(src []byte, opt Options) (*Doc, error) {
 	if p.pos >= len(src) {
 		return nil, p.fail(CodeSyntax, "empty document")
 	}
-	if err := p.value(0); err != nil {
+	path := 0
+	if len(opt.IndexPath) == 0 || len(opt.IndexPath) > p.indexDepth {
+		path = -1
+	}
+	if err := p.value(0, path, false); err != nil {
 		return nil, err
 	}
 	if p.pos < len(src) {
@@ -43,7 +49,7 @@ func refParse(src []byte, opt Options) (*Doc, error) {
 			return nil, p.fail(CodeTrailingData, "data after the top-level value")
 		}
 	}
-	return &Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats}, nil
+	return &Doc{src: src, nodes: p.nodes, indexDepth: p.indexDepth, floats: p.floats, deepLo: p.deepLo, deepHi: p.deepHi}, nil
 }
 
 type refParser struct {
@@ -55,6 +61,8 @@ type refParser struct {
 	nodes      []node
 	floats     []uint32
 	keys       [][]byte // scratch for duplicate detection in strict mode
+	deepLo     uint32
+	deepHi     uint32
 }
 
 func (p *refParser) fail(c Code, format string, args ...any) *Error {
@@ -75,22 +83,26 @@ func (p *refParser) ws() error {
 }
 
 // value parses the value at p.pos, which sits at the given level below the
-// root, and records it when that level is indexed.
-func (p *refParser) value(level int) error {
+// root, and records it when that level is indexed or it lies inside the
+// value at Options.IndexPath (deep). path is how many names of the path lead
+// to it, or -1.
+func (p *refParser) value(level, path int, deep bool) error {
 	if p.pos >= len(p.src) {
 		return p.fail(CodeSyntax, "unexpected end of input")
 	}
-	record := level <= p.indexDepth
+	record := level <= p.indexDepth || deep
 	idx := len(p.nodes)
 	if record {
 		p.nodes = append(p.nodes, node{start: uint32(p.pos)})
 	}
+	here := path == len(p.opt.IndexPath) && !deep
+	c0 := p.src[p.pos]
 	var err error
-	switch c := p.src[p.pos]; {
+	switch c := c0; {
 	case c == '{':
-		err = p.object(level)
+		err = p.object(level, path, deep || here)
 	case c == '[':
-		err = p.array(level)
+		err = p.array(level, deep || here)
 	case c == '"':
 		err = p.string()
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -111,6 +123,9 @@ func (p *refParser) value(level int) error {
 		p.nodes[idx].end = uint32(p.pos)
 		p.nodes[idx].next = uint32(len(p.nodes))
 	}
+	if here && (c0 == '{' || c0 == '[') {
+		p.deepLo, p.deepHi = uint32(idx), uint32(len(p.nodes))
+	}
 	return nil
 }
 
@@ -122,7 +137,7 @@ func (p *refParser) literal(word string) error {
 	return nil
 }
 
-func (p *refParser) object(level int) error {
+func (p *refParser) object(level, path int, deep bool) error {
 	if level+1 > p.maxDepth {
 		return p.fail(CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 	}
@@ -144,13 +159,13 @@ func (p *refParser) object(level int) error {
 			return p.fail(CodeSyntax, "expected a member name")
 		}
 		keyStart := p.pos
-		if level+1 <= p.indexDepth {
+		if level+1 <= p.indexDepth || deep {
 			p.nodes = append(p.nodes, node{start: uint32(p.pos)})
 		}
 		if err := p.string(); err != nil {
 			return err
 		}
-		if level+1 <= p.indexDepth {
+		if level+1 <= p.indexDepth || deep {
 			n := &p.nodes[len(p.nodes)-1]
 			n.end = uint32(p.pos)
 			n.next = uint32(len(p.nodes))
@@ -188,7 +203,11 @@ func (p *refParser) object(level int) error {
 		if err := p.ws(); err != nil {
 			return err
 		}
-		if err := p.value(level + 1); err != nil {
+		next := -1
+		if path >= 0 && path < len(p.opt.IndexPath) && decodeString(key) == p.opt.IndexPath[path] {
+			next = path + 1
+		}
+		if err := p.value(level+1, next, deep); err != nil {
 			return err
 		}
 		if err := p.ws(); err != nil {
@@ -240,7 +259,7 @@ func (p *refParser) seen(set *map[string]struct{}, base int, key []byte) bool {
 	return false
 }
 
-func (p *refParser) array(level int) error {
+func (p *refParser) array(level int, deep bool) error {
 	if level+1 > p.maxDepth {
 		return p.fail(CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 	}
@@ -253,7 +272,7 @@ func (p *refParser) array(level int) error {
 		return nil
 	}
 	for {
-		if err := p.value(level + 1); err != nil {
+		if err := p.value(level+1, -1, deep); err != nil {
 			return err
 		}
 		if err := p.ws(); err != nil {
@@ -450,7 +469,9 @@ func (p *refParser) number() error {
 				p.pos = start
 				return p.fail(CodeNumberRange, "number beyond the range of a float64")
 			}
-			p.floats = append(p.floats, uint32(start))
+			if checkFloat(tok, start) != nil {
+				p.floats = append(p.floats, uint32(start))
+			}
 			return nil
 		}
 		return checkFloat(tok, start)
@@ -473,28 +494,90 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, mode uint8) {
-		opt := Options{Canonical: mode&1 == 1, DeferNumbers: mode&2 == 2, IndexDepth: int(mode>>2) % 6, MaxDepth: 8 + int(mode>>5)}
-		got, err := Parse(in, opt)
-		want, refErr := refParse(in, opt)
-		if (err == nil) != (refErr == nil) {
-			t.Fatalf("Parse error %v, oracle %v", err, refErr)
-		}
-		if err != nil {
-			if code(err) != code(refErr) {
-				t.Fatalf("Parse refuses with %v, oracle with %v", err, refErr)
-			}
-			return
-		}
-		if len(got.nodes) != len(want.nodes) {
-			t.Fatalf("%d nodes, oracle %d", len(got.nodes), len(want.nodes))
-		}
-		for i := range got.nodes {
-			if got.nodes[i] != want.nodes[i] {
-				t.Fatalf("node %d: %+v, oracle %+v", i, got.nodes[i], want.nodes[i])
-			}
-		}
-		if len(got.floats) != len(want.floats) {
-			t.Fatalf("%d deferred numbers, oracle %d", len(got.floats), len(want.floats))
-		}
+		compareWithOracle(t, in, fuzzOptions(mode))
 	})
+}
+
+// fuzzOptions spreads the bits of mode over the parser's options.
+func fuzzOptions(mode uint8) Options {
+	return Options{Canonical: mode&1 == 1, DeferNumbers: mode&2 == 2, IndexDepth: int(mode>>2) % 6, MaxDepth: 8 + int(mode>>5)}
+}
+
+// compareWithOracle parses in with Parse and with the oracle and fails t
+// unless both give the same verdict, the same refusal code, the same index
+// (deep range included) and the same first non-canonical deferred number.
+func compareWithOracle(t *testing.T, in []byte, opt Options) {
+	t.Helper()
+	got, err := Parse(in, opt)
+	want, refErr := refParse(in, opt)
+	if (err == nil) != (refErr == nil) {
+		t.Fatalf("Parse error %v, oracle %v", err, refErr)
+	}
+	if err != nil {
+		if code(err) != code(refErr) {
+			t.Fatalf("Parse refuses with %v, oracle with %v", err, refErr)
+		}
+		return
+	}
+	if !slices.Equal(got.nodes, want.nodes) {
+		t.Fatalf("nodes %+v, oracle %+v", got.nodes, want.nodes)
+	}
+	if got.deepLo != want.deepLo || got.deepHi != want.deepHi {
+		t.Fatalf("deep nodes [%d, %d), oracle [%d, %d)", got.deepLo, got.deepHi, want.deepLo, want.deepHi)
+	}
+	// The oracle defers exactly the numbers not in canonical form:
+	// checking the deferred numbers must find the same first one.
+	gotErr, wantErr := got.CheckNumbers(got.Root()), want.CheckNumbers(want.Root())
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Fatalf("CheckNumbers = %v, oracle %v", gotErr, wantErr)
+	}
+}
+
+// FuzzParseIndexPath checks Options.IndexPath against the oracle: the
+// same verdict and the same index, for a path of up to three names taken
+// from path (separated by '/').
+func FuzzParseIndexPath(f *testing.F) {
+	for _, s := range []struct{ in, path string }{
+		{`{"a":{"b":{"c":[1,{"d":2}]}},"e":{"f":{"g":3}}}`, "a/b"},
+		{`{"a":[{"b":{"c":1}}],"b":2}`, "a"},
+		{`{"a":{"b":"x"}}`, "a/b"},
+		{`{"\u0061":{"b":{"c":{}}}}`, "a"},
+		{`[{"a":{"b":1}}]`, "a"},
+		{`{"a":{"a":{"a":{"a":1}}}}`, "a/a/a"},
+		{`{"a":{},"b":{"c":{"d":[[1]]}}}`, "b/c"},
+	} {
+		f.Add([]byte(s.in), uint8(1), s.path)
+		f.Add([]byte(s.in), uint8(8), s.path)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, mode uint8, path string) {
+		names := strings.Split(path, "/")
+		opt := fuzzOptions(mode)
+		opt.IndexPath = names[:min(3, len(names))]
+		compareWithOracle(t, in, opt)
+	})
+}
+
+// TestLongStrings checks long plain runs, which the parser skips in bulk,
+// against the oracle: a byte that is not plain (an escape, a control
+// character, a multibyte character, an invalid byte) at every position
+// around the bulk path's boundaries, with and without a later quote.
+func TestLongStrings(t *testing.T) {
+	specials := []string{`\n`, `\"`, `\u0041`, "\x01", "é", "\xff", `"`, `\`}
+	for _, n := range []int{255, 256, 257, 300, 511, 600} {
+		for pos := 0; pos <= n; pos += max(1, n/40) {
+			for _, sp := range specials {
+				body := strings.Repeat("a", pos) + sp + strings.Repeat("b", n-pos)
+				for _, doc := range []string{`["` + body + `"]`, `["` + body, `["` + body + `","` + strings.Repeat("c", n) + `"]`} {
+					for _, canonical := range []bool{false, true} {
+						opt := Options{Canonical: canonical}
+						_, err := Parse([]byte(doc), opt)
+						_, refErr := refParse([]byte(doc), opt)
+						if fmt.Sprint(err) != fmt.Sprint(refErr) {
+							t.Fatalf("%d bytes, %q at %d, canonical %v: Parse %v, oracle %v", n, sp, pos, canonical, err, refErr)
+						}
+					}
+				}
+			}
+		}
+	}
 }
