@@ -53,9 +53,9 @@ func (r FindAgentsRequest) Query() (FindAgentsQuery, error) {
 }
 
 // NewFindAgentsQuery checks a find_agents query; nil means absent. skill is
-// one line of safe text of 1 to 200 bytes with a letter or digit; each
-// context label one line of 1 to 200 bytes with a letter or digit, given
-// only with a skill; limit 1 to [MaxFindAgentsLimit] ([DefaultFindAgentsLimit]
+// one line of safe text of at most 200 bytes after trimming, not blank
+// after the normalisation of SPEC.md §4.3; each context label likewise,
+// given only with a skill; limit 1 to [MaxFindAgentsLimit] ([DefaultFindAgentsLimit]
 // when absent), else limit_out_of_range; cursor non-empty and at most
 // [MaxFindAgentsCursor] bytes, else cursor_invalid. The faults are
 // reported in that order: skill, context (in the order of
@@ -68,7 +68,7 @@ func NewFindAgentsQuery(skill *string, ctx ContextRequest, limit *int, cursor *s
 			return q, err
 		}
 		if evidence.NormalizeLabel(s) == "" {
-			return q, Errorf(CodeInvalid, "skill must hold a letter or digit: the skill to rank agents by, such as \"PostgreSQL indexing\"")
+			return q, Errorf(CodeInvalid, "skill must not be blank: it names the skill to rank agents by, such as \"PostgreSQL indexing\"")
 		}
 		q.Skill = s
 	}
@@ -82,7 +82,7 @@ func NewFindAgentsQuery(skill *string, ctx ContextRequest, limit *int, cursor *s
 			return q, err
 		}
 		if evidence.NormalizeLabel(v) == "" {
-			return q, Errorf(CodeInvalid, "%s must hold a letter or digit, or be left out", dim)
+			return q, Errorf(CodeInvalid, "%s must not be blank: give a label or leave the dimension out", dim)
 		}
 		if skill == nil {
 			return q, Errorf(CodeInvalid, "%s is a task-context label and needs a skill: a context ranks agents by their evidence for a skill in it", dim)

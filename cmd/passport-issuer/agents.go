@@ -11,9 +11,10 @@ import (
 
 // agentsCmd groups the agent commands.
 type agentsCmd struct {
-	Create    agentsCreateCmd    `cmd:"" help:"Create an agent and its API key."`
-	SetStatus agentsSetStatusCmd `cmd:"" name:"set-status" help:"Suspend or reactivate an agent."`
-	RotateKey agentsRotateKeyCmd `cmd:"" name:"rotate-key" help:"Revoke an agent's keys and issue a new one."`
+	Create        agentsCreateCmd        `cmd:"" help:"Create an agent and its API key."`
+	SetStatus     agentsSetStatusCmd     `cmd:"" name:"set-status" help:"Suspend or reactivate an agent."`
+	SetVisibility agentsSetVisibilityCmd `cmd:"" name:"set-visibility" help:"Change who may see an agent's public profile, passport and discovery entry."`
+	RotateKey     agentsRotateKeyCmd     `cmd:"" name:"rotate-key" help:"Revoke an agent's keys and issue a new one."`
 }
 
 type agentsCreateCmd struct {
@@ -76,6 +77,28 @@ func (c *agentsSetStatusCmd) Run(e *env) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, c.Status)
+	return nil
+}
+
+type agentsSetVisibilityCmd struct {
+	Agent      string `arg:"" help:"Agent ID (agt_...)."`
+	Visibility string `required:"" enum:"public,unlisted,private" help:"public, unlisted or private."`
+}
+
+func (c *agentsSetVisibilityCmd) Run(e *env) error {
+	agent, err := issuer.ParseAgentID(c.Agent)
+	if err != nil {
+		return cli.Usage(err)
+	}
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.SetAgentVisibility(e.ctx, agent, issuer.Visibility(c.Visibility)); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, c.Visibility)
 	return nil
 }
 

@@ -131,8 +131,10 @@ Wrote %s, %s and %s. Next, check them as a third party would:
   curl %s/api/public/agents/%s/passport
   curl %s/api/public/agents/%s/passport
   curl %s/api/public/agents/%s/passport
+  curl '%s/api/public/agents?skill=%s'
 
-`, base, base, main, base, w.AgentID(w.OfRole(demoworld.RoleRing)[0]), base, w.AgentID(w.OfRole(demoworld.RoleDeclarer)[0]))
+`, base, base, main, base, w.AgentID(w.OfRole(demoworld.RoleRing)[0]), base, w.AgentID(w.OfRole(demoworld.RoleDeclarer)[0]),
+		base, url.QueryEscape(demoworld.SkillEstimated))
 	if c.NoServe {
 		return nil
 	}

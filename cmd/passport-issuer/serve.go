@@ -19,6 +19,8 @@ type serveCmd struct {
 	Rate  float64 `env:"PASSPORT_RATE" default:"10" help:"Sustained requests per second per API key (and per client address for anonymous requests)."`
 	Burst int     `env:"PASSPORT_BURST" default:"40" help:"Requests a key may make at once."`
 
+	IndexPoll time.Duration `env:"PASSPORT_INDEX_POLL" default:"5s" help:"Time between two sweeps of the discovery indexer for subjects awaiting re-indexing (on PostgreSQL, notifications re-index changed subjects at once)."`
+
 	keyFlags `embed:""`
 
 	ReadHeaderTimeout time.Duration `env:"PASSPORT_READ_HEADER_TIMEOUT" default:"10s" help:"Time to read a request's line and headers."`
@@ -75,15 +77,24 @@ func (c *serveCmd) Run(e *env) error {
 
 	app := service.New(db, service.Options{})
 	passports := service.NewPassports(db, ring, service.PassportOptions{})
+	sealer, err := cursorSealer(e.ctx, db)
+	if err != nil {
+		return err
+	}
+	discovery := service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log})
 	// Replicas on one PostgreSQL database free each other's cached
-	// passports as soon as a write commits.
+	// passports, and re-index the subject, as soon as a write commits.
 	listenCtx, stopListening := context.WithCancel(e.ctx)
+	indexer, indexed := c.startIndexer(listenCtx, e, discovery)
 	listening := make(chan error, 1)
-	go func() { listening <- db.ListenRevisions(listenCtx, passports.Invalidate) }()
-	defer func() { stopListening(); <-listening }()
+	go func() {
+		listening <- db.ListenRevisions(listenCtx, func(id issuer.AgentID) { passports.Invalidate(id); indexer.Changed(id) })
+	}()
+	defer func() { stopListening(); <-listening; indexed() }()
 	handler := httpapi.New(app, e.log, httpapi.Config{
 		Keys:          ring,
 		Passports:     passports,
+		Agents:        discovery,
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,
