@@ -40,6 +40,17 @@ func above(a *skilltrust.Assessment, c skilltrust.Ceiling) error {
 	return nil
 }
 
+// ceilingBelow reports whether a is a tighter ceiling than b.
+func ceilingBelow(a, b skilltrust.Ceiling) bool {
+	switch la, lb := levelRank(a.Level), levelRank(b.Level); {
+	case la != lb:
+		return la < lb
+	case a.Lower == nil || b.Lower == nil:
+		return a.Lower == nil && b.Lower != nil
+	}
+	return *a.Lower < *b.Lower
+}
+
 // contexts are task contexts that match, miss and contradict the labels
 // randomRecords writes.
 var contexts = []evidence.Context{
@@ -59,6 +70,7 @@ var contexts = []evidence.Context{
 func TestCeilingBoundsEveryContext(t *testing.T) {
 	skills := []string{"PostgreSQL", "PostgreSQL indexing", "PostgreSQL replication", "PostgreSQL query optimization", "SQLite"}
 	reached := map[passport.EvidenceLevel]int{}
+	tighter := map[bool]int{}
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 17))
 		recs := randomRecords(rng, 20+rng.IntN(300))
@@ -73,21 +85,50 @@ func TestCeilingBoundsEveryContext(t *testing.T) {
 		for i, sk := range skills {
 			c := ceilings[i]
 			if c.Skill != skilltrust.Skills1().Normalize(sk).Name {
-				t.Fatalf("ceiling of %q names %q", sk, c.Skill)
+				t.Fatalf("ceilings of %q name %q", sk, c.Skill)
 			}
-			reached[c.Level]++
+			reached[c.Any.Level]++
 			for _, ctx := range contexts {
 				a, err := skilltrust.Assess(set, skilltrust.Task{Skill: sk, Context: ctx}, at)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := above(a, c); err != nil {
-					t.Fatalf("seed %d, %s in %+v: %v", seed, sk, ctx, err)
+				if err := above(a, c.Any); err != nil {
+					t.Fatalf("seed %d, %s in %+v, any context: %v", seed, sk, ctx, err)
+				}
+				// Every dimension the context states bounds it, and the
+				// ceiling For names.
+				_, _, stated := skilltrust.ContextDimension(ctx)
+				for d, l := range ctx.Normalized().Values() {
+					if l == "" {
+						continue
+					}
+					dcs := []skilltrust.DimensionCeilings{c.Dimensions[d]}
+					if stated == 1 {
+						dcs = append(dcs, c.Alone[d])
+					}
+					for _, dc := range dcs {
+						ceiling, ok := dc.Labels[l]
+						if !ok {
+							ceiling = dc.Other
+						}
+						if err := above(a, ceiling); err != nil {
+							t.Fatalf("seed %d, %s in %+v, by %s: %v", seed, sk, ctx, evidence.Dimensions[d], err)
+						}
+						tighter[ceilingBelow(ceiling, c.Any)]++
+					}
+				}
+				if err := above(a, c.For(ctx)); err != nil {
+					t.Fatalf("seed %d, %s in %+v, the ceiling For names: %v", seed, sk, ctx, err)
 				}
 			}
 		}
 	}
-	// The property is not vacuous: the random evidence reaches every level.
+	// The property is not vacuous: the random evidence reaches every level,
+	// and the ceilings by dimension are often tighter than Any.
+	if tighter[true] == 0 {
+		t.Error("no ceiling by dimension is ever below the ceiling of any context")
+	}
 	for _, l := range []passport.EvidenceLevel{passport.LevelVeryLow, passport.LevelLow, passport.LevelModerate, passport.LevelStrong} {
 		if reached[l] == 0 {
 			t.Errorf("no ceiling at %s: the random evidence is too narrow to test the bound", l)
@@ -127,8 +168,10 @@ func TestContextCanRaiseFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := above(oltp, c[0]); err != nil {
-		t.Fatal(err)
+	for _, ceiling := range []skilltrust.Ceiling{c[0].Any, c[0].For(evidence.Context{Workload: "OLTP"})} {
+		if err := above(oltp, ceiling); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

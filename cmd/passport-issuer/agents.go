@@ -64,7 +64,15 @@ type agentsSetStatusCmd struct {
 }
 
 func (c *agentsSetStatusCmd) Run(e *env) error {
-	agent, err := issuer.ParseAgentID(c.Agent)
+	return changeAgent(e, c.Agent, c.Status, func(db *store.DB, agent issuer.AgentID) error {
+		return db.SetAgentStatus(e.ctx, agent, issuer.AgentStatus(c.Status))
+	})
+}
+
+// changeAgent applies change to the agent named by arg and says what the
+// agent now is.
+func changeAgent(e *env, arg, now string, change func(*store.DB, issuer.AgentID) error) error {
+	agent, err := issuer.ParseAgentID(arg)
 	if err != nil {
 		return cli.Usage(err)
 	}
@@ -73,10 +81,10 @@ func (c *agentsSetStatusCmd) Run(e *env) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.SetAgentStatus(e.ctx, agent, issuer.AgentStatus(c.Status)); err != nil {
+	if err := change(db, agent); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, c.Status)
+	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, now)
 	return nil
 }
 
@@ -86,20 +94,9 @@ type agentsSetVisibilityCmd struct {
 }
 
 func (c *agentsSetVisibilityCmd) Run(e *env) error {
-	agent, err := issuer.ParseAgentID(c.Agent)
-	if err != nil {
-		return cli.Usage(err)
-	}
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := db.SetAgentVisibility(e.ctx, agent, issuer.Visibility(c.Visibility)); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, c.Visibility)
-	return nil
+	return changeAgent(e, c.Agent, c.Visibility, func(db *store.DB, agent issuer.AgentID) error {
+		return db.SetAgentVisibility(e.ctx, agent, issuer.Visibility(c.Visibility))
+	})
 }
 
 type agentsRotateKeyCmd struct {

@@ -46,7 +46,9 @@ func (e *env) discovery(f *keyFlags) (*service.Discovery, func(), error) {
 	return service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log}), func() { db.Close() }, nil
 }
 
-type indexRebuildCmd struct{}
+type indexRebuildCmd struct {
+	Workers int `default:"4" help:"Agents indexed at a time."`
+}
 
 func (c *indexRebuildCmd) Run(e *env, f *keyFlags) error {
 	d, done, err := e.discovery(f)
@@ -54,7 +56,7 @@ func (c *indexRebuildCmd) Run(e *env, f *keyFlags) error {
 		return err
 	}
 	defer done()
-	rep, err := d.Rebuild(e.ctx, func(n int) { e.log.Debug("index rebuild", "agents", n) })
+	rep, err := d.Rebuild(e.ctx, c.Workers, func(n int) { e.log.Debug("index rebuild", "agents", n) })
 	if err != nil {
 		return err
 	}

@@ -45,16 +45,8 @@ func newDiscoveryEnv(t *testing.T, engine store.Engine, cfg httpapi.Config) *dis
 	if _, err := ring.EnsureActive(ctx, passport.EdDSA); err != nil {
 		t.Fatal(err)
 	}
-	key, err := db.CursorKey(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := seal.New(key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	passports := service.NewPassports(db, ring, service.PassportOptions{})
-	d := service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{})
+	d := service.NewDiscovery(db, passports, storetest.Sealer(t, db), service.DiscoveryOptions{})
 	if _, err := d.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -53,10 +53,13 @@ type DiscoveryStore interface {
 	// after, in (rank key, public id) order, of agents that are public and
 	// active now.
 	SkillPage(ctx context.Context, skill string, after IndexPosition, n int) ([]IndexedSkill, error)
-	// CeilingPage returns at most n index rows of skill after the position
-	// after, in (ceiling key, public id) order, of agents that are public
-	// and active now.
-	CeilingPage(ctx context.Context, skill string, after IndexPosition, n int) ([]IndexedSkill, error)
+	// CeilingPage returns at most n candidates for a task context stating
+	// label on dimension (and, with alone, on no other), after the position
+	// after in (ceiling key, public id) order, of agents that are public and
+	// active now: with matched, the agents whose ceilings for skill name
+	// that label; without, the other agents listing skill, by their ceiling
+	// for any other label.
+	CeilingPage(ctx context.Context, skill, dimension, label string, alone, matched bool, after IndexPosition, n int) ([]Candidate, error)
 	// ListingPage returns at most n listed subjects after the position
 	// after, in (listing key, public id) order, of agents that are public
 	// and active now.
@@ -77,15 +80,36 @@ type SubjectIndex struct {
 	Score      int64
 	TrustLevel string
 	Skills     []IndexedSkill
+	// Ceilings bound each listed skill in task contexts (SPEC.md §17.4).
+	Ceilings []CeilingRow
+}
+
+// CeilingRow is the ceiling of a listed skill for the task contexts that
+// state Label on Dimension ("" for any label the evidence does not carry
+// there) and, with Alone, no other dimension; as a rank key.
+type CeilingRow struct {
+	Skill, Dimension, Label string
+	Alone                   bool
+	Key                     int64
+}
+
+// Candidate is an agent a query in context may rank: its ceiling key for
+// the query's context, and what the page shows of it.
+type Candidate struct {
+	Subject    issuer.AgentID
+	CeilingKey int64
+	// Name is the display name; Revision the revision its entry was
+	// computed from, Current its revision now.
+	Name, Revision, Current string
 }
 
 // IndexedSkill is one index row: a listed skill passport's figures.
 type IndexedSkill struct {
 	Subject issuer.AgentID
 	Skill   string
-	// RankKey and CeilingKey order the skill's agents (see [RankKey]).
-	RankKey, CeilingKey int64
-	Level               passport.EvidenceLevel
+	// RankKey orders the skill's agents (see [RankKey]).
+	RankKey int64
+	Level   passport.EvidenceLevel
 	// Lower, Midpoint and Upper are the estimate in millionths; nil when
 	// N/A.
 	Lower, Midpoint, Upper *int64
@@ -177,7 +201,7 @@ func millionths(x float64) int64 { return int64(math.Round(x * 1e6)) }
 
 // ceilingKey is the rank key of a ceiling: its lower bound is rounded up
 // to the next millionth, so that no skill passport's rounded lower bound
-// under a context can pass it.
+// under a covered context can pass it.
 func ceilingKey(c skilltrust.Ceiling) int64 {
 	if c.Lower == nil {
 		return RankKey(c.Level, nil)

@@ -3,10 +3,13 @@ package service
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/internal/calendar"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/skilltrust"
@@ -62,7 +65,19 @@ func (d *Discovery) entry(ctx context.Context, id issuer.AgentID, rev string, no
 			Subject: id, Skill: sp.Skill, Level: sp.EvidenceLevel, State: sp.State, Assessment: sp.Assessment,
 			Contested: sp.Contested, Stale: sp.Stale, Operators: sp.Effective.Operators, SourceCount: sp.SourceCount,
 			AssessmentHash: sp.AssessmentHash, AssessedOn: sp.AssessedAt, Revision: rev,
-			CeilingKey: ceilingKey(ceilings[i]),
+		}
+		c := &ceilings[i]
+		for d, dim := range evidence.Dimensions {
+			for _, alone := range []bool{false, true} {
+				dc := c.Dimensions[d]
+				if alone {
+					dc = c.Alone[d]
+				}
+				w.Ceilings = append(w.Ceilings, CeilingRow{Skill: sp.Skill, Dimension: dim, Alone: alone, Key: ceilingKey(dc.Other)})
+				for _, l := range slices.Sorted(maps.Keys(dc.Labels)) {
+					w.Ceilings = append(w.Ceilings, CeilingRow{Skill: sp.Skill, Dimension: dim, Label: l, Alone: alone, Key: ceilingKey(dc.Labels[l])})
+				}
+			}
 		}
 		if e := sp.Estimate; e != nil {
 			lo, mid, up := millionths(e.Lower), millionths(e.Midpoint), millionths(e.Upper)
@@ -99,15 +114,9 @@ func (d *Discovery) Sync(ctx context.Context) (IndexReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		wrote := 0
-		for _, id := range ids {
-			ok, err := d.IndexSubject(ctx, id)
-			if err != nil {
-				return rep, err
-			}
-			if ok {
-				wrote++
-			}
+		wrote, err := d.indexAll(ctx, ids, 1)
+		if err != nil {
+			return rep, err
 		}
 		rep.Indexed += wrote
 		rep.Skipped += len(ids) - wrote
@@ -121,10 +130,11 @@ func (d *Discovery) Sync(ctx context.Context) (IndexReport, error) {
 }
 
 // Rebuild recomputes the entry of every agent, whatever its indexed
-// revision says, then records the index status. progress, when not nil,
-// is called after each batch with the number of agents done. A rebuild
-// gives the entries that incremental maintenance gives.
-func (d *Discovery) Rebuild(ctx context.Context, progress func(done int)) (IndexReport, error) {
+// revision says, with workers agents at a time (at least one), then
+// records the index status. progress, when not nil, is called after each
+// batch with the number of agents done. A rebuild gives the entries that
+// incremental maintenance gives.
+func (d *Discovery) Rebuild(ctx context.Context, workers int, progress func(done int)) (IndexReport, error) {
 	var rep IndexReport
 	var after issuer.AgentID
 	for {
@@ -132,17 +142,12 @@ func (d *Discovery) Rebuild(ctx context.Context, progress func(done int)) (Index
 		if err != nil {
 			return rep, err
 		}
-		for _, id := range ids {
-			ok, err := d.IndexSubject(ctx, id)
-			if err != nil {
-				return rep, err
-			}
-			if ok {
-				rep.Indexed++
-			} else {
-				rep.Skipped++
-			}
+		wrote, err := d.indexAll(ctx, ids, workers)
+		if err != nil {
+			return rep, err
 		}
+		rep.Indexed += wrote
+		rep.Skipped += len(ids) - wrote
 		if progress != nil {
 			progress(rep.Indexed + rep.Skipped)
 		}
@@ -156,11 +161,59 @@ func (d *Discovery) Rebuild(ctx context.Context, progress func(done int)) (Index
 	return rep, err
 }
 
+// indexAll indexes ids, workers at a time, and returns how many entries
+// it wrote; it stops at the first failure.
+func (d *Discovery) indexAll(ctx context.Context, ids []issuer.AgentID, workers int) (int, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan issuer.AgentID)
+	var (
+		mu    sync.Mutex
+		wrote int
+		wg    sync.WaitGroup
+	)
+	for range max(1, workers) {
+		wg.Go(func() {
+			for id := range next {
+				ok, err := d.IndexSubject(ctx, id)
+				if err != nil {
+					cancel(err)
+					return
+				}
+				if ok {
+					mu.Lock()
+					wrote++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+feed:
+	for _, id := range ids {
+		select {
+		case next <- id:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return wrote, err
+	}
+	return wrote, nil
+}
+
 // IndexerOptions configure an [Indexer]. The zero value is ready to use.
 type IndexerOptions struct {
 	// Poll is the time between two sweeps for subjects awaiting
 	// re-indexing; DefaultIndexPoll when zero.
 	Poll time.Duration
+	// NoSweep leaves sweeping to another process: the indexer re-indexes
+	// only the subjects [Indexer.Changed] names. Only for PostgreSQL,
+	// where notifications name them, and only when another process on the
+	// database sweeps.
+	NoSweep bool
 	// Logger receives failures; discarded when nil.
 	Logger *slog.Logger
 }
@@ -174,10 +227,11 @@ const DefaultIndexPoll = 5 * time.Second
 // notifications missed (SQLite has none; a lost connection loses some),
 // were never indexed, or were assessed before today ([Discovery.Sync]).
 type Indexer struct {
-	d    *Discovery
-	poll time.Duration
-	log  *slog.Logger
-	wake chan struct{}
+	d       *Discovery
+	poll    time.Duration
+	noSweep bool
+	log     *slog.Logger
+	wake    chan struct{}
 
 	mu     sync.Mutex
 	queued map[issuer.AgentID]bool
@@ -186,7 +240,7 @@ type Indexer struct {
 
 // NewIndexer returns a background indexer of d; start it with Run.
 func (d *Discovery) NewIndexer(opts IndexerOptions) *Indexer {
-	ix := &Indexer{d: d, poll: opts.Poll, log: opts.Logger, wake: make(chan struct{}, 1), queued: map[issuer.AgentID]bool{}}
+	ix := &Indexer{d: d, poll: opts.Poll, noSweep: opts.NoSweep, log: opts.Logger, wake: make(chan struct{}, 1), queued: map[issuer.AgentID]bool{}}
 	if ix.poll <= 0 {
 		ix.poll = DefaultIndexPoll
 	}
@@ -243,7 +297,7 @@ func (ix *Indexer) Run(ctx context.Context) error {
 				ix.log.WarnContext(ctx, "discovery: re-indexing a subject failed; the next sweep retries", "agent", id, "err", err)
 			}
 		}
-		if sweep {
+		if sweep && !ix.noSweep {
 			rep, err := ix.d.Sync(ctx)
 			if err != nil && ctx.Err() == nil {
 				ix.log.WarnContext(ctx, "discovery: index sweep failed; retrying at the next", "err", err)

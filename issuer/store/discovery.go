@@ -122,26 +122,24 @@ func (db *DB) WriteSubjectIndex(ctx context.Context, w service.SubjectIndex) (bo
 		if current != w.Revision || held.Revision == w.Revision && held.AssessedOn.Valid && held.AssessedOn.String > w.AssessedOn {
 			return nil
 		}
-		if _, err := exec(ctx, tx, `DELETE FROM discovery_skills WHERE agent_id = ?`, key); err != nil {
-			return fmt.Errorf("store: clear index rows: %w", err)
+		for _, table := range []string{"discovery_skills", "discovery_context_ceilings"} {
+			if _, err := exec(ctx, tx, `DELETE FROM `+table+` WHERE agent_id = ?`, key); err != nil {
+				return fmt.Errorf("store: clear index rows: %w", err)
+			}
 		}
-		for chunk := range chunks(w.Skills, 50) {
-			var b strings.Builder
-			args := make([]any, 0, 18*len(chunk))
-			b.WriteString(`INSERT INTO discovery_skills (agent_id, skill, public_id, revision, rank_key, ceiling_key, level, lower_bound,
-				midpoint, upper_bound, state, assessment, contested, stale, operators, source_count, assessment_hash, assessed_on) VALUES `)
-			for i, r := range chunk {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-				args = append(args, key, r.Skill, w.Subject, w.Revision, r.RankKey, r.CeilingKey, string(r.Level), r.Lower,
-					r.Midpoint, r.Upper, string(r.State), string(r.Assessment), r.Contested, r.Stale, r.Operators, r.SourceCount,
-					r.AssessmentHash, r.AssessedOn)
-			}
-			if _, err := exec(ctx, tx, b.String(), args...); err != nil {
-				return fmt.Errorf("store: write index rows: %w", err)
-			}
+		if err := insertRows(ctx, tx, `INSERT INTO discovery_skills (agent_id, skill, public_id, revision, rank_key, level, lower_bound,
+			midpoint, upper_bound, state, assessment, contested, stale, operators, source_count, assessment_hash, assessed_on) VALUES `,
+			w.Skills, func(r service.IndexedSkill) []any {
+				return []any{key, r.Skill, w.Subject, w.Revision, r.RankKey, string(r.Level), r.Lower, r.Midpoint, r.Upper,
+					string(r.State), string(r.Assessment), r.Contested, r.Stale, r.Operators, r.SourceCount, r.AssessmentHash, r.AssessedOn}
+			}); err != nil {
+			return err
+		}
+		if err := insertRows(ctx, tx, `INSERT INTO discovery_context_ceilings (agent_id, skill, dimension, alone, label, public_id, ceiling_key) VALUES `,
+			w.Ceilings, func(r service.CeilingRow) []any {
+				return []any{key, r.Skill, r.Dimension, r.Alone, r.Label, w.Subject, r.Key}
+			}); err != nil {
+			return err
 		}
 		var assessed any
 		if w.Listed {
@@ -158,17 +156,28 @@ func (db *DB) WriteSubjectIndex(ctx context.Context, w service.SubjectIndex) (bo
 	return wrote, err
 }
 
-// chunks yields s in consecutive pieces of at most n.
-func chunks[T any](s []T, n int) func(func([]T) bool) {
-	return func(yield func([]T) bool) {
-		for len(s) > 0 {
-			k := min(n, len(s))
-			if !yield(s[:k]) {
-				return
+// insertRows inserts the rows of s with the multi-row statement that
+// begins with head, a hundred rows at a time.
+func insertRows[T any](ctx context.Context, tx sqlx.ExtContext, head string, s []T, values func(T) []any) error {
+	for len(s) > 0 {
+		chunk := s[:min(100, len(s))]
+		s = s[len(chunk):]
+		var b strings.Builder
+		b.WriteString(head)
+		var args []any
+		for i, r := range chunk {
+			v := values(r)
+			if i > 0 {
+				b.WriteString(", ")
 			}
-			s = s[k:]
+			b.WriteString("(" + placeholders(len(v)) + ")")
+			args = append(args, v...)
+		}
+		if _, err := exec(ctx, tx, b.String(), args...); err != nil {
+			return fmt.Errorf("store: write index rows: %w", err)
 		}
 	}
+	return nil
 }
 
 // AgentsAfter returns at most n agents' public ids after after, in byte
@@ -187,7 +196,6 @@ type skillRow struct {
 	Name           string         `db:"name"`
 	Skill          string         `db:"skill"`
 	RankKey        int64          `db:"rank_key"`
-	CeilingKey     int64          `db:"ceiling_key"`
 	Level          string         `db:"level"`
 	Lower          sql.NullInt64  `db:"lower_bound"`
 	Midpoint       sql.NullInt64  `db:"midpoint"`
@@ -206,7 +214,7 @@ type skillRow struct {
 
 func (r skillRow) indexed() service.IndexedSkill {
 	s := service.IndexedSkill{
-		Subject: issuer.AgentID(r.Subject), Skill: r.Skill, RankKey: r.RankKey, CeilingKey: r.CeilingKey,
+		Subject: issuer.AgentID(r.Subject), Skill: r.Skill, RankKey: r.RankKey,
 		Level: passport.EvidenceLevel(r.Level), State: passport.SkillState(r.State), Assessment: passport.AssessmentLabel(r.Assessment),
 		Contested: r.Contested, Stale: r.Stale, Operators: r.Operators, SourceCount: r.SourceCount,
 		AssessmentHash: r.AssessmentHash, AssessedOn: r.AssessedOn, Revision: r.Revision, Name: r.Name, Current: r.Current.String,
@@ -220,7 +228,7 @@ func (r skillRow) indexed() service.IndexedSkill {
 
 // skillColumns are the columns of an index row read back, with the
 // agent's name and current revision.
-const skillColumns = `d.public_id, a.name, d.skill, d.rank_key, d.ceiling_key, d.level, d.lower_bound, d.midpoint, d.upper_bound,
+const skillColumns = `d.public_id, a.name, d.skill, d.rank_key, d.level, d.lower_bound, d.midpoint, d.upper_bound,
 	d.state, d.assessment, d.contested, d.stale, d.operators, d.source_count, d.assessment_hash, d.assessed_on, d.revision,
 	r.revision AS current
 	FROM discovery_skills d JOIN agents a ON a.id = d.agent_id LEFT JOIN skill_trust_revisions r ON r.agent_id = d.agent_id`
@@ -230,24 +238,18 @@ const skillColumns = `d.public_id, a.name, d.skill, d.rank_key, d.ceiling_key, d
 // effect before the indexer has run.
 const listedNow = `a.status = 'active' AND a.visibility = 'public'`
 
+// skillPageSQL reads a page of a skill's rows: its parameters are the
+// skill, the position's key and public id, and the number of rows.
+const skillPageSQL = `SELECT ` + skillColumns + `
+	WHERE d.skill = ? AND (d.rank_key, d.public_id) > (?, ?) AND ` + listedNow + `
+	ORDER BY d.rank_key, d.public_id LIMIT ?`
+
 // SkillPage returns at most n index rows of skill after after in
 // (rank key, public id) order: one range of the index on (skill, rank_key,
 // public_id).
 func (db *DB) SkillPage(ctx context.Context, skill string, after service.IndexPosition, n int) ([]service.IndexedSkill, error) {
-	return db.skillPage(ctx, "rank_key", skill, after, n)
-}
-
-// CeilingPage returns at most n index rows of skill after after in
-// (ceiling key, public id) order.
-func (db *DB) CeilingPage(ctx context.Context, skill string, after service.IndexPosition, n int) ([]service.IndexedSkill, error) {
-	return db.skillPage(ctx, "ceiling_key", skill, after, n)
-}
-
-func (db *DB) skillPage(ctx context.Context, order, skill string, after service.IndexPosition, n int) ([]service.IndexedSkill, error) {
 	var rows []skillRow
-	if err := sel(ctx, db.x, &rows, `SELECT `+skillColumns+`
-		WHERE d.skill = ? AND (d.`+order+`, d.public_id) > (?, ?) AND `+listedNow+`
-		ORDER BY d.`+order+`, d.public_id LIMIT ?`, skill, after.Key, after.ID, n); err != nil {
+	if err := sel(ctx, db.x, &rows, skillPageSQL, skill, after.Key, after.ID, n); err != nil {
 		return nil, fmt.Errorf("store: read index: %w", err)
 	}
 	out := make([]service.IndexedSkill, len(rows))
@@ -256,6 +258,48 @@ func (db *DB) skillPage(ctx context.Context, order, skill string, after service.
 	}
 	return out, nil
 }
+
+// CeilingPage returns at most n candidates for a task context stating
+// label on dimension, after after in (ceiling key, public id) order: with
+// matched, the rows for that label (one range of the index on (skill,
+// dimension, alone, label, ceiling_key, public_id)); without, the rows for
+// any other label of the agents that have none for it.
+func (db *DB) CeilingPage(ctx context.Context, skill, dimension, label string, alone, matched bool, after service.IndexPosition, n int) ([]service.Candidate, error) {
+	args := []any{skill, dimension, alone, label, after.Key, after.ID}
+	other := ""
+	if !matched {
+		args = []any{skill, dimension, alone, "", after.Key, after.ID, dimension, alone, label}
+		other = ` AND NOT EXISTS (SELECT 1 FROM discovery_context_ceilings m
+			WHERE m.agent_id = c.agent_id AND m.skill = c.skill AND m.dimension = ? AND m.alone = ? AND m.label = ?)`
+	}
+	var rows []struct {
+		Subject  string         `db:"public_id"`
+		Key      int64          `db:"ceiling_key"`
+		Name     string         `db:"name"`
+		Revision string         `db:"revision"`
+		Current  sql.NullString `db:"current"`
+	}
+	if err := sel(ctx, db.x, &rows, `SELECT c.public_id, c.ceiling_key, a.name, d.revision, r.revision AS current
+		FROM discovery_context_ceilings c JOIN agents a ON a.id = c.agent_id
+		JOIN discovery_skills d ON d.agent_id = c.agent_id AND d.skill = c.skill
+		LEFT JOIN skill_trust_revisions r ON r.agent_id = c.agent_id
+		WHERE c.skill = ? AND c.dimension = ? AND c.alone = ? AND c.label = ? AND (c.ceiling_key, c.public_id) > (?, ?) AND `+listedNow+other+`
+		ORDER BY c.ceiling_key, c.public_id LIMIT ?`, append(args, n)...); err != nil {
+		return nil, fmt.Errorf("store: read index: %w", err)
+	}
+	out := make([]service.Candidate, len(rows))
+	for i, r := range rows {
+		out[i] = service.Candidate{Subject: issuer.AgentID(r.Subject), CeilingKey: r.Key, Name: r.Name, Revision: r.Revision, Current: r.Current.String}
+	}
+	return out, nil
+}
+
+// listingPageSQL reads a page of the legacy listing: its parameters are
+// the position's key and public id, and the number of rows.
+const listingPageSQL = `SELECT s.public_id, a.name, s.score, s.trust_level, s.listing_key, s.revision, r.revision AS current
+	FROM discovery_subjects s JOIN agents a ON a.id = s.agent_id LEFT JOIN skill_trust_revisions r ON r.agent_id = s.agent_id
+	WHERE s.listed AND (s.listing_key, s.public_id) > (?, ?) AND ` + listedNow + `
+	ORDER BY s.listing_key, s.public_id LIMIT ?`
 
 // ListingPage returns at most n listed subjects after after in (listing
 // key, public id) order: best global reputation first.
@@ -269,10 +313,7 @@ func (db *DB) ListingPage(ctx context.Context, after service.IndexPosition, n in
 		Revision   string         `db:"revision"`
 		Current    sql.NullString `db:"current"`
 	}
-	if err := sel(ctx, db.x, &rows, `SELECT s.public_id, a.name, s.score, s.trust_level, s.listing_key, s.revision, r.revision AS current
-		FROM discovery_subjects s JOIN agents a ON a.id = s.agent_id LEFT JOIN skill_trust_revisions r ON r.agent_id = s.agent_id
-		WHERE s.listed AND (s.listing_key, s.public_id) > (?, ?) AND `+listedNow+`
-		ORDER BY s.listing_key, s.public_id LIMIT ?`, after.Key, after.ID, n); err != nil {
+	if err := sel(ctx, db.x, &rows, listingPageSQL, after.Key, after.ID, n); err != nil {
 		return nil, fmt.Errorf("store: read listing: %w", err)
 	}
 	out := make([]service.IndexedSubject, len(rows))

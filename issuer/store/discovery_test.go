@@ -3,6 +3,10 @@ package store_test
 import (
 	"cmp"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -86,14 +90,7 @@ func newDiscoveryWorld(t *testing.T, engine store.Engine, opts service.Discovery
 	if _, err := ring.EnsureActive(context.Background(), passport.EdDSA); err != nil {
 		t.Fatal(err)
 	}
-	key, err := db.CursorKey(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := seal.New(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := storetest.Sealer(t, db)
 	w := &discoveryWorld{fixture: newFixture(t, db), clock: c, sealer: sealer, memories: map[issuer.AgentID][]issuer.MemoryID{}}
 	w.svc = service.New(db, service.Options{Now: c.Now})
 	w.passports = service.NewPassports(db, ring, service.PassportOptions{Now: c.Now})
@@ -406,6 +403,21 @@ func testFindAgents(t *testing.T, engine store.Engine) {
 	want := w.expected(worldSkill, evidence.Context{})
 	got, pages := w.pages(issuer.FindAgentsQuery{Skill: "postgres  Indexing", Limit: 7})
 	sameOrder(t, "skill pages", got, want)
+
+	// A cursor is SPEC.md §17.3's token, byte for byte.
+	cursorKey, err := w.db.CursorKey(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := sha256.Sum256([]byte("find_agents/1\x00skill_evidence\x00" + worldSkill + "\x00\x00\x00\x00\x00\x00"))
+	payload := binary.BigEndian.AppendUint64(slices.Clone(digest[:16]), uint64(want[6].key))
+	payload = append(payload, want[6].id...)
+	mac := hmac.New(sha256.New, cursorKey)
+	mac.Write([]byte("find_agents\x00"))
+	mac.Write(payload)
+	if token := base64.RawURLEncoding.EncodeToString(append(payload, mac.Sum(nil)[:16]...)); token != pages[0].NextCursor {
+		t.Fatalf("cursor %s, SPEC.md §17.3 makes %s", pages[0].NextCursor, token)
+	}
 	if len(pages) < 10 || pages[0].Basis != issuer.BasisSkillEvidence || pages[0].Query.Skill != worldSkill || pages[0].Truncated {
 		t.Fatalf("first page: %d pages, %+v", len(pages), pages[0].Query)
 	}
@@ -498,13 +510,13 @@ func testFindAgents(t *testing.T, engine store.Engine) {
 
 	// A task context re-ranks, exactly, and pages of it agree with a brute
 	// force.
-	for _, wl := range []string{"w1", "W3 ", "unseen"} {
-		tctx := evidence.Context{Workload: wl}
+	for _, tctx := range []evidence.Context{{Workload: "w1"}, {Workload: "W3 "}, {Workload: "unseen"}, {Version: "17", Workload: "w2"}} {
+		wl := tctx.Workload
 		wantCtx := w.expected(worldSkill, tctx)
 		gotCtx, ctxPages := w.pages(issuer.FindAgentsQuery{Skill: worldSkill, Context: tctx, Limit: 9})
 		sameOrder(t, "context "+wl, gotCtx, wantCtx)
 		for _, p := range ctxPages {
-			if p.Basis != issuer.BasisSkillEvidenceInContext || p.Truncated || p.Work == nil || p.Query.Context.Workload != evidence.NormalizeLabel(wl) {
+			if p.Basis != issuer.BasisSkillEvidenceInContext || p.Truncated || p.Work == nil || *p.Query.Context != tctx.Normalized() {
 				t.Fatalf("context page %+v", p)
 			}
 		}
@@ -512,8 +524,8 @@ func testFindAgents(t *testing.T, engine store.Engine) {
 		for _, r := range gotCtx {
 			levels[r.Skill.EvidenceLevel]++
 		}
-		t.Logf("context %q: %d results, %v; first page read %d candidates, assessed %d; order differs from no context: %v",
-			wl, len(gotCtx), levels, ctxPages[0].Work.Candidates, ctxPages[0].Work.Assessed, !slices.Equal(ids(gotCtx), expectedIDs(want)))
+		t.Logf("context %+v: %d results, %v; first page read %d candidates, assessed %d; order differs from no context: %v",
+			tctx, len(gotCtx), levels, ctxPages[0].Work.Candidates, ctxPages[0].Work.Assessed, !slices.Equal(ids(gotCtx), expectedIDs(want)))
 		if !strings.HasPrefix(gotCtx[0].Why, "in this context: ") {
 			t.Fatalf("why %q", gotCtx[0].Why)
 		}
@@ -601,7 +613,7 @@ func testFindAgents(t *testing.T, engine store.Engine) {
 
 	// A rebuild gives what incremental maintenance gave.
 	before := indexRows(t, w.db)
-	if _, err := w.discovery.Rebuild(ctx, nil); err != nil {
+	if _, err := w.discovery.Rebuild(ctx, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	if after := indexRows(t, w.db); !slices.Equal(before, after) {
@@ -652,22 +664,12 @@ func indexRows(t *testing.T, db *store.DB) []string {
 	t.Helper()
 	var out []string
 	for _, q := range []string{
-		`SELECT agent_id, skill, public_id, revision, rank_key, ceiling_key, level, lower_bound, midpoint, upper_bound, state,
+		`SELECT agent_id, skill, public_id, revision, rank_key, level, lower_bound, midpoint, upper_bound, state,
 			assessment, contested, stale, operators, source_count, assessed_on FROM discovery_skills ORDER BY agent_id, skill`,
+		`SELECT agent_id, skill, dimension, alone, label, public_id, ceiling_key FROM discovery_context_ceilings ORDER BY agent_id, skill, dimension, alone, label`,
 		`SELECT agent_id, public_id, revision, listed, assessed_on, score, trust_level, listing_key FROM discovery_subjects ORDER BY agent_id`,
 	} {
-		rows, err := db.UnsafeSQL().Queryx(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			v, err := rows.SliceScan()
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, fmt.Sprint(v...))
-		}
-		rows.Close()
+		out = append(out, queryText(t, db, q)...)
 	}
 	if len(out) < 300 {
 		t.Fatalf("only %d index rows", len(out))
@@ -693,4 +695,27 @@ func diffLines(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// TestFindAgentsReadsOnlyWhatItReturns checks the plans of a page: one
+// range of the index in its order, no sort, so that a page reads the
+// limit plus one rows wherever its cursor is.
+func TestFindAgentsReadsOnlyWhatItReturns(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		for _, c := range []struct {
+			query, index string
+			args         []any
+		}{
+			{store.SkillPageSQL, "discovery_skills_rank", []any{"PostgreSQL", 2_000_123, "agt_x", 21}},
+			{store.ListingPageSQL, "discovery_subjects_listing", []any{100_000, "agt_x", 21}},
+		} {
+			text := queryPlan(t, db, c.query, c.args...)
+			if !strings.Contains(text, c.index) || strings.Contains(text, "Sort") || strings.Contains(text, "TEMP B-TREE") {
+				t.Fatalf("the page does not read %s in order:\n%s", c.index, text)
+			}
+			if db.Engine() == store.Postgres && !strings.Contains(text, "ROW(") {
+				t.Fatalf("the cursor is not a bound of the index range:\n%s", text)
+			}
+		}
+	})
 }

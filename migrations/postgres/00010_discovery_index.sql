@@ -14,11 +14,23 @@
 -- rank_key orders the skill's agents best first in one ascending column:
 -- (3 - level rank) * 2000000 + (1000000 - lower bound in millionths), or
 -- + 1000001 when the estimate is N/A, so that a keyset page is one index
--- range (skill, rank_key, public_id) of limit+1 rows. ceiling_key encodes
--- the same way the most any task context can make of the skill (SPEC §17.4).
--- Estimates are in millionths, as the skill passport rounds them.
+-- range (skill, rank_key, public_id) of limit+1 rows. Estimates are in
+-- millionths, as the skill passport rounds them.
+--
+-- discovery_context_ceilings holds, per listed agent, skill and context
+-- dimension, the ceilings that bound what a task context stating a label on
+-- that dimension can make of the skill (SPEC §17.4), as rank keys: one row
+-- per label its evidence carries there, and one (label '') for any other
+-- label; those with alone bound the contexts that state no other
+-- dimension. A query in context walks them in (ceiling_key, public_id)
+-- order.
 
 -- +goose Up
+-- Re-indexing loads every changed subject (SPEC §5.8): the outcome report
+-- behind each position change is found by its position, which had no
+-- index, so each load read every outcome report.
+CREATE INDEX memory_outcomes_position ON memory_outcomes (feedback_id, feedback_revision);
+
 CREATE TABLE discovery_subjects (
     agent_id    BIGINT PRIMARY KEY REFERENCES agents (id),
     public_id   TEXT NOT NULL,
@@ -40,7 +52,6 @@ CREATE TABLE discovery_skills (
     public_id       TEXT NOT NULL,
     revision        TEXT NOT NULL,
     rank_key        BIGINT NOT NULL CHECK (rank_key BETWEEN 0 AND 8000000),
-    ceiling_key     BIGINT NOT NULL CHECK (ceiling_key BETWEEN 0 AND rank_key),
     level           TEXT NOT NULL CHECK (level IN ('VERY_LOW', 'LOW', 'MODERATE', 'STRONG')),
     lower_bound     BIGINT CHECK (lower_bound BETWEEN 0 AND 1000000),
     midpoint        BIGINT CHECK (midpoint BETWEEN 0 AND 1000000),
@@ -57,7 +68,18 @@ CREATE TABLE discovery_skills (
     CHECK ((lower_bound IS NULL) = (midpoint IS NULL) AND (midpoint IS NULL) = (upper_bound IS NULL))
 );
 CREATE INDEX discovery_skills_rank ON discovery_skills (skill, rank_key, public_id);
-CREATE INDEX discovery_skills_ceiling ON discovery_skills (skill, ceiling_key, public_id);
+
+CREATE TABLE discovery_context_ceilings (
+    agent_id    BIGINT NOT NULL REFERENCES agents (id),
+    skill       TEXT NOT NULL,
+    dimension   TEXT NOT NULL CHECK (dimension IN ('domain', 'environment', 'protocol', 'version', 'workload', 'constraints')),
+    alone       BOOLEAN NOT NULL,
+    label       TEXT NOT NULL,
+    public_id   TEXT NOT NULL,
+    ceiling_key BIGINT NOT NULL CHECK (ceiling_key BETWEEN 0 AND 8000000),
+    PRIMARY KEY (agent_id, skill, dimension, alone, label)
+);
+CREATE INDEX discovery_context_ceilings_walk ON discovery_context_ceilings (skill, dimension, alone, label, ceiling_key, public_id);
 
 -- What the indexer found at its last pass: how many subjects awaited
 -- re-indexing, and when. One row.
@@ -84,5 +106,7 @@ CREATE TRIGGER cursor_key_immutable BEFORE UPDATE ON cursor_key
 -- +goose Down
 DROP TABLE cursor_key;
 DROP TABLE discovery_status;
+DROP TABLE discovery_context_ceilings;
 DROP TABLE discovery_skills;
 DROP TABLE discovery_subjects;
+DROP INDEX memory_outcomes_position;

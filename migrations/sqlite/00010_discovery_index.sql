@@ -4,6 +4,11 @@
 -- for the comments.
 
 -- +goose Up
+-- Re-indexing loads every changed subject (SPEC §5.8): the outcome report
+-- behind each position change is found by its position, which had no
+-- index, so each load read every outcome report.
+CREATE INDEX memory_outcomes_position ON memory_outcomes (feedback_id, feedback_revision);
+
 CREATE TABLE discovery_subjects (
     agent_id    INTEGER PRIMARY KEY REFERENCES agents (id),
     public_id   TEXT NOT NULL,
@@ -25,7 +30,6 @@ CREATE TABLE discovery_skills (
     public_id       TEXT NOT NULL,
     revision        TEXT NOT NULL,
     rank_key        INTEGER NOT NULL CHECK (rank_key BETWEEN 0 AND 8000000),
-    ceiling_key     INTEGER NOT NULL CHECK (ceiling_key BETWEEN 0 AND rank_key),
     level           TEXT NOT NULL CHECK (level IN ('VERY_LOW', 'LOW', 'MODERATE', 'STRONG')),
     lower_bound     INTEGER CHECK (lower_bound BETWEEN 0 AND 1000000),
     midpoint        INTEGER CHECK (midpoint BETWEEN 0 AND 1000000),
@@ -42,7 +46,18 @@ CREATE TABLE discovery_skills (
     CHECK ((lower_bound IS NULL) = (midpoint IS NULL) AND (midpoint IS NULL) = (upper_bound IS NULL))
 );
 CREATE INDEX discovery_skills_rank ON discovery_skills (skill, rank_key, public_id);
-CREATE INDEX discovery_skills_ceiling ON discovery_skills (skill, ceiling_key, public_id);
+
+CREATE TABLE discovery_context_ceilings (
+    agent_id    INTEGER NOT NULL REFERENCES agents (id),
+    skill       TEXT NOT NULL,
+    dimension   TEXT NOT NULL CHECK (dimension IN ('domain', 'environment', 'protocol', 'version', 'workload', 'constraints')),
+    alone       BOOLEAN NOT NULL,
+    label       TEXT NOT NULL,
+    public_id   TEXT NOT NULL,
+    ceiling_key INTEGER NOT NULL CHECK (ceiling_key BETWEEN 0 AND 8000000),
+    PRIMARY KEY (agent_id, skill, dimension, alone, label)
+);
+CREATE INDEX discovery_context_ceilings_walk ON discovery_context_ceilings (skill, dimension, alone, label, ceiling_key, public_id);
 
 CREATE TABLE discovery_status (
     id         INTEGER PRIMARY KEY CHECK (id = 1),
@@ -66,5 +81,7 @@ END;
 -- +goose Down
 DROP TABLE cursor_key;
 DROP TABLE discovery_status;
+DROP TABLE discovery_context_ceilings;
 DROP TABLE discovery_skills;
 DROP TABLE discovery_subjects;
+DROP INDEX memory_outcomes_position;
