@@ -293,6 +293,20 @@ func Assess(set *evidence.Set, task Task, at evidence.Date) (*Assessment, error)
 
 // assess is Assess, reading only the records of sc when sc is not nil.
 func assess(set *evidence.Set, task Task, at evidence.Date, sc *scope) (*Assessment, error) {
+	st, err := begin(set, task, at, sc)
+	if err != nil {
+		return nil, err
+	}
+	st.caps()
+	st.aggregate()
+	st.judge()
+	st.explain()
+	return st.a, nil
+}
+
+// begin checks the task and takes an assessment through its first steps:
+// the relevant records with their initial weights, and the positions.
+func begin(set *evidence.Set, task Task, at evidence.Date, sc *scope) (*state, error) {
 	o := Skills1()
 	if at.IsZero() {
 		return nil, fmt.Errorf("%w: no assessment date", ErrTask)
@@ -333,11 +347,7 @@ func assess(set *evidence.Set, task Task, at evidence.Date, sc *scope) (*Assessm
 	}
 	st.collect(o)
 	st.positions()
-	st.caps()
-	st.aggregate()
-	st.judge()
-	st.explain()
-	return a, nil
+	return st, nil
 }
 
 // state carries one assessment through its steps.

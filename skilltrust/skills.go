@@ -24,6 +24,25 @@ type scope struct {
 // whose skill applies to it. An issuer assesses all of a subject's skills
 // this way; 50 skills at the collection limits cost little more than one.
 func AssessSkills(set *evidence.Set, tasks []Task, at evidence.Date) ([]*Assessment, error) {
+	out := make([]*Assessment, 0, len(tasks))
+	err := eachScope(set, tasks, at, func(task Task, sc *scope) error {
+		a, err := assess(set, task, at, sc)
+		if err != nil {
+			return err
+		}
+		out = append(out, a)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachScope calls f for each task, in order, with the scope of the records
+// that can be relevant to it; the records are grouped by normalised skill
+// once for all tasks.
+func eachScope(set *evidence.Set, tasks []Task, at evidence.Date, f func(Task, *scope) error) error {
 	o := Skills1()
 	type group struct {
 		skill Skill
@@ -55,7 +74,6 @@ func AssessSkills(set *evidence.Set, tasks []Task, at evidence.Date) ([]*Assessm
 	}
 
 	clusters := set.ClustersAsOf(at)
-	out := make([]*Assessment, 0, len(tasks))
 	for _, task := range tasks {
 		ts := o.Normalize(task.Skill)
 		var relevant [][]int
@@ -71,11 +89,9 @@ func AssessSkills(set *evidence.Set, tasks []Task, at evidence.Date) ([]*Assessm
 			order = slices.Concat(relevant...)
 			slices.SortFunc(order, func(a, b int) int { return cmp.Compare(rank[a], rank[b]) })
 		}
-		a, err := assess(set, task, at, &scope{order: order, later: later, clusters: clusters})
-		if err != nil {
-			return nil, err
+		if err := f(task, &scope{order: order, later: later, clusters: clusters}); err != nil {
+			return err
 		}
-		out = append(out, a)
 	}
-	return out, nil
+	return nil
 }

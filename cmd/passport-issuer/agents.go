@@ -11,9 +11,10 @@ import (
 
 // agentsCmd groups the agent commands.
 type agentsCmd struct {
-	Create    agentsCreateCmd    `cmd:"" help:"Create an agent and its API key."`
-	SetStatus agentsSetStatusCmd `cmd:"" name:"set-status" help:"Suspend or reactivate an agent."`
-	RotateKey agentsRotateKeyCmd `cmd:"" name:"rotate-key" help:"Revoke an agent's keys and issue a new one."`
+	Create        agentsCreateCmd        `cmd:"" help:"Create an agent and its API key."`
+	SetStatus     agentsSetStatusCmd     `cmd:"" name:"set-status" help:"Suspend or reactivate an agent."`
+	SetVisibility agentsSetVisibilityCmd `cmd:"" name:"set-visibility" help:"Change who may see an agent's public profile, passport and discovery entry."`
+	RotateKey     agentsRotateKeyCmd     `cmd:"" name:"rotate-key" help:"Revoke an agent's keys and issue a new one."`
 }
 
 type agentsCreateCmd struct {
@@ -63,7 +64,15 @@ type agentsSetStatusCmd struct {
 }
 
 func (c *agentsSetStatusCmd) Run(e *env) error {
-	agent, err := issuer.ParseAgentID(c.Agent)
+	return changeAgent(e, c.Agent, c.Status, func(db *store.DB, agent issuer.AgentID) error {
+		return db.SetAgentStatus(e.ctx, agent, issuer.AgentStatus(c.Status))
+	})
+}
+
+// changeAgent applies change to the agent named by arg and says what the
+// agent now is.
+func changeAgent(e *env, arg, now string, change func(*store.DB, issuer.AgentID) error) error {
+	agent, err := issuer.ParseAgentID(arg)
 	if err != nil {
 		return cli.Usage(err)
 	}
@@ -72,11 +81,22 @@ func (c *agentsSetStatusCmd) Run(e *env) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.SetAgentStatus(e.ctx, agent, issuer.AgentStatus(c.Status)); err != nil {
+	if err := change(db, agent); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, c.Status)
+	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, now)
 	return nil
+}
+
+type agentsSetVisibilityCmd struct {
+	Agent      string `arg:"" help:"Agent ID (agt_...)."`
+	Visibility string `required:"" enum:"public,unlisted,private" help:"public, unlisted or private."`
+}
+
+func (c *agentsSetVisibilityCmd) Run(e *env) error {
+	return changeAgent(e, c.Agent, c.Visibility, func(db *store.DB, agent issuer.AgentID) error {
+		return db.SetAgentVisibility(e.ctx, agent, issuer.Visibility(c.Visibility))
+	})
 }
 
 type agentsRotateKeyCmd struct {

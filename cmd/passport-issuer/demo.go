@@ -133,6 +133,7 @@ Wrote %s, %s and %s. Next, check them as a third party would:
   curl %s/api/public/agents/%s/passport
   curl %s/api/public/agents/%s/passport
   curl %s/api/public/agents/%s/passport
+  curl '%s/api/public/agents?skill=%s'
 
 and ask the trust API about one skill, its sources, or several agents side by side:
 
@@ -142,6 +143,7 @@ and ask the trust API about one skill, its sources, or several agents side by si
   curl -H 'Content-Type: application/json' -d '{"agents":["%s","%s"],"skills":["%s","%s"]}' %s/api/public/trust/assess
 
 `, base, base, main, base, ringID, base, declarerID,
+		base, url.QueryEscape(demoworld.SkillEstimated),
 		base, main,
 		base, issuer.NewSkillLinks(main, demoworld.SkillEstimated, evidence.Context{Workload: "high-write-concurrency"}).Trust,
 		base, issuer.NewSkillLinks(main, demoworld.SkillContested, evidence.Context{}).Evidence+"?limit=5",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
@@ -13,13 +12,11 @@ import (
 
 	"github.com/remnant/passportkit/internal/httpserve"
 	"github.com/remnant/passportkit/internal/problem"
-	"github.com/remnant/passportkit/internal/seal"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
 	"github.com/remnant/passportkit/issuer/metrics"
 	"github.com/remnant/passportkit/issuer/service"
-	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/web"
 )
 
@@ -31,6 +28,8 @@ type serveCmd struct {
 	Burst int     `env:"PASSPORT_BURST" default:"40" help:"Requests a key may make at once."`
 
 	MetricsAddr string `name:"metrics-addr" env:"PASSPORT_METRICS_ADDR" default:"" placeholder:"ADDR" help:"Where GET /metrics (Prometheus, no authentication) is served: empty serves it on --addr with the API, off serves it nowhere, an address serves it there alone."`
+
+	IndexPoll time.Duration `env:"PASSPORT_INDEX_POLL" default:"5s" help:"Time between two sweeps of the discovery indexer for subjects awaiting re-indexing (on PostgreSQL, notifications re-index changed subjects at once)."`
 
 	keyFlags `embed:""`
 
@@ -111,13 +110,21 @@ func (c *serveCmd) Run(e *env) error {
 	met.WatchNetwork(db, nil)
 	app := service.New(db, service.Options{Observer: met})
 	passports := service.NewPassports(db, ring, service.PassportOptions{Observer: met})
+	sealer, err := cursorSealer(e.ctx, db)
+	if err != nil {
+		return err
+	}
+	discovery := service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log})
 	// Replicas on one PostgreSQL database free each other's cached
-	// passports as soon as a write commits.
+	// passports, and re-index the subject, as soon as a write commits.
 	listenCtx, stopListening := context.WithCancel(e.ctx)
+	indexer, indexed := c.startIndexer(listenCtx, e, discovery)
 	listening := make(chan error, 1)
-	go func() { listening <- db.ListenRevisions(listenCtx, passports.Invalidate) }()
-	defer func() { stopListening(); <-listening }()
-	trust, err := newTrust(passports, db)
+	go func() {
+		listening <- db.ListenRevisions(listenCtx, func(id issuer.AgentID) { passports.Invalidate(id); indexer.Changed(id) })
+	}()
+	defer func() { stopListening(); <-listening; indexed() }()
+	trust, err := service.NewTrust(passports, db, service.TrustOptions{Cursors: sealer})
 	if err != nil {
 		return err
 	}
@@ -130,6 +137,7 @@ func (c *serveCmd) Run(e *env) error {
 		Passports:     passports,
 		Trust:         trust,
 		Pages:         pages,
+		Agents:        discovery,
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,
@@ -180,19 +188,4 @@ func metricsOnly(metrics http.Handler) http.Handler {
 		}
 		metrics.ServeHTTP(w, r)
 	})
-}
-
-// newTrust returns the public trust API over passports, recording skill
-// history in db. Its cursors are sealed with a key made at start: they do
-// not survive a restart, and replicas do not accept each other's.
-func newTrust(passports *service.Passports, db *store.DB) (*service.Trust, error) {
-	key := make([]byte, seal.KeySize)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("serve: cursor key: %w", err)
-	}
-	sealer, err := seal.New(key)
-	if err != nil {
-		return nil, err
-	}
-	return service.NewTrust(passports, db, service.TrustOptions{Cursors: sealer})
 }

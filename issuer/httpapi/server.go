@@ -16,6 +16,7 @@
 //	PUT  /api/agents/me/capabilities           declare the caller's capabilities (publish)
 //	GET  /api/agents/{publicId}                a public profile (no authentication)
 //	GET  /api/agents/{publicId}/reputation     a reputation explanation (search)
+//	GET  /api/public/agents?skill=…            find agents by skill evidence (find_agents), when configured
 //	GET  /api/public/agents/{publicId}/passport            a signed passport bundle, when configured
 //	GET  /api/public/agents/{publicId}/passport/evidence   an issued passport's evidence file, when configured
 //	GET  /api/public/agents/{publicId}/skills              its listed skills, summarised, when configured
@@ -90,6 +91,9 @@ type Config struct {
 	// patterns is routed to it under the anonymous per-address rate limit.
 	// Paths it does not claim keep the API's problem details.
 	Pages Pages
+	// Agents, when set, serves find_agents at GET /api/public/agents (no
+	// authentication).
+	Agents AgentFinder
 	// BodyTimeout bounds how long a request body may take to arrive once
 	// its headers are read; 10s when zero. A slower body is answered 408.
 	BodyTimeout time.Duration
@@ -229,6 +233,9 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 				return nil
 			}))
 		}
+	}
+	if cfg.Agents != nil {
+		s.routeAgents(cfg.Agents)
 	}
 	if cfg.MCP != nil {
 		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {

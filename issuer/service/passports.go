@@ -174,10 +174,25 @@ func (p *Passports) draft(ctx context.Context, id issuer.AgentID, rev string, no
 	return p.cache.add(id, key, built).(*issuedDraft), nil
 }
 
-// assemble loads and assembles a fresh passport for id, issued at now. The
-// subject is read as of now exactly, and the passport says it was issued
-// at now's second: a record made earlier in that second is included.
+// assemble loads and assembles a fresh passport for id, issued at now,
+// with the active key that will sign it.
 func (p *Passports) assemble(ctx context.Context, id issuer.AgentID, now time.Time) (*issuedDraft, error) {
+	draft, err := p.build(ctx, id, now)
+	if err != nil {
+		return nil, err
+	}
+	signer, k, err := p.keys.Active(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &issuedDraft{draft: draft, signer: signer, kid: k.KID, signed: map[issuing.Disclosure]signResult{}}, nil
+}
+
+// build loads and assembles a fresh, unsigned passport for id, issued at
+// now. The subject is read as of now exactly, and the passport says it was
+// issued at now's second: a record made earlier in that second is
+// included. A subject without a public profile is not_found.
+func (p *Passports) build(ctx context.Context, id issuer.AgentID, now time.Time) (*issuing.Draft, error) {
 	sub, err := p.st.LoadSubject(ctx, id, now)
 	if err != nil {
 		return nil, err
@@ -185,24 +200,28 @@ func (p *Passports) assemble(ctx context.Context, id issuer.AgentID, now time.Ti
 	if sub.Visibility != issuer.VisibilityPublic || sub.Status != issuer.AgentActive {
 		return nil, issuer.Errorf(issuer.CodeNotFound, "agent %s not found", id)
 	}
-	signer, k, err := p.keys.Active(ctx)
-	if err != nil {
-		return nil, err
-	}
 	pk := make([]byte, PseudonymKeySize)
 	if _, err := io.ReadFull(p.rand, pk); err != nil {
 		return nil, fmt.Errorf("service: pseudonym key: %w", err)
 	}
-	issued := now.Truncate(time.Second)
 	c, err := issuing.Collect(sub, pk, now)
 	if err != nil {
 		return nil, err
 	}
-	draft, err := issuing.Assemble(sub, c, issuing.Options{Issuer: p.keys.Issuer(), IssuedAt: issued, Validity: p.validity})
-	if err != nil {
-		return nil, err
+	return issuing.Assemble(sub, c, issuing.Options{Issuer: p.keys.Issuer(), IssuedAt: now.Truncate(time.Second), Validity: p.validity})
+}
+
+// unsigned returns the assembled passport of id at revision rev as of
+// now, for a reader that signs nothing (the discovery index): the cached
+// draft of that revision and hour when there is one, else a fresh assembly
+// that is neither cached nor dependent on a signing key, so that indexing
+// every subject neither evicts the passports being served nor needs a key.
+func (p *Passports) unsigned(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (*issuing.Draft, error) {
+	key := cacheKey{revision: rev, context: "passport", hour: hourBucket(now)}
+	if v, ok := p.cache.get(id, key); ok {
+		return v.(*issuedDraft).draft, nil
 	}
-	return &issuedDraft{draft: draft, signer: signer, kid: k.KID, signed: map[issuing.Disclosure]signResult{}}, nil
+	return p.build(ctx, id, now)
 }
 
 // sign signs the cached draft for d once, and keeps its evidence file the

@@ -127,37 +127,7 @@ func TestProfileReadsCountersAndRebuildRecounts(t *testing.T) {
 func TestReceiptEligibilityUsesReceiptIndex(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		const query = `SELECT COUNT(DISTINCT memory_id) FROM retrievals WHERE agent_id = ? AND receipt_id = ?`
-		x := db.UnsafeSQL()
-		var plan []string
-		if db.Engine() == store.Postgres {
-			tx, err := x.Beginx()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tx.Rollback()
-			// With no rows to choose by, forbid the sequential scan so the
-			// plan shows which index the planner would use.
-			if _, err := tx.Exec(`SET LOCAL enable_seqscan = off`); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Select(&plan, `EXPLAIN `+x.Rebind(query), 1, 1); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			rows, err := x.Queryx(`EXPLAIN QUERY PLAN `+query, 1, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				v, err := rows.SliceScan()
-				if err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, fmt.Sprint(v...))
-			}
-			rows.Close()
-		}
-		if text := strings.Join(plan, "\n"); !strings.Contains(text, "retrievals_receipt") {
+		if text := queryPlan(t, db, query, 1, 1); !strings.Contains(text, "retrievals_receipt") {
 			t.Fatalf("the eligibility query does not use retrievals_receipt:\n%s", text)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/remnant/passportkit/issuer"
@@ -147,21 +148,57 @@ func snapshot(t *testing.T, db *store.DB) map[string][]string {
 	}
 	out := map[string][]string{}
 	for _, table := range tables {
-		rows, err := db.UnsafeSQL().QueryxContext(ctx, `SELECT * FROM `+table+` ORDER BY 1`)
-		if err != nil {
-			t.Fatalf("snapshot %s: %v", table, err)
-		}
-		for rows.Next() {
-			vals, err := rows.SliceScan()
-			if err != nil {
-				t.Fatalf("snapshot %s: %v", table, err)
-			}
-			out[table] = append(out[table], fmt.Sprint(vals...))
-		}
-		rows.Close()
+		out[table] = queryText(t, db, `SELECT * FROM `+table+` ORDER BY 1`)
 		out[table] = append(out[table], fmt.Sprintf("(%d rows)", len(out[table])))
 	}
 	return out
+}
+
+// queryText returns every row of a query, each as text.
+func queryText(t testing.TB, db *store.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.UnsafeSQL().Queryx(query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		v, err := rows.SliceScan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprint(v...))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// queryPlan returns the plan the engine chooses for query (written with ?
+// placeholders). On PostgreSQL sequential scans and sorts are forbidden,
+// so that with few rows to choose by the plan shows which index the
+// planner would use, and keeps a sort only where no index gives the order.
+func queryPlan(t testing.TB, db *store.DB, query string, args ...any) string {
+	t.Helper()
+	if db.Engine() != store.Postgres {
+		return strings.Join(queryText(t, db, `EXPLAIN QUERY PLAN `+query, args...), "\n")
+	}
+	x := db.UnsafeSQL()
+	tx, err := x.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off`); err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	if err := tx.Select(&plan, `EXPLAIN `+x.Rebind(query), args...); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }
 
 // diffSnapshots reports the tables whose rows differ.
@@ -219,20 +256,7 @@ func derived(t *testing.T, db *store.DB) map[string][]string {
 	for _, table := range []string{"agent_domain_reputation", "agent_reputation_aggregates", "agent_domain_evaluator_counts", "agent_global_evaluator_counts"} {
 		out[table] = all[table]
 	}
-	var mems []string
-	rows, err := db.UnsafeSQL().Queryx(`SELECT id, validation_summary_json, confidence_state, confidence FROM memories ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		v, err := rows.SliceScan()
-		if err != nil {
-			t.Fatal(err)
-		}
-		mems = append(mems, fmt.Sprint(v...))
-	}
-	out["memories"] = mems
+	out["memories"] = queryText(t, db, `SELECT id, validation_summary_json, confidence_state, confidence FROM memories ORDER BY id`)
 	return out
 }
 

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remnant/passportkit/internal/seal"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 )
@@ -157,6 +158,21 @@ func adminPool(t testing.TB, url string) *sql.DB {
 		t.Fatalf("storetest: %v", adminErr)
 	}
 	return admin
+}
+
+// Sealer returns the sealer of db's cursors, as cmd/passport-issuer builds
+// it: keyed by the database's cursor key.
+func Sealer(t testing.TB, db *store.DB) *seal.Sealer {
+	t.Helper()
+	key, err := db.CursorKey(context.Background())
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	s, err := seal.New(key)
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	return s
 }
 
 // Service returns the issuer's use cases over db, as cmd/passport-issuer

@@ -1,0 +1,310 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/internal/calendar"
+	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/skilltrust"
+)
+
+// IndexSubject computes the index entry of the agent id from its current
+// records and writes it (SPEC.md §17.1): its revision token is read first,
+// then its passport is assembled (or taken from the passport cache for
+// that revision and hour) and every skill it lists is entered with its
+// figures and its ceiling. An agent that is private, unlisted or suspended
+// is entered as not listed, with no rows. It reports whether the entry was
+// written: not when a later write changed the subject meanwhile (its own
+// re-indexing follows), nor for an unknown agent.
+func (d *Discovery) IndexSubject(ctx context.Context, id issuer.AgentID) (bool, error) {
+	rev, err := d.st.SubjectRevision(ctx, id)
+	if issuer.ErrorCode(err) == issuer.CodeNotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	w, err := d.entry(ctx, id, rev, d.now().UTC())
+	if err != nil {
+		return false, err
+	}
+	return d.st.WriteSubjectIndex(ctx, w)
+}
+
+// entry computes the index entry of id at revision rev as of now.
+func (d *Discovery) entry(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (SubjectIndex, error) {
+	w := SubjectIndex{Subject: id, Revision: rev, TrustLevel: "new"}
+	draft, err := d.passports.unsigned(ctx, id, rev, now)
+	if issuer.ErrorCode(err) == issuer.CodeNotFound {
+		return w, nil // not listed: no rows
+	}
+	if err != nil {
+		return w, err
+	}
+	p := &draft.Passport
+	at := calendar.Of(p.IssuedAt.UTC())
+	w.Listed, w.AssessedOn = true, at.String()
+	w.Score, w.TrustLevel = int64(math.Round(p.ReputationScore*1000)), p.TrustLevel
+	names := make([]string, len(p.SkillPassports))
+	for i, sp := range p.SkillPassports {
+		names[i] = sp.Skill
+	}
+	ceilings, err := skilltrust.Ceilings(draft.Collection().Set(), names, at)
+	if err != nil {
+		return w, err
+	}
+	for i, sp := range p.SkillPassports {
+		row := IndexedSkill{
+			Subject: id, Skill: sp.Skill, Level: sp.EvidenceLevel, State: sp.State, Assessment: sp.Assessment,
+			Contested: sp.Contested, Stale: sp.Stale, Operators: sp.Effective.Operators, SourceCount: sp.SourceCount,
+			AssessmentHash: sp.AssessmentHash, AssessedOn: sp.AssessedAt, Revision: rev,
+		}
+		c := &ceilings[i]
+		for d, dim := range evidence.Dimensions {
+			for _, alone := range []bool{false, true} {
+				dc := c.Dimensions[d]
+				if alone {
+					dc = c.Alone[d]
+				}
+				w.Ceilings = append(w.Ceilings, CeilingRow{Skill: sp.Skill, Dimension: dim, Alone: alone, Key: ceilingKey(dc.Other)})
+				for _, l := range slices.Sorted(maps.Keys(dc.Labels)) {
+					w.Ceilings = append(w.Ceilings, CeilingRow{Skill: sp.Skill, Dimension: dim, Label: l, Alone: alone, Key: ceilingKey(dc.Labels[l])})
+				}
+			}
+		}
+		if e := sp.Estimate; e != nil {
+			lo, mid, up := millionths(e.Lower), millionths(e.Midpoint), millionths(e.Upper)
+			row.Lower, row.Midpoint, row.Upper = &lo, &mid, &up
+		}
+		row.RankKey = RankKey(row.Level, row.Lower)
+		w.Skills = append(w.Skills, row)
+	}
+	return w, nil
+}
+
+// IndexReport says what an indexing run did.
+type IndexReport struct {
+	// Indexed counts the entries written; Skipped the subjects that
+	// changed again before their entry could be written (or vanished).
+	Indexed, Skipped int
+	// Status is the count of subjects awaiting re-indexing at the end.
+	Status IndexStatus
+}
+
+// syncBatch is how many pending subjects one read returns.
+const syncBatch = 256
+
+// Sync brings the index up to date: it indexes the subjects awaiting
+// re-indexing, a batch at a time, until none is left or a whole batch
+// wrote nothing (its subjects keep changing; the next run takes them),
+// then counts what is left and records it as the index status. It is one
+// pass of the background [Indexer], and what tests and the command run.
+func (d *Discovery) Sync(ctx context.Context) (IndexReport, error) {
+	var rep IndexReport
+	for {
+		today := calendar.Of(d.now().UTC()).String()
+		ids, err := d.st.PendingSubjects(ctx, today, syncBatch)
+		if err != nil {
+			return rep, err
+		}
+		wrote, err := d.indexAll(ctx, ids, 1)
+		if err != nil {
+			return rep, err
+		}
+		rep.Indexed += wrote
+		rep.Skipped += len(ids) - wrote
+		if len(ids) < syncBatch || wrote == 0 {
+			break
+		}
+	}
+	st, err := d.st.CheckPending(ctx, calendar.Of(d.now().UTC()).String(), d.now().UTC())
+	rep.Status = st
+	return rep, err
+}
+
+// Rebuild recomputes the entry of every agent, whatever its indexed
+// revision says, with workers agents at a time (at least one), then
+// records the index status. progress, when not nil, is called after each
+// batch with the number of agents done. A rebuild gives the entries that
+// incremental maintenance gives.
+func (d *Discovery) Rebuild(ctx context.Context, workers int, progress func(done int)) (IndexReport, error) {
+	var rep IndexReport
+	var after issuer.AgentID
+	for {
+		ids, err := d.st.AgentsAfter(ctx, after, syncBatch)
+		if err != nil {
+			return rep, err
+		}
+		wrote, err := d.indexAll(ctx, ids, workers)
+		if err != nil {
+			return rep, err
+		}
+		rep.Indexed += wrote
+		rep.Skipped += len(ids) - wrote
+		if progress != nil {
+			progress(rep.Indexed + rep.Skipped)
+		}
+		if len(ids) < syncBatch {
+			break
+		}
+		after = ids[len(ids)-1]
+	}
+	st, err := d.st.CheckPending(ctx, calendar.Of(d.now().UTC()).String(), d.now().UTC())
+	rep.Status = st
+	return rep, err
+}
+
+// indexAll indexes ids, workers at a time, and returns how many entries
+// it wrote; it stops at the first failure.
+func (d *Discovery) indexAll(ctx context.Context, ids []issuer.AgentID, workers int) (int, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan issuer.AgentID)
+	var (
+		mu    sync.Mutex
+		wrote int
+		wg    sync.WaitGroup
+	)
+	for range max(1, workers) {
+		wg.Go(func() {
+			for id := range next {
+				ok, err := d.IndexSubject(ctx, id)
+				if err != nil {
+					cancel(err)
+					return
+				}
+				if ok {
+					mu.Lock()
+					wrote++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+feed:
+	for _, id := range ids {
+		select {
+		case next <- id:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return wrote, err
+	}
+	return wrote, nil
+}
+
+// IndexerOptions configure an [Indexer]. The zero value is ready to use.
+type IndexerOptions struct {
+	// Poll is the time between two sweeps for subjects awaiting
+	// re-indexing; DefaultIndexPoll when zero.
+	Poll time.Duration
+	// NoSweep leaves sweeping to another process: the indexer re-indexes
+	// only the subjects [Indexer.Changed] names. Only for PostgreSQL,
+	// where notifications name them, and only when another process on the
+	// database sweeps.
+	NoSweep bool
+	// Logger receives failures; discarded when nil.
+	Logger *slog.Logger
+}
+
+// DefaultIndexPoll is the time between two sweeps of the indexer.
+const DefaultIndexPoll = 5 * time.Second
+
+// Indexer keeps the discovery index up to date in the background: it
+// re-indexes a subject as soon as a revision notification names it
+// ([Indexer.Changed]), and sweeps every Poll for the subjects the
+// notifications missed (SQLite has none; a lost connection loses some),
+// were never indexed, or were assessed before today ([Discovery.Sync]).
+type Indexer struct {
+	d       *Discovery
+	poll    time.Duration
+	noSweep bool
+	log     *slog.Logger
+	wake    chan struct{}
+
+	mu     sync.Mutex
+	queued map[issuer.AgentID]bool
+	sweep  bool
+}
+
+// NewIndexer returns a background indexer of d; start it with Run.
+func (d *Discovery) NewIndexer(opts IndexerOptions) *Indexer {
+	ix := &Indexer{d: d, poll: opts.Poll, noSweep: opts.NoSweep, log: opts.Logger, wake: make(chan struct{}, 1), queued: map[issuer.AgentID]bool{}}
+	if ix.poll <= 0 {
+		ix.poll = DefaultIndexPoll
+	}
+	if ix.log == nil {
+		ix.log = slog.New(slog.DiscardHandler)
+	}
+	return ix
+}
+
+// Changed queues id for re-indexing, or a full sweep when id is "", and
+// wakes the indexer. It never blocks: it is what the revision listener
+// calls for every notification.
+func (ix *Indexer) Changed(id issuer.AgentID) {
+	ix.mu.Lock()
+	if id == "" {
+		ix.sweep = true
+	} else {
+		ix.queued[id] = true
+	}
+	ix.mu.Unlock()
+	select {
+	case ix.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run indexes until ctx ends, and returns nil then. It sweeps at once,
+// then whenever Poll has passed or a sweep was asked for, and re-indexes
+// queued subjects as they come. Failures are logged and retried at the
+// next sweep; they never stop it.
+func (ix *Indexer) Run(ctx context.Context) error {
+	tick := time.NewTicker(ix.poll)
+	defer tick.Stop()
+	ix.Changed("")
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			ix.mu.Lock()
+			ix.sweep = true
+			ix.mu.Unlock()
+		case <-ix.wake:
+		}
+		ix.mu.Lock()
+		queued, sweep := ix.queued, ix.sweep
+		ix.queued, ix.sweep = map[issuer.AgentID]bool{}, false
+		ix.mu.Unlock()
+		for id := range queued {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if _, err := ix.d.IndexSubject(ctx, id); err != nil && ctx.Err() == nil {
+				ix.log.WarnContext(ctx, "discovery: re-indexing a subject failed; the next sweep retries", "agent", id, "err", err)
+			}
+		}
+		if sweep && !ix.noSweep {
+			rep, err := ix.d.Sync(ctx)
+			if err != nil && ctx.Err() == nil {
+				ix.log.WarnContext(ctx, "discovery: index sweep failed; retrying at the next", "err", err)
+			} else if rep.Indexed > 0 {
+				ix.log.InfoContext(ctx, "discovery: index swept", "indexed", rep.Indexed, "skipped", rep.Skipped,
+					"changed", rep.Status.Changed, "aged", rep.Status.Aged)
+			}
+		}
+	}
+}

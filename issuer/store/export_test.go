@@ -1,0 +1,7 @@
+package store
+
+// The statements of a find_agents page, for the tests of their plans.
+const (
+	SkillPageSQL   = skillPageSQL
+	ListingPageSQL = listingPageSQL
+)
