@@ -20,6 +20,7 @@ import (
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/issuer/web"
 )
 
 // documentedPrefixes are the paths the OpenAPI document covers; the pages
@@ -46,13 +47,20 @@ func fullServer(t *testing.T) *httpapi.Server {
 	}
 	log := storetest.Logger(t)
 	met := metrics.New(log)
+	passports := service.NewPassports(db, ring, service.PassportOptions{})
+	pages, err := web.New(web.Config{Profiles: storetest.Service(db), Passports: passports, Keys: ring, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := httpapi.Config{
 		RatePerSecond: 1000, Burst: 1000, BodyTimeout: time.Second, Now: time.Now,
 		MCP:       mcpserver.Handler(storetest.Service(db), log, "test"),
 		Keys:      ring,
-		Passports: service.NewPassports(db, ring, service.PassportOptions{}),
+		Passports: passports,
 		Observer:  met,
 		Metrics:   met.Handler(),
+		Trust:     newTrust(t, db),
+		Pages:     pages,
 	}
 	// A Config field that adds routes must be set here, or its routes
 	// escape the comparison below.
@@ -137,8 +145,9 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 }
 
 // TestOpenAPIProblemVocabulary: the document's code enum is the whole
-// vocabulary of internal/problem, and each response component for an error
-// status lists exactly the codes of that status.
+// vocabulary of internal/problem, each response component for an error
+// status lists exactly the codes of that status, and each schema narrowing
+// problem details to one operation's codes lists codes of its status.
 func TestOpenAPIProblemVocabulary(t *testing.T) {
 	type codes struct {
 		Properties struct {
@@ -199,6 +208,41 @@ func TestOpenAPIProblemVocabulary(t *testing.T) {
 		if !seen[status] {
 			t.Errorf("no response component for status %d (%v)", status, byStatus[status])
 		}
+	}
+
+	// A schema that narrows problem details to the codes one operation
+	// answers lists codes of its status only.
+	var narrowed struct {
+		Components struct {
+			Schemas map[string]struct {
+				AllOf []struct {
+					Ref string `json:"$ref"`
+					codes
+				} `json:"allOf"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openapi.Document(), &narrowed); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for name, s := range narrowed.Components.Schemas {
+		if len(s.AllOf) != 2 || s.AllOf[0].Ref != "#/components/schemas/Problem" {
+			continue
+		}
+		n++
+		status, got := s.AllOf[1].Properties.Status.Const, s.AllOf[1].Properties.Code.Enum
+		if len(got) == 0 {
+			t.Errorf("schema %s narrows problem details to no code", name)
+		}
+		for _, c := range got {
+			if !slices.Contains(byStatus[status], c) {
+				t.Errorf("schema %s (status %d) lists %s, a code of another status or none", name, status, c)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no schema narrows problem details to an operation's codes")
 	}
 }
 

@@ -40,6 +40,7 @@ import (
 	liberrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/remnant/passportkit/issuer/httpapi/openapi"
 )
@@ -89,11 +90,49 @@ func New(doc []byte) (*Validator, error) {
 	if problem == nil {
 		return nil, errors.New("openapitest: the document defines no components.schemas.Problem")
 	}
+	schemas := schema_validation.NewSchemaValidator()
+	if err := compileComponents(schemas, m.Model.Components); err != nil {
+		return nil, err
+	}
 	head := sync.OnceValues(func() (validator.Validator, error) {
 		v, errs := validator.NewValidator(d, config.WithoutResponseBodyValidation())
 		return v, errors.Join(errs...)
 	})
-	return &Validator{v: v, schemas: schema_validation.NewSchemaValidator(), problem: problem, head: head}, nil
+	return &Validator{v: v, schemas: schemas, problem: problem, head: head}, nil
+}
+
+// compileComponents compiles every schema of the document's components,
+// and the schema of every parameter there, as the validator compiles
+// them for an exchange: a schema the JSON Schema engine cannot compile
+// (a pattern Go's regexp refuses, such as a repeat count over 1,000) is
+// then found when the validator is built, not only when a test happens to
+// send or receive what it describes.
+func compileComponents(schemas schema_validation.SchemaValidator, c *v3.Components) error {
+	if c == nil {
+		return nil
+	}
+	var errs []error
+	compile := func(what string, s *base.Schema) {
+		if ok, verrs := schemas.ValidateSchemaBytes(s, nil); !ok {
+			errs = append(errs, fmt.Errorf("%s: %w", what, joinValidation(verrs)))
+		}
+	}
+	if c.Schemas != nil {
+		for name, p := range c.Schemas.FromOldest() {
+			compile("components.schemas."+name, p.Schema())
+		}
+	}
+	if c.Parameters != nil {
+		for name, p := range c.Parameters.FromOldest() {
+			if p.Schema != nil {
+				compile("components.parameters."+name, p.Schema.Schema())
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("openapitest: a schema does not compile: %w", errors.Join(errs...))
+	}
+	return nil
 }
 
 var issuerDocument = sync.OnceValues(func() (*Validator, error) { return New(openapi.Document()) })

@@ -20,6 +20,17 @@ const (
 	receipt  = `{"id":"rcp_aaaaaaaaaaaaaaaaaaaaaaaaaa","memoryIds":["` + memory + `"],"createdAt":"2026-11-30T12:00:00Z"}`
 	notFound = `{"type":"urn:passportkit:problem:not_found","title":"Not found","status":404,"code":"not_found"}`
 	invalid  = `{"type":"urn:passportkit:problem:json_unknown_member","title":"Unknown member","status":400,"code":"json_unknown_member"}`
+
+	agent    = "agt_aaaaaaaaaaaaaaaaaaaaaaaaaa"
+	evidence = "/api/public/agents/" + agent + "/skills/PostgreSQL%20indexing/evidence"
+	hash     = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	file     = "/api/public/agents/" + agent + "/passport/evidence?passportHash=" + hash
+	page     = `{"agent":"` + agent + `","skill":{"requested":"PostgreSQL indexing","normalized":"postgresql indexing","inOntology":true},` +
+		`"context":{"workload":"oltp"},"passportHash":"` + hash + `","evidenceFile":"` + file + `","sourceCount":2,"offset":0,` +
+		`"sources":[{"evidence":"ev_x1","type":"outcome","outcome":"success","quality":"OBSERVED_REUSE","skill":"postgres indexing",` +
+		`"date":"2026-11-30","weight":0.5,"applicability":1,"contextMatch":0.5,"role":"counted","contradiction":"none","leaf":3,` +
+		`"inspect":"` + file + `#/evidence/3"}],"nextOffset":1,"nextCursor":"AQ-_"}`
+	comparison = `{"skills":[{"requested":"x","normalized":"x","inOntology":false}],"context":{},"agents":[]}`
 )
 
 // answer is a canned answer of the server under test.
@@ -109,6 +120,22 @@ func TestCheck(t *testing.T) {
 		{"an unknown path, answered", "GET", "/api/nowhere", "", nil, answer{200, jsonType, `{}`}, "describes no such operation"},
 		{"an unknown path, answered in plain text", "GET", "/api/nowhere", "", nil, answer{404, "text/plain", "404 page not found"}, "not problem details"},
 		{"an unknown method, answered", "DELETE", "/healthz", "", nil, answer{204, "", ""}, "describes no such operation"},
+
+		{"a page of sources", "GET", evidence + "?workload=oltp&limit=1", "", nil, answer{200, jsonType, page}, ""},
+		{"a page of sources with an undocumented member", "GET", evidence, "", nil,
+			answer{200, jsonType, strings.Replace(page, `"leaf":3`, `"leaf":3,"reporter":"act_1"`, 1)}, "does not match"},
+		{"a next offset without a next cursor", "GET", evidence, "", nil,
+			answer{200, jsonType, strings.Replace(page, `,"nextCursor":"AQ-_"`, "", 1)}, "does not match"},
+		{"a cursor outside base64url, accepted", "GET", evidence + "?cursor=a.b", "", nil, answer{200, jsonType, page}, "a request the document refuses"},
+		{"an offset past 1,000, accepted", "GET", evidence + "?offset=1001", "", nil, answer{200, jsonType, page}, "a request the document refuses"},
+		{"a code the route does not answer", "GET", strings.Replace(evidence, "/evidence", "/trust", 1), "", nil,
+			answer{400, problem, `{"type":"urn:passportkit:problem:limit_out_of_range","title":"Limit out of range","status":400,"code":"limit_out_of_range"}`}, "does not match"},
+		{"a comparison of six agents, accepted", "POST", "/api/public/trust/assess",
+			`{"agents":["` + agent[:29] + `b","` + agent[:29] + `c","` + agent[:29] + `d","` + agent[:29] + `e","` + agent[:29] + `f","` + agent + `"],"skills":["x"]}`,
+			map[string]string{"Content-Type": jsonType},
+			answer{200, jsonType, comparison}, "a request the document refuses"},
+		{"a comparison with no rows", "POST", "/api/public/trust/assess", `{"agents":["` + agent + `"],"skills":["x"],"context":null}`,
+			map[string]string{"Content-Type": jsonType}, answer{200, jsonType, comparison}, "does not match"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -180,5 +207,22 @@ func TestTransportFailsTheTest(t *testing.T) {
 	}
 	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "GET /healthz") {
 		t.Fatalf("reported %q", rec.errors)
+	}
+}
+
+// TestNewCompilesEverySchema: a component schema the JSON Schema engine
+// cannot compile is found when the validator is built, though no exchange
+// uses it.
+func TestNewCompilesEverySchema(t *testing.T) {
+	doc := func(pattern string) []byte {
+		return []byte(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{},"components":{"schemas":{` +
+			`"Problem":{"type":"object"},"Cursor":{"type":"string","pattern":"` + pattern + `"}}}}`)
+	}
+	if _, err := openapitest.New(doc(`^[a-z]{1,1000}$`)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := openapitest.New(doc(`^[a-z]{1,1024}$`))
+	if err == nil || !strings.Contains(err.Error(), "components.schemas.Cursor") {
+		t.Fatalf("got %v, want an error naming components.schemas.Cursor", err)
 	}
 }
