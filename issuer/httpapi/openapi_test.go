@@ -48,7 +48,8 @@ func fullServer(t *testing.T) *httpapi.Server {
 	log := storetest.Logger(t)
 	met := metrics.New(log)
 	passports := service.NewPassports(db, ring, service.PassportOptions{})
-	pages, err := web.New(web.Config{Profiles: storetest.Service(db), Passports: passports, Keys: ring, Logger: log})
+	trust := newTrust(t, db)
+	pages, err := web.New(web.Config{Profiles: storetest.Service(db), Passports: passports, Trust: trust, Keys: ring, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,9 @@ func fullServer(t *testing.T) *httpapi.Server {
 		Passports: passports,
 		Observer:  met,
 		Metrics:   met.Handler(),
-		Trust:     newTrust(t, db),
+		Trust:     trust,
 		Pages:     pages,
+		Agents:    service.NewDiscovery(db, passports, storetest.Sealer(t, db), service.DiscoveryOptions{}),
 	}
 	// A Config field that adds routes must be set here, or its routes
 	// escape the comparison below.
