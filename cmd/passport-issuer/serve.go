@@ -163,10 +163,14 @@ func (c *serveCmd) Run(e *env) error {
 		}
 	}
 	g, ctx := errgroup.WithContext(e.ctx)
+	if mln != nil {
+		// Logged before "serving", which tells a watcher that every
+		// address is listening.
+		e.log.Info("serving metrics", "url", "http://"+mln.Addr().String()+"/metrics")
+	}
 	e.log.Info("serving", "url", "http://"+ln.Addr().String(), "engine", db.Engine(), "env", c.Env)
 	g.Go(func() error { return httpserve.Serve(ctx, lim.Server(e.ctx, handler), ln, shutdownGrace) })
 	if mln != nil {
-		e.log.Info("serving metrics", "url", "http://"+mln.Addr().String()+"/metrics")
 		g.Go(func() error {
 			return httpserve.Serve(ctx, lim.Server(e.ctx, metricsOnly(met.Handler())), mln, shutdownGrace)
 		})
