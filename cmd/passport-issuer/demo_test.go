@@ -91,7 +91,7 @@ func TestDemoServes(t *testing.T) {
 		exit <- run(ctx, []string{"--db", dir + "passportkit.db", "demo", "--addr", "127.0.0.1:0",
 			"--keys", dir + "passportkit-keys", "--out", dir + "demo"}, io.Discard, &logs)
 	}()
-	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+	urlRE := regexp.MustCompile(`msg=serving url=(http://127\.0\.0\.1:\d+)`)
 	var base string
 	for deadline := time.Now().Add(60 * time.Second); base == ""; {
 		if m := urlRE.FindStringSubmatch(logs.String()); m != nil {

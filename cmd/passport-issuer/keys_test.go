@@ -37,7 +37,7 @@ func startServe(t *testing.T, args ...string) *server {
 	logs := &syncBuffer{}
 	exit := make(chan int, 1)
 	go func() { exit <- run(ctx, append(args, "--addr", "127.0.0.1:0"), io.Discard, logs) }()
-	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+	urlRE := regexp.MustCompile(`msg=serving url=(http://127\.0\.0\.1:\d+)`)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if m := urlRE.FindStringSubmatch(logs.String()); m != nil {
 			stopped := false

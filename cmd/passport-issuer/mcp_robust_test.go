@@ -50,7 +50,7 @@ func TestMCPRobustnessBinary(t *testing.T) {
 	defer cmd.Process.Kill()
 	urls := make(chan string, 1)
 	go func() {
-		re := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+		re := regexp.MustCompile(`msg=serving url=(http://127\.0\.0\.1:\d+)`)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {

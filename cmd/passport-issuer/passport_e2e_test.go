@@ -51,7 +51,7 @@ func serveIssuer(t *testing.T, dsn, keys string, extra ...string) string {
 			t.Error("serve did not stop")
 		}
 	})
-	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+	urlRE := regexp.MustCompile(`msg=serving url=(http://127\.0\.0\.1:\d+)`)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if m := urlRE.FindStringSubmatch(logs.String()); m != nil {
 			return m[1]
