@@ -114,8 +114,8 @@ func (w *World) MemoryID(i int) issuer.MemoryID {
 	return id
 }
 
-// operatorID returns the identifier operator i of w has in every database.
-func (w *World) operatorID(i int) issuer.OperatorID {
+// OperatorID returns the identifier operator i of w has in every database.
+func (w *World) OperatorID(i int) issuer.OperatorID {
 	id, err := issuer.NewOperatorID(entityStream(w.Seed, "operator", i))
 	if err != nil {
 		panic(err)
@@ -216,7 +216,7 @@ func Build(ctx context.Context, w *World, env Env) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("demoworld: operator %q: %w", op.Name, err)
 		}
-		if id != w.operatorID(i) {
+		if id != w.OperatorID(i) {
 			return nil, fmt.Errorf("demoworld: operator %q got %s, not its seeded identifier", op.Name, id)
 		}
 	}
@@ -269,7 +269,7 @@ func (b *builder) createAgent(ctx context.Context, i int) error {
 	a := b.w.Agents[i]
 	disarm := b.env.IDs.arm(b.w.Seed, "agent", i)
 	created, err := b.env.Admin.CreateAgent(ctx, store.NewAgent{
-		Name: a.Name, Description: a.Description, Operator: b.w.operatorID(a.Operator),
+		Name: a.Name, Description: a.Description, Operator: b.w.OperatorID(a.Operator),
 	})
 	disarm()
 	if err != nil {

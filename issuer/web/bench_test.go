@@ -14,7 +14,7 @@ import (
 // signed passport the API serves for the same agent (both from the cached
 // issuance of the hour). It reports each one's mean time and the ratio.
 func BenchmarkProfilePage(b *testing.B) {
-	s := newSite(b, store.SQLite, nil)
+	s := newSite(b, store.SQLite)
 	fetch := func(path string) time.Duration {
 		start := time.Now()
 		res, err := http.Get(s.URL + path)

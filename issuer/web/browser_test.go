@@ -284,18 +284,19 @@ const readRows = `[...document.querySelectorAll("table.skills tbody.skill")].map
 
 // TestBrowser drives the pages in Chromium: the demo world's profiles,
 // "Why this assessment?" by mouse and keyboard, the comparison form, the
-// verification form with a real and a tampered bundle, an accessibility
-// check of every page, and screenshots.
+// verification form with a real and a tampered bundle, the discovery page,
+// an accessibility check of every page, and screenshots.
 func TestBrowser(t *testing.T) {
 	ctx := browser(t)
 	sh := &shots{}
 	for i, engine := range storetest.Engines(t) {
 		t.Run(string(engine), func(t *testing.T) {
-			s := newSite(t, engine, nil)
+			s := newSite(t, engine)
 			t.Run("profile", func(t *testing.T) { browseProfile(t, ctx, s, i == 0, sh) })
 			t.Run("skill", func(t *testing.T) { browseSkill(t, ctx, s, i == 0, sh) })
 			t.Run("compare", func(t *testing.T) { browseCompare(t, ctx, s, i == 0, sh) })
 			t.Run("verify", func(t *testing.T) { browseVerify(t, ctx, s, i == 0, sh) })
+			t.Run("find", func(t *testing.T) { browseFind(t, ctx, s, i == 0, sh) })
 			if i == 0 {
 				t.Run("other pages", func(t *testing.T) { browseOthers(t, ctx, s, sh) })
 			}
@@ -627,6 +628,9 @@ func browseOthers(t *testing.T, ctx context.Context, s *site, sh *shots) {
 		{"home", "/"},
 		{"not-found", "/agents/" + string(s.hidden["private"])},
 		{"compare-empty", "/trust/assess"},
+		{"find-empty", "/agents"},
+		{"find-listing", "/agents?skill=&limit=5"},
+		{"find-refused", "/agents?skill=x&limit=0"},
 	} {
 		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+p.path)); err != nil {
 			t.Fatal(err)
@@ -644,4 +648,156 @@ func browseOthers(t *testing.T, ctx context.Context, s *site, sh *shots) {
 	if err != nil || active != "skip" {
 		t.Errorf("the first Tab reaches %q, want the skip link (%v)", active, err)
 	}
+}
+
+// result is a discovery result as the browser shows it.
+type result struct {
+	ID, Name, Assessment, State, Level, Estimate, Flags, Why string
+}
+
+const readResults = `[...document.querySelectorAll("ol.found > li")].map(li => {
+	const dd = c => { const e = li.querySelector("dd." + c); return e ? e.innerText.trim() : ""; };
+	return {ID: li.dataset.id, Name: li.querySelector("h3 a").innerText.trim(), Assessment: dd("assessment"), State: dd("state"),
+		Level: dd("level"), Estimate: dd("estimate"), Flags: dd("flags"), Why: li.querySelector(".why-rank").innerText.trim()};
+})`
+
+// browseFind searches the demo world by skill through the form: the
+// evidenced agent first, the ring without lift, declarations not shown as
+// evidence, the contested flag; a result's profile; page by page; the form
+// keeping its values.
+func browseFind(t *testing.T, ctx context.Context, s *site, look bool, sh *shots) {
+	console := watchConsole(t, ctx)
+	results := func() []result {
+		rs, err := chromedp.Run(ctx, chromedp.Evaluate[[]result](readResults))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	ids := func(rs []result) []string {
+		out := []string{}
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	open := func(path string) []result {
+		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+path), chromedp.WaitVisible(chromedp.CSS("#found-h"))); err != nil {
+			t.Fatal(err)
+		}
+		return results()
+	}
+
+	// The skill's alias, typed into the form: the evidenced agent first,
+	// with its interval; the ring's agent after it, with none.
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/agents"),
+		chromedp.SendKeys(chromedp.CSS("#find-skill"), demoworld.SkillAlias),
+		chromedp.Click(chromedp.CSS(`form.task button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#found-h"))); err != nil {
+		t.Fatal(err)
+	}
+	rs := results()
+	if len(rs) != 2 || rs[0].ID != string(s.main) || rs[1].ID != string(s.sibling) {
+		t.Fatalf("%s: %+v, want the main agent, then the ring's", demoworld.SkillAlias, rs)
+	}
+	if m := rs[0]; m.Assessment != "Supported" || m.Level != "moderate" || !strings.Contains(m.Estimate, "(interval ") || m.Flags != "none" ||
+		!strings.HasPrefix(m.Why, "Why this rank: MODERATE evidence from") {
+		t.Errorf("the evidenced agent: %+v", m)
+	}
+	if r := rs[1]; r.Assessment == "Supported" || r.Level != "very low" || r.Estimate != web.NotEnoughEvidence {
+		t.Errorf("the ring's agent: %+v", r)
+	}
+	if v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#find-skill"))); err != nil || v != demoworld.SkillAlias {
+		t.Errorf("the form holds %q after the search (%v)", v, err)
+	}
+	if look {
+		checkAccessibility(t, ctx, "find")
+		sh.take(t, ctx, "find")
+	}
+	// Following a result opens its profile.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`ol.found > li[data-id="`+string(s.main)+`"] h3 a`)),
+		chromedp.WaitVisible(chromedp.CSS("#agent-name"))); err != nil {
+		t.Fatal(err)
+	}
+	if loc, err := chromedp.Run(ctx, chromedp.Location()); err != nil || loc != s.URL+"/agents/"+string(s.main) {
+		t.Errorf("the result leads to %s (%v)", loc, err)
+	}
+	if h, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#agent-name"))); err != nil || h != rs[0].Name {
+		t.Errorf("the profile is headed %q, the result named %q (%v)", h, rs[0].Name, err)
+	}
+
+	// The ring's own skill: its praise of itself lifted no member.
+	ring := open("/agents?skill=" + url.QueryEscape(demoworld.SkillRing))
+	if len(ring) != len(s.w.OfRole(demoworld.RoleRing)) {
+		t.Fatalf("the ring's skill: %+v", ring)
+	}
+	for _, r := range ring {
+		if r.Level != "very low" || r.Estimate != web.NotEnoughEvidence || r.Assessment == "Supported" || r.State == "evidenced" {
+			t.Errorf("ring member %s: %+v", r.ID, r)
+		}
+	}
+	// Declarations only: after the evidence, and not shown as evidence.
+	thin := open("/agents?skill=" + url.QueryEscape(demoworld.SkillThin))
+	if len(thin) != 2 || thin[0].ID != string(s.main) || thin[1].ID != string(s.declarer) {
+		t.Fatalf("%s: %+v", demoworld.SkillThin, thin)
+	}
+	if d := thin[1]; d.Assessment != "New: no observations" || d.State != "new" || d.Level != "very low" || d.Estimate != web.NotEnoughEvidence {
+		t.Errorf("the declarer: %+v", d)
+	}
+	// The contested skill says so; page by page, the same results.
+	mcp := open("/agents?skill=" + url.QueryEscape(demoworld.SkillContested))
+	if len(mcp) != 3 {
+		t.Fatalf("%s: %+v", demoworld.SkillContested, mcp)
+	}
+	for _, r := range mcp {
+		if (r.ID == string(s.main)) != (r.Flags == "Contested") {
+			t.Errorf("%s: flags %q", r.ID, r.Flags)
+		}
+	}
+	paged := ids(open("/agents?skill=" + url.QueryEscape(demoworld.SkillContested) + "&limit=1"))
+	for range len(mcp) {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('a[rel="next"]').length`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS("#found-h"))); err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, ids(results())...)
+	}
+	if fmt.Sprint(paged) != fmt.Sprint(ids(mcp)) {
+		t.Errorf("page by page %v, want %v", paged, ids(mcp))
+	}
+	if v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#find-limit"))); err != nil || v != "1" {
+		t.Errorf("the next page's form holds the limit %q (%v)", v, err)
+	}
+
+	// In a task context, through the form: the address and the form keep
+	// it, and each result is ranked in it.
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/agents"),
+		chromedp.SendKeys(chromedp.CSS("#find-skill"), demoworld.SkillEstimated),
+		chromedp.SendKeys(chromedp.CSS("#ctx-workload"), "OLTP"),
+		chromedp.Click(chromedp.CSS(`form.task button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#found-h"))); err != nil {
+		t.Fatal(err)
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || !strings.Contains(loc, "workload=OLTP") {
+		t.Errorf("the address %s lacks the context (%v)", loc, err)
+	}
+	if v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#ctx-workload"))); err != nil || v != "OLTP" {
+		t.Errorf("the form holds the workload %q (%v)", v, err)
+	}
+	inCtx := results()
+	if len(inCtx) == 0 || inCtx[0].ID != string(s.main) || !strings.HasPrefix(inCtx[0].Why, "Why this rank: in this context: ") {
+		t.Errorf("in context: %+v", inCtx)
+	}
+	if look {
+		checkAccessibility(t, ctx, "find, in context")
+		sh.take(t, ctx, "find-context")
+	}
+	console.check(t, "find")
 }

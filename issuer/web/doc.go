@@ -14,7 +14,9 @@
 //	                            up to five agents side by side in input order
 //	GET  /verify                the verification form
 //	POST /verify                verify one bundle against the issuer's trust file
-//	GET  /agents                discovery, when a [Finder] is configured
+//	GET  /agents                discovery, when a [Finder] is configured: the
+//	                            form of GET /api/public/agents and its answer,
+//	                            agents ranked by their evidence for a skill
 //	GET  /assets/{name}         the embedded stylesheet and script
 //
 // SPEC.md §18 states what each page shows, its bounds and which fault wins.

@@ -3,148 +3,192 @@ package web
 import (
 	"context"
 	"net/http"
-	"strings"
+	"net/url"
+	"strconv"
 
 	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/passport"
 )
 
-// Finder is registry discovery: agents ranked by their evidence for one
-// skill in a task context, or, without a skill, the registry's listing.
-// The discovery use case of the issuer service implements it.
+// Finder is registry discovery, find_agents (SPEC.md §17): agents ranked
+// by their evidence for one skill, in a task context when one is given,
+// or, without a skill, the registry's legacy listing. *service.Discovery
+// implements it; GET /api/public/agents serves the same answers.
 type Finder interface {
-	FindAgents(ctx context.Context, q FindQuery) (FindResults, error)
+	FindAgents(ctx context.Context, q issuer.FindAgentsQuery) (issuer.FindAgentsPage, error)
 }
-
-// FindQuery is one discovery request.
-type FindQuery struct {
-	// Skill is the skill term, "" for the listing without a skill.
-	Skill   string
-	Context evidence.Context
-	// Cursor continues an earlier page; "" starts at the first.
-	Cursor string
-	Limit  int
-}
-
-// FindResults is one page of discovery results, best first.
-type FindResults struct {
-	// Skill is the normalised skill ranked on, "" for the listing.
-	Skill string
-	// Basis says in words what the order rests on.
-	Basis   string
-	Results []FoundAgent
-	// NextCursor continues the results; "" on the last page.
-	NextCursor string
-	// Freshness says in words how current the ranking is.
-	Freshness string
-}
-
-// FoundAgent is one discovery result.
-type FoundAgent struct {
-	ID   issuer.AgentID
-	Name string
-	// SkillPassport is the agent's assessment of the skill ranked on; nil
-	// in the listing without a skill.
-	SkillPassport *passport.SkillPassport
-	// Why says in one line why the agent has its place.
-	Why string
-}
-
-// findPageSize is how many results a discovery page shows.
-const findPageSize = 20
-
-// maxCursorBytes bounds a cursor in a query.
-const maxCursorBytes = 1024
 
 // findPage is the body of the discovery page.
 type findPage struct {
-	Skill     string
-	Context   []dimension
-	Error     string
-	Searched  bool
-	Results   []foundRow
-	Basis     string
+	Form findForm
+	// Error and Code are a refused query's detail and reason.
+	Error  string
+	Status int
+	Code   problem.Code
+	// Searched says that the query was answered: the fields below hold
+	// the answer.
+	Searched bool
+	// Skill is the skill ranked on, normalised; Asked is the term as given
+	// when it differs. Both are "" for the legacy listing.
+	Skill, Asked string
+	// Context holds the stated dimensions, normalised.
+	Context []dimension
+	// Listing says that the page is the legacy listing by global
+	// reputation, which is not skill evidence.
+	Listing bool
+	Results []foundRow
+	// Note explains an empty first page (a skill no passport lists).
+	Note string
+	// Truncated says that ranking in context stopped early; Work is what
+	// the page assessed.
+	Truncated bool
+	Work      *issuer.ContextWork
 	Freshness string
-	// NextURL continues the results.
+	// NextURL continues the results: the next page, or, for a page cut
+	// short, the rest of its ranking.
 	NextURL string
 }
 
-type foundRow struct {
-	ID, Name, URL               string
-	Assessment, Level, Estimate string
-	NA, Contested, Stale        bool
-	Why                         string
+// findForm is what the form shows: the fields as the visitor wrote them.
+type findForm struct {
+	Skill   string
+	Limit   string
+	Context []dimension
 }
 
-// find answers GET /agents: the form, and with a query its results.
+// foundRow is one result in words.
+type foundRow struct {
+	ID, Name, URL string
+	// For a result ranked by a skill: the skill passport's summary, and
+	// SkillURL, the skill's page for the agent in the same context.
+	Ranked                             bool
+	Assessment, State, Level, Estimate string
+	NA, Contested, Stale               bool
+	Operators                          int
+	SkillURL                           string
+	// For the legacy listing: the global reputation aggregate.
+	Reputation, TrustLevel string
+	Why                    string
+	// Changed marks a result whose records changed since it was indexed.
+	Changed bool
+}
+
+// find answers GET /agents (SPEC.md §18.7): the form, and with a query the
+// page of find_agents it names, as GET /api/public/agents reads and
+// answers it.
 func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	page := findPage{Skill: q.Get("skill"), Context: contextFields(q)}
-	fail := func(err error) error {
+	raw, decodeErr := url.ParseQuery(r.URL.RawQuery)
+	page := findPage{Form: findForm{Skill: firstValue(raw, "skill"), Limit: firstValue(raw, "limit"), Context: contextFields(raw)}}
+	if decodeErr == nil && len(raw) == 0 {
+		return h.render(w, http.StatusOK, "find", "Find agents", "find", page)
+	}
+	q, kept, err := readFindQuery(raw)
+	if decodeErr != nil {
+		err = issuer.Errorf(issuer.CodeInvalid, "the address's query does not decode: write it as URL-encoded name=value pairs")
+	}
+	var res issuer.FindAgentsPage
+	if err == nil {
+		res, err = h.cfg.Finder.FindAgents(r.Context(), q)
+	}
+	if err != nil {
 		d := issuerProblem(err)
 		if d.Status >= 500 {
 			return err
 		}
-		page.Error = d.Detail
+		page.Error, page.Status, page.Code = d.Detail, d.Status, d.Code
 		return h.render(w, d.Status, "find", "Find agents", "find", page)
 	}
-	fq, searched, err := parseFindQuery(q)
-	if err != nil {
-		return fail(err)
-	}
-	if !searched {
-		return h.render(w, http.StatusOK, "find", "Find agents", "find", page)
-	}
-	res, err := h.cfg.Finder.FindAgents(r.Context(), fq)
-	if err != nil {
-		return fail(err)
-	}
-	page.Searched, page.Basis, page.Freshness = true, res.Basis, res.Freshness
-	for _, a := range res.Results {
-		row := foundRow{ID: string(a.ID), Name: a.Name, URL: "/agents/" + string(a.ID), Why: a.Why}
-		if sp := a.SkillPassport; sp != nil {
-			row.Assessment, row.Level = word(assessmentWords, sp.Assessment), word(levelWords, sp.EvidenceLevel)
-			row.Estimate, row.NA, row.Contested, row.Stale = estimateText(sp.Estimate), sp.Estimate == nil, sp.Contested, sp.Stale
-		}
-		page.Results = append(page.Results, row)
-	}
-	if res.NextCursor != "" {
-		next := r.URL.Query()
-		next.Set("cursor", res.NextCursor)
-		page.NextURL = "/agents?" + next.Encode()
-	}
-	return h.render(w, http.StatusOK, "find", "Find agents", "find", page)
+	page.answer(q, res, kept)
+	// A page moves with the index.
+	w.Header().Set("Cache-Control", "no-store")
+	return h.render(w, http.StatusOK, "find", findTitle(page.Skill), "find", page)
 }
 
-// parseFindQuery reads the query of /agents: skill, the context
-// dimensions and cursor, each at most once. An empty query is no search.
-func parseFindQuery(q map[string][]string) (FindQuery, bool, error) {
-	c, err := parseContext(q, "skill", "cursor")
-	if err != nil {
-		return FindQuery{}, false, err
+// findTitle is the title of a page of results.
+func findTitle(skill string) string {
+	if skill == "" {
+		return "Find agents"
 	}
-	fq := FindQuery{Context: c, Limit: findPageSize}
-	for _, k := range []string{"skill", "cursor"} {
-		vs := nonBlank(q[k])
-		if len(vs) > 1 {
-			return FindQuery{}, false, issuer.Errorf(issuer.CodeInvalid, "the field %s is given more than once", k)
-		}
-		if len(vs) == 0 {
-			continue
-		}
-		v := strings.TrimSpace(vs[0])
-		switch {
-		case k == "skill" && len(v) > MaxFieldBytes:
-			return FindQuery{}, false, issuer.Errorf(issuer.CodeInvalid, "the skill is longer than %d bytes", MaxFieldBytes)
-		case k == "cursor" && len(v) > maxCursorBytes:
-			return FindQuery{}, false, issuer.Errorf(issuer.CodeCursorInvalid, "the cursor is not one this issuer made")
-		case k == "skill":
-			fq.Skill = v
-		default:
-			fq.Cursor = v
+	return skill + " · Find agents"
+}
+
+// firstValue is the first non-blank value of the field k, as the form
+// shows it.
+func firstValue(q url.Values, k string) string {
+	if vs := nonBlank(q[k]); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// readFindQuery reads the query of /agents: its blank values dropped (see
+// withoutBlanks), what is left is read by issuer.ParseFindAgentsQuery, as
+// GET /api/public/agents reads its query. It returns the values read.
+func readFindQuery(raw url.Values) (issuer.FindAgentsQuery, url.Values, error) {
+	kept := withoutBlanks(raw)
+	q, err := issuer.ParseFindAgentsQuery(kept)
+	return q, kept, err
+}
+
+// withoutBlanks returns the values of q that are not blank: a form's empty
+// field is a field left unstated, and a field left with no value is absent.
+func withoutBlanks(q url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range q {
+		if vs = nonBlank(vs); len(vs) > 0 {
+			out[k] = vs
 		}
 	}
-	_, any := q["skill"]
-	return fq, any || fq.Cursor != "" || fq.Context != (evidence.Context{}), nil
+	return out
+}
+
+// answer fills the page with res, the answer to q, the query kept read
+// from.
+func (p *findPage) answer(q issuer.FindAgentsQuery, res issuer.FindAgentsPage, kept url.Values) {
+	p.Searched, p.Listing = true, res.Basis == issuer.BasisGlobalReputation
+	p.Skill, p.Note, p.Truncated, p.Work, p.Freshness = res.Query.Skill, res.Note, res.Truncated, res.Work, res.Freshness.Statement
+	if q.Skill != res.Query.Skill {
+		p.Asked = q.Skill
+	}
+	var ctx evidence.Context
+	if res.Query.Context != nil {
+		ctx = *res.Query.Context
+	}
+	p.Context = stated(ctx)
+	ctxQuery := issuer.ContextQuery(ctx)
+	for _, a := range res.Results {
+		row := foundRow{ID: string(a.ID), Name: a.Name, URL: "/agents/" + url.PathEscape(string(a.ID)), Why: a.Why, Changed: a.ChangedSinceIndexed}
+		if s := a.Skill; s != nil {
+			e := (*passport.SkillEstimate)(s.Estimate)
+			row.Ranked = true
+			row.Assessment = word(assessmentWords, passport.AssessmentLabel(s.Assessment))
+			row.State = word(stateWords, passport.SkillState(s.State))
+			row.Level = word(levelWords, passport.EvidenceLevel(s.EvidenceLevel))
+			row.Estimate, row.NA = estimateText(e), e == nil
+			row.Contested, row.Stale, row.Operators = s.Contested, s.Stale, s.IndependentOperators
+			row.SkillURL = skillPath(a.ID, s.Skill, ctxQuery)
+		}
+		if rep := a.Reputation; rep != nil {
+			row.Reputation, row.TrustLevel = strconv.FormatFloat(rep.Score, 'f', -1, 64), rep.TrustLevel
+		}
+		p.Results = append(p.Results, row)
+	}
+	next := res.NextCursor
+	if next == "" && !res.Truncated {
+		return
+	}
+	v := url.Values{}
+	for k, vs := range kept {
+		if k != "cursor" {
+			v[k] = vs
+		}
+	}
+	if next != "" {
+		v.Set("cursor", next)
+	}
+	// A first page cut short before it proved any result has no cursor:
+	// the same query continues it.
+	p.NextURL = "/agents?" + v.Encode()
 }

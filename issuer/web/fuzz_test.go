@@ -2,12 +2,15 @@ package web
 
 import (
 	"bytes"
+	"fmt"
 	"mime/multipart"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/passport"
 )
@@ -53,10 +56,12 @@ func FuzzParseCompareQuery(f *testing.F) {
 	})
 }
 
-// FuzzParseFindQuery: the discovery query parses within its bounds or is
-// refused with a code of the vocabulary.
-func FuzzParseFindQuery(f *testing.F) {
-	for _, s := range []string{"", "skill=postgres", "skill=&workload=oltp", "cursor=abc", "skill=a&skill=b", "page=2"} {
+// FuzzReadFindQuery: the discovery page reads any query within the bounds
+// of find_agents or refuses it with a code of the vocabulary, and a blank
+// field reads as a field left out.
+func FuzzReadFindQuery(f *testing.F) {
+	for _, s := range []string{"", "skill=postgres", "skill=&workload=oltp", "cursor=abc", "skill=a&skill=b", "page=2",
+		"skill=x&limit=5&domain=+", "limit=0", "skill=%E2%80%AE", "skill=a&skill=", "workload=oltp"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -64,12 +69,28 @@ func FuzzParseFindQuery(f *testing.F) {
 		if err != nil {
 			return
 		}
-		fq, _, err := parseFindQuery(q)
+		fq, _, err := readFindQuery(q)
+		blanks := url.Values{}
+		for k, vs := range q {
+			blanks[k] = slices.Clone(vs)
+		}
+		for _, k := range append([]string{"skill", "limit", "cursor"}, evidence.Dimensions...) {
+			blanks.Add(k, " ")
+		}
+		again, _, err2 := readFindQuery(blanks)
+		if fmt.Sprint(again) != fmt.Sprint(fq) || issuer.ErrorCode(err2) != issuer.ErrorCode(err) {
+			t.Fatalf("blank fields change the reading: %+v (%v), then %+v (%v)", fq, err, again, err2)
+		}
 		if err != nil {
-			checkCode(t, err)
+			switch c := issuer.ErrorCode(err); c {
+			case issuer.CodeInvalid, issuer.CodeUnknownDimension, issuer.CodeLimitOutOfRange, issuer.CodeCursorInvalid:
+			default:
+				t.Fatalf("refused with %s: %v", c, err)
+			}
 			return
 		}
-		if len(fq.Skill) > MaxFieldBytes || len(fq.Cursor) > maxCursorBytes || fq.Limit != findPageSize {
+		if len(fq.Skill) > MaxFieldBytes || fq.Skill != strings.TrimSpace(fq.Skill) || fq.Limit < 1 || fq.Limit > issuer.MaxFindAgentsLimit ||
+			len(fq.Cursor) > issuer.MaxFindAgentsCursor || (fq.Skill == "" && fq.Context != (evidence.Context{})) {
 			t.Fatalf("out of bounds: %+v", fq)
 		}
 	})

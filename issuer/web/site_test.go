@@ -29,11 +29,13 @@ var (
 	_ web.Passports  = (*service.Passports)(nil)
 	_ web.Trust      = (*service.Trust)(nil)
 	_ web.TrustFiles = (*keyring.Keyring)(nil)
+	_ web.Finder     = (*service.Discovery)(nil)
 	_ httpapi.Pages  = (*web.Handler)(nil)
 )
 
 // site is the demo world served on loopback the way passport-issuer serve
-// serves it: the API with the pages beside it.
+// serves it: the API with the pages beside it, and the discovery index
+// built.
 type site struct {
 	URL       string
 	w         *demoworld.World
@@ -41,6 +43,7 @@ type site struct {
 	app       *service.Service
 	passports *service.Passports
 	trust     *service.Trust
+	discovery *service.Discovery
 	ring      *keyring.Keyring
 	now       time.Time
 
@@ -52,6 +55,10 @@ type site struct {
 	// must be escaped.
 	odd    issuer.AgentID
 	oddKey issuer.Principal
+	// sibling is an agent of the ring's operator whose memory about
+	// demoworld.SkillEstimated a ring member tried to praise, refused as
+	// same_owner: the ring's only agent on that skill.
+	sibling issuer.AgentID
 }
 
 // publish writes a note by the odd agent about its odd skill: a write that
@@ -76,20 +83,14 @@ const (
 )
 
 // newSite builds the demo world (seed 1) on engine, a few agents besides,
-// and serves it. The pages read the trust service through wrap, when
-// given.
-func newSite(t testing.TB, engine store.Engine, finder web.Finder, wrap ...func(*site, web.Trust) web.Trust) *site {
+// indexes it for discovery, and serves it. The pages read the trust
+// service through wrap, when given.
+func newSite(t testing.TB, engine store.Engine, wrap ...func(*site, web.Trust) web.Trust) *site {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
-	clock, ids := &demoworld.Clock{}, &demoworld.IDs{}
-	s := &site{w: demoworld.Generate(demoworld.DefaultSeed), now: now, hidden: map[string]issuer.AgentID{}}
-	s.db = storetest.Open(t, engine, store.Options{Now: clock.Now, Rand: ids})
-	s.app = service.New(s.db, service.Options{Now: clock.Now})
-	if _, err := demoworld.Build(ctx, s.w, demoworld.Env{Admin: s.db, Service: s.app, Clock: clock, IDs: ids, Anchor: now}); err != nil {
-		t.Fatal(err)
-	}
-	clock.Set(now)
+	s := &site{now: now, hidden: map[string]issuer.AgentID{}}
+	s.db, s.app, s.w = storetest.DemoWorld(t, engine, now)
 	s.main = s.w.AgentID(s.w.Main())
 	s.ring0 = s.w.AgentID(s.w.OfRole(demoworld.RoleRing)[0])
 	s.declarer = s.w.AgentID(s.w.OfRole(demoworld.RoleDeclarer)[0])
@@ -119,6 +120,7 @@ func newSite(t testing.TB, engine store.Engine, finder web.Finder, wrap ...func(
 		t.Fatal(err)
 	}
 	s.publish(t, "A note")
+	s.addSibling(t)
 
 	s.ring, err = keyring.New(s.db, keyring.Config{Issuer: "http://issuer.test", Dir: keyDir(t), MaxPassportTTL: 24 * time.Hour})
 	if err != nil {
@@ -127,29 +129,74 @@ func newSite(t testing.TB, engine store.Engine, finder web.Finder, wrap ...func(
 	if _, err := s.ring.EnsureActive(ctx, passport.EdDSA); err != nil {
 		t.Fatal(err)
 	}
-	s.passports = service.NewPassports(s.db, s.ring, service.PassportOptions{Now: func() time.Time { return now }})
-	sealer, err := seal.New(make([]byte, seal.KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.trust, err = service.NewTrust(s.passports, s.db, service.TrustOptions{Cursors: sealer}); err != nil {
+	clock := func() time.Time { return now }
+	s.passports = service.NewPassports(s.db, s.ring, service.PassportOptions{Now: clock})
+	s.trust = storetest.Trust(t, s.passports, s.db, make([]byte, seal.KeySize))
+	s.discovery = service.NewDiscovery(s.db, s.passports, storetest.Sealer(t, s.db), service.DiscoveryOptions{Now: clock})
+	if _, err := s.discovery.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var trust web.Trust = s.trust
 	for _, w := range wrap {
 		trust = w(s, trust)
 	}
-	pages, err := web.New(web.Config{Profiles: s.app, Passports: s.passports, Trust: trust, Keys: s.ring, Finder: finder,
-		Now: func() time.Time { return now }, Logger: storetest.Logger(t)})
+	pages, err := web.New(web.Config{Profiles: s.app, Passports: s.passports, Trust: trust, Keys: s.ring, Finder: s.discovery,
+		Now: clock, Logger: storetest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(httpapi.New(s.app, storetest.Logger(t), httpapi.Config{
-		Keys: s.ring, Passports: s.passports, Trust: s.trust, Pages: pages, RatePerSecond: 10000, Burst: 10000,
+		Keys: s.ring, Passports: s.passports, Trust: s.trust, Agents: s.discovery, Pages: pages, RatePerSecond: 10000, Burst: 10000,
 	}))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s
+}
+
+// addSibling adds an agent to the demo world's same-owner ring: it
+// publishes a memory about demoworld.SkillEstimated, and a ring member's
+// praise of it is refused as same_owner, as the ring's praise of one
+// another is.
+func (s *site) addSibling(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	ring := s.w.OfRole(demoworld.RoleRing)
+	sib, err := s.db.CreateAgent(ctx, store.NewAgent{Name: "Echo Four", Operator: s.w.OperatorID(s.w.Agents[ring[0]].Operator)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.sibling = sib.ID
+	author, err := s.app.Authenticate(ctx, sib.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := issuer.ParsePublication([]byte(`{"category":"postgresql","title":"Index every foreign key","content":"Every foreign key wants an index.","appliesTo":{"skill":"` +
+		demoworld.SkillEstimated + `"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := s.app.Publish(ctx, author, pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := s.db.RotateKey(ctx, s.w.AgentID(ring[1]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	praiser, err := s.app.Authenticate(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.app.Retrieve(ctx, praiser, mem.ID); err != nil {
+		t.Fatal(err)
+	}
+	f, err := issuer.ParseFeedback([]byte(`{"type":"corroborate"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.app.SubmitFeedback(ctx, praiser, mem.ID, f, issuer.TransportHTTP); issuer.ErrorCode(err) != issuer.CodeSameOwner {
+		t.Fatalf("a ring member's praise of its sibling: %v, want %s", err, issuer.CodeSameOwner)
+	}
 }
 
 // keyDir returns a key directory the keyring accepts: mode 0700.

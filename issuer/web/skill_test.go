@@ -196,7 +196,7 @@ func TestPagesReadOnePassport(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			t.Parallel()
 			var c *changing
-			s := newSite(t, engine, nil, func(s *site, tr web.Trust) web.Trust {
+			s := newSite(t, engine, func(s *site, tr web.Trust) web.Trust {
 				c = &changing{Trust: tr, s: s, t: t}
 				return c
 			})

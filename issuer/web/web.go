@@ -266,6 +266,10 @@ func agentError(err error) error {
 	return err
 }
 
+// homePage is the body of the start page: Find says whether the discovery
+// page exists.
+type homePage struct{ Find bool }
+
 // home is the start page. Its form opens a profile: /?agent=ID redirects
 // to /agents/ID.
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) error {
@@ -286,7 +290,7 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, "/agents/"+string(id), http.StatusSeeOther)
 		return nil
 	}
-	return h.render(w, http.StatusOK, "home", "Agent passports", "home", nil)
+	return h.render(w, http.StatusOK, "home", "Agent passports", "home", homePage{Find: h.cfg.Finder != nil})
 }
 
 // loadAssets reads the embedded assets and their validators.

@@ -27,7 +27,7 @@ func TestPages(t *testing.T) {
 	for _, engine := range storetest.Engines(t) {
 		t.Run(string(engine), func(t *testing.T) {
 			t.Parallel()
-			s := newSite(t, engine, nil)
+			s := newSite(t, engine)
 			t.Run("headers", func(t *testing.T) { testHeaders(t, s) })
 			t.Run("profile", func(t *testing.T) { testProfile(t, s) })
 			t.Run("skill page", func(t *testing.T) { testSkillPage(t, s) })
@@ -36,6 +36,7 @@ func TestPages(t *testing.T) {
 			t.Run("compare", func(t *testing.T) { testCompare(t, s) })
 			t.Run("verify", func(t *testing.T) { testVerify(t, s) })
 			t.Run("api untouched", func(t *testing.T) { testAPIUntouched(t, s) })
+			t.Run("find", func(t *testing.T) { testFind(t, s) })
 		})
 	}
 }

@@ -87,6 +87,7 @@ func fixed(x float64) string { return fmt.Sprintf("%.2f", x) }
 
 // funcs are the template functions.
 var funcs = template.FuncMap{
+	"count": count,
 	"fixed": fixed,
 	"inc":   func(i int) int { return i + 1 },
 }
