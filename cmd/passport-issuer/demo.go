@@ -152,10 +152,11 @@ and ask the trust API about one skill, its sources, or several agents side by si
 
   %s/agents/%s
   %s/agents/%s/skills/%s
+  %s/agents?skill=%s
   %s/trust/assess?agent=%s&agent=%s&skill=PostgreSQL+indexing
   %s/verify
 
-`, base, main, base, main, url.PathEscape(demoworld.SkillEstimated), base, declarerID, main, base)
+`, base, main, base, main, url.PathEscape(demoworld.SkillEstimated), base, url.QueryEscape(demoworld.SkillContested), base, declarerID, main, base)
 	if c.NoServe {
 		return nil
 	}

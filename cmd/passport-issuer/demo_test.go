@@ -80,7 +80,8 @@ func TestREADMEQuickStart(t *testing.T) {
 
 // TestDemoServes runs demo as the quick start does, serving afterwards: the
 // main agent's passport is served over HTTP, verifies against the served
-// trust file, and its evidence file is served by passportHash.
+// trust file, and its evidence file is served by passportHash; the
+// discovery page ranks the main agent.
 func TestDemoServes(t *testing.T) {
 	dir := t.TempDir() + string(os.PathSeparator)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -150,6 +151,23 @@ func TestDemoServes(t *testing.T) {
 	_, file := get("/api/public/agents/" + main + "/passport/evidence?passportHash=" + url.QueryEscape(hash))
 	if !bytes.Contains(file, []byte(res.EvidenceRoot)) {
 		t.Errorf("the served evidence file does not name the passport's evidenceRoot %s", res.EvidenceRoot)
+	}
+
+	// The discovery page is served; the background indexer ranks the
+	// main agent on its contested skill once its first sweep is done.
+	find := "/agents?skill=" + url.QueryEscape(demoworld.SkillContested)
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		_, page := get(find)
+		if bytes.Contains(page, []byte(`<li data-id="`+main+`">`)) && bytes.Contains(page, []byte(`<span class="flag contested">Contested</span>`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not rank the main agent: %s", find, page)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, home := get("/"); !bytes.Contains(home, []byte(`<a href="/agents"`)) {
+		t.Error("the navigation does not link the discovery page")
 	}
 
 	cancel()

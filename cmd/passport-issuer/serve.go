@@ -128,7 +128,8 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	pages, err := web.New(web.Config{Profiles: app, Passports: passports, Trust: trust, Keys: ring, BodyTimeout: c.BodyTimeout, Logger: e.log})
+	pages, err := web.New(web.Config{Profiles: app, Passports: passports, Trust: trust, Keys: ring, Finder: discovery,
+		BodyTimeout: c.BodyTimeout, Logger: e.log})
 	if err != nil {
 		return err
 	}
