@@ -549,9 +549,16 @@ func BenchmarkFindAgents(b *testing.B) {
 // subject's revision token, as it always did); what the ratio shows is
 // what the indexer working beside it costs the writes. After each round
 // with the indexer it waits until the index has caught up, and reports
-// that lag.
+// that lag. It runs with the indexer's default share of the time and
+// unpaced (share=1).
 func BenchmarkIndexOnWrite(b *testing.B) {
 	r := openBenchRegistry(b)
+	for _, share := range []float64{service.DefaultIndexShare, 1} {
+		b.Run(fmt.Sprintf("share=%v", share), func(b *testing.B) { indexOnWrite(b, r, share) })
+	}
+}
+
+func indexOnWrite(b *testing.B, r *benchRegistry, share float64) {
 	ctx := context.Background()
 	const perRound = 40
 	rounds := 6
@@ -596,7 +603,7 @@ func BenchmarkIndexOnWrite(b *testing.B) {
 		mu      sync.Mutex
 		enabled bool
 	)
-	ix := r.discovery.NewIndexer(service.IndexerOptions{NoSweep: true, Logger: storetest.Logger(b)})
+	ix := r.discovery.NewIndexer(service.IndexerOptions{NoSweep: true, Share: share, Logger: storetest.Logger(b)})
 	listenCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go r.db.ListenRevisions(listenCtx, func(id issuer.AgentID) {
