@@ -568,11 +568,14 @@ func indexOnWrite(b *testing.B, r *benchRegistry, share float64) {
 		mem issuer.MemoryID
 	}
 	var pairs []pair
-	rows, err := r.db.UnsafeSQL().QueryxContext(ctx, `SELECT a.public_id AS agent, m.public_id AS memory FROM memories m
-		JOIN agents a ON a.id = (m.author_id + 4321) % 100000 + 1
-		WHERE m.id % 997 = 0 AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.memory_id = m.id AND f.evaluator_id = a.id)
+	// Every run reports on pairs no run has reported on before: a few
+	// thousand candidates, enough for many runs on one loaded registry.
+	rows, err := r.db.UnsafeSQL().QueryxContext(ctx, `SELECT a.public_id AS agent, m.public_id AS memory
+		FROM memories m CROSS JOIN (VALUES (4321), (8642), (12963)) AS o (offset_by)
+		JOIN agents a ON a.id = (m.author_id + o.offset_by) % 100000 + 1
+		WHERE m.id % 97 = 0 AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.memory_id = m.id AND f.evaluator_id = a.id)
 		AND (SELECT operator_id FROM agent_owner_bindings WHERE agent_id = a.id) <> (SELECT operator_id FROM agent_owner_bindings WHERE agent_id = m.author_id)
-		ORDER BY m.id LIMIT $1`, 2*perRound*rounds)
+		ORDER BY m.id, o.offset_by LIMIT $1`, perRound*rounds)
 	if err != nil {
 		b.Fatal(err)
 	}
