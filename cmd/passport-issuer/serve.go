@@ -29,7 +29,8 @@ type serveCmd struct {
 
 	MetricsAddr string `name:"metrics-addr" env:"PASSPORT_METRICS_ADDR" default:"" placeholder:"ADDR" help:"Where GET /metrics (Prometheus, no authentication) is served: empty serves it on --addr with the API, off serves it nowhere, an address serves it there alone."`
 
-	IndexPoll time.Duration `env:"PASSPORT_INDEX_POLL" default:"5s" help:"Time between two sweeps of the discovery indexer for subjects awaiting re-indexing (on PostgreSQL, notifications re-index changed subjects at once)."`
+	IndexPoll  time.Duration `env:"PASSPORT_INDEX_POLL" default:"5s" help:"Time between two sweeps of the discovery indexer for subjects awaiting re-indexing (on PostgreSQL, notifications re-index changed subjects at once)."`
+	IndexShare float64       `env:"PASSPORT_INDEX_SHARE" default:"0.2" help:"Largest share of its time the discovery indexer spends indexing, above 0 and at most 1: it pauses after each subject so that a burst of writes is paid for by a lagging index, not by slower requests. 1 never pauses."`
 
 	keyFlags `embed:""`
 
@@ -61,10 +62,13 @@ func (c *serveCmd) limits() httpserve.Limits {
 const metricsOff = "off"
 
 // Validate refuses timeouts and header bounds that would disable a limit,
-// and a metrics address that is not one.
+// an indexer share outside (0, 1], and a metrics address that is not one.
 func (c *serveCmd) Validate() error {
 	if err := c.limits().Validate(); err != nil {
 		return err
+	}
+	if !(c.IndexShare > 0 && c.IndexShare <= 1) {
+		return fmt.Errorf("--index-share must be above 0 and at most 1, not %v", c.IndexShare)
 	}
 	switch c.MetricsAddr {
 	case "", metricsOff:

@@ -27,7 +27,7 @@ func cursorSealer(ctx context.Context, db *store.DB) (*seal.Sealer, error) {
 // startIndexer runs the discovery index's background indexer until ctx
 // ends; the returned function waits for it to stop.
 func (c *serveCmd) startIndexer(ctx context.Context, e *env, d *service.Discovery) (*service.Indexer, func()) {
-	ix := d.NewIndexer(service.IndexerOptions{Poll: c.IndexPoll, Logger: e.log})
+	ix := d.NewIndexer(service.IndexerOptions{Poll: c.IndexPoll, Share: c.IndexShare, Logger: e.log})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

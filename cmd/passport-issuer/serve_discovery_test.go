@@ -80,3 +80,14 @@ func TestServeKeepsTheDiscoveryIndex(t *testing.T) {
 		t.Fatalf("a private agent is still found: %+v", p)
 	}
 }
+
+// TestServeIndexShareRefusals: a share of the indexer's time that is none,
+// negative or more than all of it is refused before anything starts.
+func TestServeIndexShareRefusals(t *testing.T) {
+	for _, share := range []string{"0", "-0.5", "1.5", "NaN"} {
+		code, _, errs := runCmd(serveArgs(t, "--index-share="+share)...)
+		if code == 0 || !strings.Contains(errs, "--index-share must be above 0 and at most 1") {
+			t.Errorf("--index-share %s: exit %d: %s", share, code, errs)
+		}
+	}
+}

@@ -105,8 +105,15 @@ const syncBatch = 256
 // re-indexing, a batch at a time, until none is left or a whole batch
 // wrote nothing (its subjects keep changing; the next run takes them),
 // then counts what is left and records it as the index status. It is one
-// pass of the background [Indexer], and what tests and the command run.
+// pass of the background [Indexer] (which paces it), and what tests and
+// the command run.
 func (d *Discovery) Sync(ctx context.Context) (IndexReport, error) {
+	return d.sync(ctx, nil)
+}
+
+// sync is Sync; pace, when not nil, is called after each subject with the
+// time its indexing took, and stops the pass early by returning false.
+func (d *Discovery) sync(ctx context.Context, pace func(context.Context, time.Duration) bool) (IndexReport, error) {
 	var rep IndexReport
 	for {
 		today := calendar.Of(d.now().UTC()).String()
@@ -114,13 +121,13 @@ func (d *Discovery) Sync(ctx context.Context) (IndexReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		wrote, err := d.indexAll(ctx, ids, 1)
+		wrote, err := d.indexAll(ctx, ids, 1, pace)
 		if err != nil {
 			return rep, err
 		}
 		rep.Indexed += wrote
 		rep.Skipped += len(ids) - wrote
-		if len(ids) < syncBatch || wrote == 0 {
+		if len(ids) < syncBatch || wrote == 0 || ctx.Err() != nil {
 			break
 		}
 	}
@@ -142,7 +149,7 @@ func (d *Discovery) Rebuild(ctx context.Context, workers int, progress func(done
 		if err != nil {
 			return rep, err
 		}
-		wrote, err := d.indexAll(ctx, ids, workers)
+		wrote, err := d.indexAll(ctx, ids, workers, nil)
 		if err != nil {
 			return rep, err
 		}
@@ -162,8 +169,10 @@ func (d *Discovery) Rebuild(ctx context.Context, workers int, progress func(done
 }
 
 // indexAll indexes ids, workers at a time, and returns how many entries
-// it wrote; it stops at the first failure.
-func (d *Discovery) indexAll(ctx context.Context, ids []issuer.AgentID, workers int) (int, error) {
+// it wrote; it stops at the first failure, and when pace (if not nil),
+// called by a worker after each subject with the time it took, returns
+// false.
+func (d *Discovery) indexAll(ctx context.Context, ids []issuer.AgentID, workers int, pace func(context.Context, time.Duration) bool) (int, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	next := make(chan issuer.AgentID)
@@ -175,6 +184,7 @@ func (d *Discovery) indexAll(ctx context.Context, ids []issuer.AgentID, workers 
 	for range max(1, workers) {
 		wg.Go(func() {
 			for id := range next {
+				t0 := time.Now()
 				ok, err := d.IndexSubject(ctx, id)
 				if err != nil {
 					cancel(err)
@@ -184,6 +194,10 @@ func (d *Discovery) indexAll(ctx context.Context, ids []issuer.AgentID, workers 
 					mu.Lock()
 					wrote++
 					mu.Unlock()
+				}
+				if pace != nil && !pace(ctx, time.Since(t0)) {
+					cancel(nil)
+					return
 				}
 			}
 		})
@@ -198,7 +212,7 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
+	if err := context.Cause(ctx); err != nil && err != context.Canceled {
 		return wrote, err
 	}
 	return wrote, nil
@@ -214,12 +228,24 @@ type IndexerOptions struct {
 	// where notifications name them, and only when another process on the
 	// database sweeps.
 	NoSweep bool
+	// Share is the largest share of its time the indexer spends
+	// indexing, above 0 and at most 1: after each subject it pauses for
+	// the time the subject took times (1-Share)/Share, so that re-indexing
+	// a burst of changed subjects never takes more than Share of a core
+	// from the requests whose writes caused it. DefaultIndexShare when
+	// zero; 1 never pauses.
+	Share float64
 	// Logger receives failures; discarded when nil.
 	Logger *slog.Logger
 }
 
 // DefaultIndexPoll is the time between two sweeps of the indexer.
 const DefaultIndexPoll = 5 * time.Second
+
+// DefaultIndexShare is the share of its time the indexer spends indexing
+// unless told otherwise: one fifth, so that a burst of writes pays for its
+// re-indexing with freshness (the index lags) rather than with latency.
+const DefaultIndexShare = 0.2
 
 // Indexer keeps the discovery index up to date in the background: it
 // re-indexes a subject as soon as a revision notification names it
@@ -229,6 +255,7 @@ const DefaultIndexPoll = 5 * time.Second
 type Indexer struct {
 	d       *Discovery
 	poll    time.Duration
+	share   float64
 	noSweep bool
 	log     *slog.Logger
 	wake    chan struct{}
@@ -240,9 +267,12 @@ type Indexer struct {
 
 // NewIndexer returns a background indexer of d; start it with Run.
 func (d *Discovery) NewIndexer(opts IndexerOptions) *Indexer {
-	ix := &Indexer{d: d, poll: opts.Poll, noSweep: opts.NoSweep, log: opts.Logger, wake: make(chan struct{}, 1), queued: map[issuer.AgentID]bool{}}
+	ix := &Indexer{d: d, poll: opts.Poll, share: opts.Share, noSweep: opts.NoSweep, log: opts.Logger, wake: make(chan struct{}, 1), queued: map[issuer.AgentID]bool{}}
 	if ix.poll <= 0 {
 		ix.poll = DefaultIndexPoll
+	}
+	if !(ix.share > 0 && ix.share <= 1) { // also NaN
+		ix.share = DefaultIndexShare
 	}
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
@@ -293,12 +323,14 @@ func (ix *Indexer) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			t0 := time.Now()
 			if _, err := ix.d.IndexSubject(ctx, id); err != nil && ctx.Err() == nil {
 				ix.log.WarnContext(ctx, "discovery: re-indexing a subject failed; the next sweep retries", "agent", id, "err", err)
 			}
+			ix.pause(ctx, time.Since(t0))
 		}
 		if sweep && !ix.noSweep {
-			rep, err := ix.d.Sync(ctx)
+			rep, err := ix.d.sync(ctx, ix.pause)
 			if err != nil && ctx.Err() == nil {
 				ix.log.WarnContext(ctx, "discovery: index sweep failed; retrying at the next", "err", err)
 			} else if rep.Indexed > 0 {
@@ -307,4 +339,30 @@ func (ix *Indexer) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// pause waits after work that took d, so that working stays within the
+// indexer's share of its time; it reports false when ctx ended meanwhile.
+func (ix *Indexer) pause(ctx context.Context, d time.Duration) bool {
+	p := pauseAfter(d, ix.share)
+	if p <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(p)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// pauseAfter is the pause after work that took d which keeps working
+// within share of the time: d × (1−share)/share.
+func pauseAfter(d time.Duration, share float64) time.Duration {
+	if share >= 1 || d <= 0 {
+		return 0
+	}
+	return time.Duration(float64(d) * (1 - share) / share)
 }
