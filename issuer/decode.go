@@ -158,7 +158,10 @@ func bind(j cjson.Value, dst reflect.Value, path string) error {
 // memberRefuser is implemented by a request object whose unknown members
 // are refused with a reason of their own rather than json_unknown_member,
 // such as a task context's unknown dimension. path names the member as the
-// caller wrote it.
+// caller wrote it. refuseMember returns the refusal, which ends the
+// binding, or nil to skip the member and bind the others: the object then
+// refuses it by its own rules, once bound (a find_agents query names the
+// first unknown member in byte order, as its query string does).
 type memberRefuser interface {
 	refuseMember(path string) error
 }
@@ -185,7 +188,10 @@ func bindObject(j cjson.Value, dst reflect.Value, path string) error {
 		f, ok := fields[name]
 		if !ok {
 			if r, ok := dst.Addr().Interface().(memberRefuser); ok {
-				return r.refuseMember(memberPath(path, name))
+				if err := r.refuseMember(memberPath(path, name)); err != nil {
+					return err
+				}
+				continue
 			}
 			return Errorf(CodeJSONUnknownMember, "unknown member %q", truncate(memberPath(path, name), 80))
 		}

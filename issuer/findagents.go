@@ -39,17 +39,41 @@ type FindAgentsQuery struct {
 }
 
 // FindAgentsRequest is the wire form of a find_agents query as a JSON
-// object (an MCP tool's arguments): every member optional.
+// object (an MCP tool's arguments): the members of the query string, each
+// optional. [Decode] binds the known members and keeps the names of the
+// others, which [FindAgentsRequest.Query] refuses as the query string's
+// unknown parameters are refused, so that both forms of one query get one
+// answer (SPEC.md §17.7).
 type FindAgentsRequest struct {
 	Skill  *string `json:"skill,omitempty"`
 	Limit  *int    `json:"limit,omitempty"`
 	Cursor *string `json:"cursor,omitempty"`
 	ContextRequest
+	// unknown holds the members that name no part of the query.
+	unknown []string
 }
 
-// Query checks r as [NewFindAgentsQuery] does.
+// refuseMember keeps an unknown member for Query to refuse.
+func (r *FindAgentsRequest) refuseMember(path string) error {
+	r.unknown = append(r.unknown, path)
+	return nil
+}
+
+// Query checks r: first the unknown members, the first in byte order
+// named (unknown_context_dimension, as [ParseFindAgentsQuery] names an
+// unknown parameter), then as [NewFindAgentsQuery] does.
 func (r FindAgentsRequest) Query() (FindAgentsQuery, error) {
+	if len(r.unknown) > 0 {
+		return FindAgentsQuery{}, unknownFindAgentsField(slices.Min(r.unknown))
+	}
 	return NewFindAgentsQuery(r.Skill, r.ContextRequest, r.Limit, r.Cursor)
+}
+
+// unknownFindAgentsField refuses a parameter or member that names no part
+// of a find_agents query, in the same words for either form.
+func unknownFindAgentsField(name string) error {
+	return Errorf(CodeUnknownDimension,
+		"%q is not part of a find_agents query, which takes skill, limit, cursor and the context dimensions domain, environment, protocol, version, workload and constraints", truncate(name, 40))
 }
 
 // NewFindAgentsQuery checks a find_agents query; nil means absent. skill is
@@ -124,8 +148,7 @@ func ParseFindAgentsQuery(v url.Values) (FindAgentsQuery, error) {
 		switch name {
 		case "skill", "limit", "cursor", "domain", "environment", "protocol", "version", "workload", "constraints":
 		default:
-			return FindAgentsQuery{}, Errorf(CodeUnknownDimension,
-				"unknown query parameter %q: a query takes skill, limit, cursor and the context dimensions domain, environment, protocol, version, workload and constraints", truncate(name, 40))
+			return FindAgentsQuery{}, unknownFindAgentsField(name)
 		}
 	}
 	for _, name := range names {

@@ -64,9 +64,39 @@ func TestFindAgentsRequest(t *testing.T) {
 	if err != nil || q.Skill != "MCP" || q.Context.Workload != "batch" || q.Limit != 5 {
 		t.Fatalf("%+v %v", q, err)
 	}
-	err = Decode([]byte(`{"skill":"MCP","colour":"red"}`), 4096, &r)
-	if ErrorCode(err) != CodeJSONUnknownMember {
-		t.Fatalf("unknown member: %v", err)
+	// Unknown members are refused as the query string's unknown parameters
+	// are, the first in byte order named, after the members' JSON types.
+	for _, c := range []struct {
+		args, query string
+	}{
+		{`{"skill":"MCP","colour":"red"}`, "skill=MCP&colour=red"},
+		{`{"zeta":1,"skill":"x","limit":0,"beta":[{}],"Alpha":null}`, "zeta=1&skill=x&limit=0&beta=&Alpha="},
+		{`{"Skill":"x"}`, "Skill=x"},
+	} {
+		var r FindAgentsRequest
+		if err := Decode([]byte(c.args), 4096, &r); err != nil {
+			t.Fatalf("%s: %v", c.args, err)
+		}
+		_, err := r.Query()
+		v, _ := url.ParseQuery(c.query)
+		_, want := ParseFindAgentsQuery(v)
+		if ErrorCode(err) != CodeUnknownDimension || err.Error() != want.Error() {
+			t.Errorf("%s: %v, the query string's %v", c.args, err, want)
+		}
+	}
+	for args, code := range map[string]Code{
+		`{"colour":"red","limit":"5"}`:   CodeJSONWrongType,
+		`{"colour":"red","Colour":"x"}`:  CodeJSONDuplicateKey,
+		`{"colour":"red","skill":"MCP"}`: CodeUnknownDimension,
+	} {
+		var r FindAgentsRequest
+		err := Decode([]byte(args), 4096, &r)
+		if err == nil {
+			_, err = r.Query()
+		}
+		if ErrorCode(err) != code {
+			t.Errorf("%s: %v, want %s", args, err, code)
+		}
 	}
 }
 

@@ -69,7 +69,7 @@ func TestMCPRobustnessBinary(t *testing.T) {
 	}
 
 	mcpwiretest.Run(t, &mcpwiretest.HTTP{URL: base + "/mcp", Bearer: agent.APIKey},
-		mcpwiretest.Options{MaxFrame: mcpserver.MaxMessage, HTTP: true, Stateless: true, Tools: 12})
+		mcpwiretest.Options{MaxFrame: mcpserver.MaxMessage, HTTP: true, Stateless: true, Tools: 13})
 
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)

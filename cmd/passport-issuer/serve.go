@@ -148,7 +148,7 @@ func (c *serveCmd) Run(e *env) error {
 		BodyTimeout:   c.BodyTimeout,
 		MCP: mcpserver.Handler(app, e.log, version(),
 			mcpserver.WithPassports(passports), mcpserver.WithTrust(ring), mcpserver.WithTrustAPI(trust),
-			mcpserver.WithBodyTimeout(c.BodyTimeout)),
+			mcpserver.WithDiscovery(discovery), mcpserver.WithBodyTimeout(c.BodyTimeout)),
 		Observer: met,
 	}
 	if c.MetricsAddr == "" {

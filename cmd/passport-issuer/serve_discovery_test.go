@@ -5,25 +5,31 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/remnant/passportkit/internal/mcpwire/mcpwiretest"
 )
 
 // TestServeKeepsTheDiscoveryIndex: serve's indexer enters an agent's
 // declared skill within a sweep, and an agent made private leaves find_agents
 // at once; cursors are sealed with the database's key, so a cursor one
-// process returned is accepted by the next.
+// process returned is accepted by the next, on the route and by the MCP
+// tool find_agents alike.
 func TestServeKeepsTheDiscoveryIndex(t *testing.T) {
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "issuer.db")
 	s := startServe(t, "--db", db, "serve", "--index-poll", "50ms", "--keys", filepath.Join(tmp, "keys"))
+	var key string
 	for _, name := range []string{"First", "Second"} {
 		var a struct {
 			PublicID string `json:"publicId"`
 			APIKey   string `json:"apiKey"`
 		}
 		json.Unmarshal([]byte(cmd(t, db, "agents", "create", "--name", name, "--json")), &a)
+		key = a.APIKey
 		req, _ := http.NewRequest("PUT", s.base+"/api/agents/me/capabilities", strings.NewReader(`{"capabilities":["Kubernetes operators"]}`))
 		req.Header.Set("Authorization", "Bearer "+a.APIKey)
 		req.Header.Set("Content-Type", "application/json")
@@ -36,7 +42,8 @@ func TestServeKeepsTheDiscoveryIndex(t *testing.T) {
 
 	type page struct {
 		Results []struct {
-			ID string `json:"id"`
+			ID  string `json:"id"`
+			Why string `json:"why"`
 		} `json:"results"`
 		NextCursor string `json:"nextCursor"`
 	}
@@ -71,6 +78,14 @@ func TestServeKeepsTheDiscoveryIndex(t *testing.T) {
 	next := find(s.base, skill+"&limit=1&cursor="+url.QueryEscape(first.NextCursor))
 	if len(next.Results) != 1 || next.Results[0].ID == first.Results[0].ID {
 		t.Fatalf("after a restart the cursor gives %+v", next)
+	}
+	// The tool answers the page the route answers (its freshness aside:
+	// the indexer may sweep between the two).
+	res := mcpwiretest.CallTool(t, mcpwiretest.Session(t, s.base+"/mcp", key), "find_agents",
+		map[string]any{"skill": "Kubernetes operators", "limit": 1, "cursor": first.NextCursor})
+	var viaTool page
+	if err := json.Unmarshal([]byte(mcpwiretest.Text(t, res)), &viaTool); err != nil || res.IsError || !reflect.DeepEqual(viaTool, next) {
+		t.Fatalf("find_agents after a restart: %s, the route %+v", mcpwiretest.Text(t, res), next)
 	}
 	private := first.Results[0].ID
 	if out := cmd(t, db, "agents", "set-visibility", private, "--visibility", "private"); !strings.Contains(out, "is private") {

@@ -2,11 +2,14 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/internal/mcpwire"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/passport"
@@ -92,6 +95,73 @@ func FuzzTrustToolArguments(f *testing.F) {
 			t.Fatalf("%q: accepted %+v", args, r)
 		}
 	})
+}
+
+// FuzzFindAgentsArguments reads arbitrary arguments of find_agents as the
+// tool does: a refusal is always a caller's error with its code; an
+// accepted query is within the route's bounds; and arguments that can be
+// written as the route's query string (string members, a limit of digits)
+// give, written so, the same query or the same refusal, word for word.
+func FuzzFindAgentsArguments(f *testing.F) {
+	for _, s := range []string{
+		`{"skill":"PostgreSQL indexing","workload":"oltp","limit":5,"cursor":"AbC-_9"}`,
+		`{"skill":"x","colour":"red"}`, `{"zeta":"1","skill":" ","Alpha":"2"}`, `{"workload":"oltp"}`, `{"skill":"x","domain":""}`,
+		`{"skill":"x","limit":0}`, `{"skill":"x","limit":101,"cursor":""}`, `{"limit":99999999999}`, `{"skill":"x","limit":-1}`,
+		`{"skill":null,"limit":null}`, `{"skill":"x","colour":null}`, `{"skill":"a\u0000b"}`, `{"Skill":"x"}`, `{"skill":"x","Skill":"y"}`, `{}`, `[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		caller := callerError(t, args)
+		var in issuer.FindAgentsRequest
+		if err := issuer.Decode(args, MaxMessage, &in); err != nil {
+			caller(err)
+			return
+		}
+		q, err := in.Query()
+		if err != nil {
+			caller(err)
+		} else if q.Limit < 1 || q.Limit > issuer.MaxFindAgentsLimit || len(q.Skill) > issuer.MaxClaimBytes ||
+			len(q.Cursor) > issuer.MaxFindAgentsCursor || q.Skill == "" && q.Context != (evidence.Context{}) {
+			t.Fatalf("%q: accepted %+v", args, q)
+		}
+		v, ok := asQueryString(args)
+		if !ok {
+			return
+		}
+		hq, herr := issuer.ParseFindAgentsQuery(v)
+		if (err == nil) != (herr == nil) || err != nil && err.Error() != herr.Error() || err == nil && q != hq {
+			t.Fatalf("%q: the tool read %+v, %v; the query string %q %+v, %v", args, q, err, v.Encode(), hq, herr)
+		}
+	})
+}
+
+// asQueryString writes a JSON object as the query string of the same
+// find_agents query, when it can be: each member of the query a string,
+// or null (absent), limit also an integer of digits alone; any other
+// member, whatever its value, a parameter of that name.
+func asQueryString(args []byte) (url.Values, bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(args, &members) != nil {
+		return nil, false
+	}
+	known := append([]string{"skill", "limit", "cursor"}, evidence.Dimensions...)
+	v := url.Values{}
+	for name, raw := range members {
+		var s string
+		switch {
+		case !slices.Contains(known, name):
+			v.Set(name, "")
+		case string(raw) == "null":
+		case json.Unmarshal(raw, &s) == nil:
+			v.Set(name, s)
+		case name == "limit" && strings.Trim(string(raw), "0123456789") == "":
+			v.Set(name, string(raw))
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }
 
 // callerError returns a check that a refusal of args is a caller's error

@@ -63,15 +63,20 @@ func TestHostileToolArguments(t *testing.T) {
 		_, other := e.agent("other")
 		mem := `"mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"`
 		agent := `"` + string(other.AgentID) + `"`
+		// find_agents refuses an unknown member as its route refuses an
+		// unknown query parameter: most likely a context dimension the
+		// trust model does not define.
 		tools := []struct {
 			tool, valid, wrongType string
+			unknown                issuer.Code
 		}{
-			{"feedback_memory", `{"memoryId":` + mem + `,"type":"useful"}`, `{"memoryId":7,"type":"useful"}`},
-			{"get_memory_validations", `{"memoryId":` + mem + `}`, `{"memoryId":[` + mem + `]}`},
-			{"get_agent_profile", `{}`, `[]`},
-			{"get_agent_reputation", `{"publicId":` + agent + `}`, `{"publicId":` + agent + `,"limit":1e308}`},
-			{"get_agent_passport", `{"publicId":` + agent + `}`, `{"publicId":` + agent + `,"disclose":["all"]}`},
-			{"verify_passport", `{"bundle":"{}","anySubject":true}`, `{"bundle":"{}","anySubject":"yes"}`},
+			{"feedback_memory", `{"memoryId":` + mem + `,"type":"useful"}`, `{"memoryId":7,"type":"useful"}`, issuer.CodeJSONUnknownMember},
+			{"get_memory_validations", `{"memoryId":` + mem + `}`, `{"memoryId":[` + mem + `]}`, issuer.CodeJSONUnknownMember},
+			{"get_agent_profile", `{}`, `[]`, issuer.CodeJSONUnknownMember},
+			{"get_agent_reputation", `{"publicId":` + agent + `}`, `{"publicId":` + agent + `,"limit":1e308}`, issuer.CodeJSONUnknownMember},
+			{"get_agent_passport", `{"publicId":` + agent + `}`, `{"publicId":` + agent + `,"disclose":["all"]}`, issuer.CodeJSONUnknownMember},
+			{"verify_passport", `{"bundle":"{}","anySubject":true}`, `{"bundle":"{}","anySubject":"yes"}`, issuer.CodeJSONUnknownMember},
+			{"find_agents", `{"skill":"PostgreSQL indexing"}`, `{"skill":"PostgreSQL indexing","limit":"5"}`, issuer.CodeUnknownDimension},
 		}
 		for _, tt := range tools {
 			t.Run(tt.tool, func(t *testing.T) {
@@ -86,8 +91,8 @@ func TestHostileToolArguments(t *testing.T) {
 					code issuer.Code
 				}{
 					{"wrong type", tt.wrongType, issuer.CodeJSONWrongType},
-					{"unknown member", open + sep + `"weight":1}`, issuer.CodeJSONUnknownMember},
-					{"case variant", open + sep + `"Limit":1}`, issuer.CodeJSONUnknownMember},
+					{"unknown member", open + sep + `"weight":1}`, tt.unknown},
+					{"case variant", open + sep + `"Limit":1}`, tt.unknown},
 					{"case-variant duplicate", open + sep + `"x":1,"X":2}`, issuer.CodeJSONDuplicateKey},
 					{"lone surrogate", open + sep + `"x":"\udc00"}`, issuer.CodeJSONLoneSurrogate},
 					{"huge integer", open + sep + `"x":123456789012345678901234}`, issuer.CodeJSONNumberRange},

@@ -23,13 +23,18 @@
 //   - get_agent_skills, get_skill_trust, get_skill_evidence and
 //     assess_trust (with [WithTrustAPI]): the answers of the public trust
 //     API's routes (SPEC.md §16), as pure reads that write no skill
-//     history; an evidence cursor of either transport works on the other.
+//     history; an evidence cursor of either transport works on the other;
+//   - find_agents (with [WithDiscovery]): registry discovery by skill
+//     evidence, the pages of GET /api/public/agents (SPEC.md §17); a
+//     cursor of either transport works on the other.
 //
 // Each tool decodes its raw arguments with [issuer.Decode], the decoder of
 // the HTTP API (assess_trust with [issuer.ParseAssessRequest], the parser
-// of its route's body), and fails with a tool result (isError) holding the
-// problem details of the shared vocabulary. A bundle that does not verify is not a
-// failure: it is a result whose verdict says why. [Instructions], sent at
+// of its route's body; find_agents into [issuer.FindAgentsRequest], which
+// refuses an unknown member as its route refuses an unknown parameter),
+// and fails with a tool result (isError) holding the problem details of
+// the shared vocabulary. A bundle that does not verify is not a failure:
+// it is a result whose verdict says why. [Instructions], sent at
 // initialize, tell an agent how to read the answers.
 //
 // # Transport
@@ -83,14 +88,15 @@ type Issuer interface {
 }
 
 // Option configures [Handler]. An option that gives a use case
-// ([WithPassports], [WithTrust], [WithTrustAPI]) adds the tools over it;
-// without it they are not listed.
+// ([WithPassports], [WithTrust], [WithTrustAPI], [WithDiscovery]) adds the
+// tools over it; without it they are not listed.
 type Option func(*config)
 
 type config struct {
 	passports   PassportIssuer
 	trust       TrustPublisher
 	trustAPI    TrustReader
+	discovery   AgentFinder
 	bodyTimeout time.Duration
 }
 
@@ -151,6 +157,7 @@ func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mc
 	addSearchTool(s, t)
 	addPassportTools(s, t)
 	addTrustTools(s, t)
+	addFindAgentsTool(s, t)
 	return s, t
 }
 

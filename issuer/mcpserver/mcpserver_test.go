@@ -37,11 +37,12 @@ var (
 	_ mcpserver.PassportIssuer = (*service.Passports)(nil)
 	_ mcpserver.TrustPublisher = (*keyring.Keyring)(nil)
 	_ mcpserver.TrustReader    = (*service.Trust)(nil)
+	_ mcpserver.AgentFinder    = (*service.Discovery)(nil)
 )
 
 // newEnv serves the HTTP API with /mcp on loopback as serve builds it: the
 // service, passports signed by a keyring with an active key, the key
-// documents, and every MCP tool.
+// documents, discovery, and every MCP tool.
 func newEnv(t *testing.T, db *store.DB) *env {
 	log := storetest.Logger(t)
 	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys")})
@@ -54,10 +55,11 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	app := storetest.Service(db)
 	passports := service.NewPassports(db, ring, service.PassportOptions{})
 	trust := newTrust(t, passports, db)
+	discovery := service.NewDiscovery(db, passports, storetest.Sealer(t, db), service.DiscoveryOptions{})
 	tools := mcpserver.Handler(app, log, "test", mcpserver.WithPassports(passports), mcpserver.WithTrust(ring),
-		mcpserver.WithTrustAPI(trust), mcpserver.WithBodyTimeout(10*time.Second))
+		mcpserver.WithTrustAPI(trust), mcpserver.WithDiscovery(discovery), mcpserver.WithBodyTimeout(10*time.Second))
 	srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, Keys: ring, Passports: passports,
-		Trust: trust, MCP: tools}))
+		Trust: trust, Agents: discovery, MCP: tools}))
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: db, srv: srv, ring: ring}
 }
@@ -128,7 +130,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		if want := []string{"assess_trust", "feedback_memory", "get_agent_passport", "get_agent_profile", "get_agent_reputation",
+		if want := []string{"assess_trust", "feedback_memory", "find_agents", "get_agent_passport", "get_agent_profile", "get_agent_reputation",
 			"get_agent_skills", "get_memory_validations", "get_skill_evidence", "get_skill_trust", "report_outcome", "search_memories",
 			"verify_passport"}; !slices.Equal(names, want) {
 			t.Fatalf("tools %v, want %v", names, want)
@@ -218,8 +220,10 @@ func TestMCPNeedsBearerAndBoundsMessages(t *testing.T) {
 	if status, _ := post(key, init); status != 200 {
 		t.Fatalf("initialize: %d", status)
 	}
-	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"feedback_memory","arguments":{"reason":"` + strings.Repeat("a", mcpserver.MaxMessage) + `"}}}`
-	if status, ct := post(key, big); status != 413 || ct != "application/problem+json" {
-		t.Fatalf("oversized message: %d %s", status, ct)
+	for _, tool := range []string{"feedback_memory", "find_agents"} {
+		big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"reason":"` + strings.Repeat("a", mcpserver.MaxMessage) + `"}}}`
+		if status, ct := post(key, big); status != 413 || ct != "application/problem+json" {
+			t.Fatalf("oversized message to %s: %d %s", tool, status, ct)
+		}
 	}
 }

@@ -23,8 +23,8 @@ import (
 )
 
 // issuerRobustness describes /mcp to the robustness suite: stateless, with
-// twelve tools and the HTTP message bound.
-var issuerRobustness = mcpwiretest.Options{MaxFrame: mcpserver.MaxMessage, HTTP: true, Stateless: true, Tools: 12}
+// thirteen tools and the HTTP message bound.
+var issuerRobustness = mcpwiretest.Options{MaxFrame: mcpserver.MaxMessage, HTTP: true, Stateless: true, Tools: 13}
 
 // TestMCPRobustness runs the protocol robustness suite against /mcp while
 // another client's session calls tools throughout: no frame disturbs it.

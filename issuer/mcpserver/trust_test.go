@@ -6,22 +6,16 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/internal/mcpwire/mcpwiretest"
-	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/internal/seal"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/demoworld"
@@ -47,12 +41,10 @@ func newTrust(t testing.TB, passports *service.Passports, db *store.DB) *service
 // with a clock the test moves for issuing and an MCP session of an agent
 // of its own.
 type trustWorld struct {
-	t     testing.TB
+	transports
 	db    *store.DB
-	srv   *httptest.Server
 	w     *demoworld.World
 	clock *demoworld.Clock
-	cs    *mcp.ClientSession
 }
 
 func newTrustWorld(t testing.TB, engine store.Engine) *trustWorld {
@@ -83,86 +75,8 @@ func newTrustWorld(t testing.TB, engine store.Engine) *trustWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &trustWorld{t: t, db: db, srv: srv, w: w, clock: clock,
-		cs: mcpwiretest.Session(t, srv.URL+"/mcp", string(caller.Key))}
-}
-
-// answer is what a transport answered: a body, or problem details.
-type answer struct {
-	ok      bool
-	body    string
-	problem problem.Details
-}
-
-// tool calls a tool with args, a JSON object, through the SDK's client.
-func (tw *trustWorld) tool(name, args string) answer {
-	tw.t.Helper()
-	res, err := tw.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
-	if err != nil {
-		tw.t.Fatalf("%s %s: %v", name, args, err)
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	sc, _ := json.Marshal(res.StructuredContent)
-	if !sameValue(sc, []byte(text)) {
-		tw.t.Fatalf("%s: the structured content differs from the text:\n%.300s\n%.300s", name, sc, text)
-	}
-	if !res.IsError {
-		return answer{ok: true, body: text}
-	}
-	var p problem.Details
-	if err := json.Unmarshal([]byte(text), &p); err != nil || p.Type != problem.TypeURI(p.Code) || p.Detail == "" {
-		tw.t.Fatalf("%s: tool error %q is not problem details", name, text)
-	}
-	return answer{problem: p}
-}
-
-// http requests path anonymously, with body as a JSON body when not "".
-func (tw *trustWorld) http(method, path, body string) answer {
-	tw.t.Helper()
-	req, err := http.NewRequest(method, tw.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		tw.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tw.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode == http.StatusOK {
-		return answer{ok: true, body: strings.TrimSuffix(string(b), "\n")}
-	}
-	var p problem.Details
-	if err := json.Unmarshal(b, &p); err != nil || p.Status != res.StatusCode {
-		tw.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, b)
-	}
-	return answer{problem: p}
-}
-
-// get is a successful tool call's answer, decoded into out.
-func (tw *trustWorld) get(name, args string, out any) string {
-	tw.t.Helper()
-	a := tw.tool(name, args)
-	if !a.ok {
-		tw.t.Fatalf("%s %s: %+v", name, args, a.problem)
-	}
-	if err := json.Unmarshal([]byte(a.body), out); err != nil {
-		tw.t.Fatal(err)
-	}
-	return a.body
-}
-
-// same fails t unless the tool and the route answered alike: the same
-// bytes, or the same problem details but for the route's instance.
-func (tw *trustWorld) same(what string, tool, route answer) {
-	tw.t.Helper()
-	route.problem.Instance = ""
-	if tool != route {
-		tw.t.Errorf("%s:\n tool  %+v\n route %+v", what, tool, route)
-	}
+	return &trustWorld{transports: transports{t: t, srv: srv, cs: mcpwiretest.Session(t, srv.URL+"/mcp", string(caller.Key))},
+		db: db, w: w, clock: clock}
 }
 
 // historyRows counts the skill history rows.
@@ -173,21 +87,6 @@ func (tw *trustWorld) historyRows() int {
 		tw.t.Fatal(err)
 	}
 	return n
-}
-
-// sameValue reports whether a and b hold the same JSON value.
-func sameValue(a, b []byte) bool {
-	var x, y any
-	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
-}
-
-func args(kv ...any) string {
-	m := map[string]any{}
-	for i := 0; i < len(kv); i += 2 {
-		m[kv[i].(string)] = kv[i+1]
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
 }
 
 func trustPath(id issuer.AgentID, skill, route, query string) string {
