@@ -49,6 +49,10 @@ type DiscoveryStore interface {
 	// AgentsAfter returns at most n agents' public ids after after, in
 	// byte order ("" starts).
 	AgentsAfter(ctx context.Context, after issuer.AgentID, n int) ([]issuer.AgentID, error)
+	// AnalyzeIndex refreshes the database's statistics of the index
+	// tables, so that the planner reads them by what they now hold: after
+	// a rebuild rewrote them, before autovacuum would.
+	AnalyzeIndex(ctx context.Context) error
 	// SkillPage returns at most n index rows of skill after the position
 	// after, in (rank key, public id) order, of agents that are public and
 	// active now.

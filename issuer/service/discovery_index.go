@@ -138,7 +138,8 @@ func (d *Discovery) sync(ctx context.Context, pace func(context.Context, time.Du
 
 // Rebuild recomputes the entry of every agent, whatever its indexed
 // revision says, with workers agents at a time (at least one), then
-// records the index status. progress, when not nil, is called after each
+// refreshes the database's statistics of the index and records the index
+// status. progress, when not nil, is called after each
 // batch with the number of agents done. A rebuild gives the entries that
 // incremental maintenance gives.
 func (d *Discovery) Rebuild(ctx context.Context, workers int, progress func(done int)) (IndexReport, error) {
@@ -162,6 +163,9 @@ func (d *Discovery) Rebuild(ctx context.Context, workers int, progress func(done
 			break
 		}
 		after = ids[len(ids)-1]
+	}
+	if err := d.st.AnalyzeIndex(ctx); err != nil {
+		return rep, err
 	}
 	st, err := d.st.CheckPending(ctx, calendar.Of(d.now().UTC()).String(), d.now().UTC())
 	rep.Status = st

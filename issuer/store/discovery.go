@@ -180,6 +180,22 @@ func insertRows[T any](ctx context.Context, tx sqlx.ExtContext, head string, s [
 	return nil
 }
 
+// indexTables are the tables of the discovery index.
+var indexTables = []string{"discovery_subjects", "discovery_skills", "discovery_context_ceilings"}
+
+// AnalyzeIndex refreshes the planner's statistics of the index tables.
+// Without them, a freshly rebuilt index of a hundred thousand agents is
+// read as if it were empty until autovacuum comes by, and PostgreSQL walks
+// a ceiling order by the wrong index.
+func (db *DB) AnalyzeIndex(ctx context.Context) error {
+	for _, t := range indexTables {
+		if _, err := db.x.ExecContext(ctx, `ANALYZE `+t); err != nil {
+			return fmt.Errorf("store: analyze %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
 // AgentsAfter returns at most n agents' public ids after after, in byte
 // order.
 func (db *DB) AgentsAfter(ctx context.Context, after issuer.AgentID, n int) ([]issuer.AgentID, error) {

@@ -134,7 +134,7 @@ func openBenchRegistry(b *testing.B) *benchRegistry {
 		}
 		b.Logf("indexed %d agents in %s (%.1f ms each, 4 at a time)", rep.Indexed, time.Since(t0).Round(time.Second),
 			ms(time.Since(t0))/float64(rep.Indexed)*4)
-		if _, err := db.UnsafeSQL().ExecContext(ctx, `ANALYZE discovery_skills, discovery_subjects`); err != nil {
+		if _, err := db.UnsafeSQL().ExecContext(ctx, `VACUUM ANALYZE discovery_subjects, discovery_skills, discovery_context_ceilings`); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := db.UnsafeSQL().ExecContext(ctx, `UPDATE bench_registry SET complete = TRUE`); err != nil {

@@ -619,6 +619,16 @@ func testFindAgents(t *testing.T, engine store.Engine) {
 	if after := indexRows(t, w.db); !slices.Equal(before, after) {
 		t.Fatalf("rebuild differs from incremental maintenance:\n%s", strings.Join(diffLines(before, after), "\n"))
 	}
+	// and leaves the planner statistics of what it wrote.
+	stats := `SELECT COUNT(*) FROM sqlite_stat1 WHERE tbl = ?`
+	if w.db.Engine() == store.Postgres {
+		stats = `SELECT COUNT(*) FROM pg_stats WHERE schemaname = current_schema() AND tablename = ?`
+	}
+	for _, table := range []string{"discovery_subjects", "discovery_skills", "discovery_context_ceilings"} {
+		if n := w.count(stats, table); n == 0 {
+			t.Errorf("no planner statistics of %s after a rebuild", table)
+		}
+	}
 }
 
 // testLegacyListing pages through the listing without a skill.
