@@ -74,11 +74,16 @@ func LeafHash(data []byte) Hash {
 	return h.Sum(data)
 }
 
-// LeafHasher computes leaf hashes, reusing one digest across calls. The
-// zero value is ready to use; it is not safe for concurrent use.
+// LeafHasher computes leaf hashes, reusing one digest across calls, so
+// that once it has made its digest it allocates nothing. The zero value is
+// ready to use; it is not safe for concurrent use.
 type LeafHasher struct {
-	d hash.Hash
+	d   hash.Hash
+	sum Hash // what the digest writes into
 }
+
+// leafPrefix is the byte that starts every leaf's hash input.
+var leafPrefix = []byte{0x00}
 
 // Sum returns the leaf hash of data, as LeafHash does.
 func (l *LeafHasher) Sum(data []byte) Hash {
@@ -87,11 +92,10 @@ func (l *LeafHasher) Sum(data []byte) Hash {
 	} else {
 		l.d.Reset()
 	}
-	l.d.Write([]byte{0x00})
+	l.d.Write(leafPrefix)
 	l.d.Write(data)
-	var h Hash
-	l.d.Sum(h[:0])
-	return h
+	l.d.Sum(l.sum[:0])
+	return l.sum
 }
 
 // nodeHash returns SHA-256(0x01 || left || right).
@@ -156,6 +160,29 @@ func (t *Tree) Proof(index int) ([]Hash, error) {
 		index /= 2
 	}
 	return proof, nil
+}
+
+// IsProof reports whether proof is, hash for hash, the audit path of the
+// leaf at index that Proof returns. Such a proof verifies against the
+// tree's head; any other proof does not, unless SHA-256 collides. A holder
+// of the whole tree thus checks a proof by comparing instead of hashing,
+// and needs VerifyInclusion or a Batch only to explain a proof that
+// differs.
+func (t *Tree) IsProof(index int, proof []Hash) bool {
+	if index < 0 || index >= t.Size() {
+		return false
+	}
+	n := 0
+	for _, level := range t.levels[:len(t.levels)-1] {
+		if sib := index ^ 1; sib < len(level) {
+			if n == len(proof) || proof[n] != level[sib] {
+				return false
+			}
+			n++
+		}
+		index /= 2
+	}
+	return n == len(proof)
 }
 
 // Root returns the RFC 9162 tree head over leaves.

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +83,40 @@ func TestProofsRoundTrip(t *testing.T) {
 					t.Fatalf("n=%d i=%d: wrong leaf accepted: %v", n, i, err)
 				}
 			}
+			checkIsProof(t, tree, i, p)
+		}
+	}
+}
+
+// checkIsProof checks that IsProof accepts the audit path p of leaf i and
+// refuses the proofs that differ from it: a hash changed, one left out or
+// one added, and p for every other leaf whose audit path differs.
+func checkIsProof(t *testing.T, tree *Tree, i int, p []Hash) {
+	t.Helper()
+	n := tree.Size()
+	if !tree.IsProof(i, p) {
+		t.Fatalf("n=%d i=%d: the audit path is refused", n, i)
+	}
+	for k := range p {
+		q := append([]Hash(nil), p...)
+		q[k][31] ^= 1
+		if tree.IsProof(i, q) {
+			t.Fatalf("n=%d i=%d: a changed hash %d is accepted", n, i, k)
+		}
+	}
+	if len(p) > 0 && tree.IsProof(i, p[:len(p)-1]) {
+		t.Fatalf("n=%d i=%d: a short proof is accepted", n, i)
+	}
+	if tree.IsProof(i, append(append([]Hash(nil), p...), tree.Root())) {
+		t.Fatalf("n=%d i=%d: a long proof is accepted", n, i)
+	}
+	if tree.IsProof(-1, p) || tree.IsProof(n, p) {
+		t.Fatalf("n=%d: an index outside the tree is accepted", n)
+	}
+	for j := range n {
+		q, _ := tree.Proof(j)
+		if got, want := tree.IsProof(j, p), slices.Equal(p, q); got != want {
+			t.Fatalf("n=%d: the audit path of %d as a proof of %d: IsProof says %v", n, i, j, got)
 		}
 	}
 }
