@@ -119,9 +119,17 @@ type Tree struct {
 // NewTree builds the tree over leaves. An odd node at the end of a level is
 // carried up unchanged, never duplicated, as RFC 9162 requires.
 func NewTree(leaves []Hash) *Tree {
-	t := &Tree{levels: [][]Hash{leaves}}
+	// The levels above the leaves share one array, allocated at once.
+	levels, nodes := 1, 0
+	for n := len(leaves); n > 1; n = (n + 1) / 2 {
+		levels, nodes = levels+1, nodes+(n+1)/2
+	}
+	t := &Tree{levels: make([][]Hash, 1, levels)}
+	t.levels[0] = leaves
+	above := make([]Hash, nodes)
 	for level := leaves; len(level) > 1; {
-		next := make([]Hash, (len(level)+1)/2)
+		next := above[: (len(level)+1)/2 : (len(level)+1)/2]
+		above = above[len(next):]
 		for i := 0; i+1 < len(level); i += 2 {
 			next[i/2] = nodeHash(level[i], level[i+1])
 		}

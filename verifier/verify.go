@@ -355,6 +355,10 @@ type run struct {
 	root      evidence.Hash
 	count     int
 	leaves    []Leaf
+
+	// issuedText and expiresText are the instants as the passport writes
+	// them.
+	issuedText, expiresText string
 }
 
 func fail(r passport.Reason, format string, args ...any) *passport.Error {
@@ -365,7 +369,7 @@ func (r *run) size() *passport.Error {
 	if len(r.src) > passport.MaxBundleSize {
 		return fail(passport.ReasonBundleTooLarge, "%d bytes; the limit is %d", len(r.src), passport.MaxBundleSize)
 	}
-	r.detail = fmt.Sprintf("%d bytes", len(r.src))
+	r.detail = strconv.Itoa(len(r.src)) + " bytes"
 	return nil
 }
 
@@ -401,7 +405,7 @@ func (r *run) bundle() *passport.Error {
 	}
 	var version, credential cjson.Value
 	for k, val := range root.Members() {
-		switch name := string(name(k)); name {
+		switch string(name(k)) {
 		case "bundleVersion":
 			version = val
 		case "credential":
@@ -411,7 +415,7 @@ func (r *run) bundle() *passport.Error {
 		case "snapshot":
 			r.snap = val
 		default:
-			return fail(passport.ReasonBundleMalformed, "unknown member %q", clip(name))
+			return fail(passport.ReasonBundleMalformed, "unknown member %q", clip(string(name(k))))
 		}
 	}
 	switch {
@@ -519,13 +523,14 @@ func (r *run) header() *passport.Error {
 	var typ string
 	var haveAlg, haveKid, haveTyp bool
 	for k, val := range h.Members() {
-		switch name := string(name(k)); name {
+		key := name(k)
+		switch string(key) {
 		case "alg", "kid", "typ":
 			s, ok := val.Text()
 			if !ok {
-				return fail(passport.ReasonJWSHeader, "header %q must be a string", name)
+				return fail(passport.ReasonJWSHeader, "header %q must be a string", string(key))
 			}
-			switch name {
+			switch string(key) {
 			case "alg":
 				r.alg, haveAlg = s, true
 			case "kid":
@@ -534,13 +539,13 @@ func (r *run) header() *passport.Error {
 				typ, haveTyp = s, true
 			}
 		case "jwk", "x5c":
-			return fail(passport.ReasonJWSEmbeddedKey, "header %q embeds a key; keys come only from the trust file", name)
+			return fail(passport.ReasonJWSEmbeddedKey, "header %q embeds a key; keys come only from the trust file", string(key))
 		case "jku", "x5u":
-			return fail(passport.ReasonJWSKeyURL, "header %q points to a key; keys come only from the trust file", name)
+			return fail(passport.ReasonJWSKeyURL, "header %q points to a key; keys come only from the trust file", string(key))
 		case "crit":
 			return fail(passport.ReasonJWSCrit, "header \"crit\" names extensions this verifier does not implement")
 		default:
-			return fail(passport.ReasonJWSHeader, "header %q is not part of the passport profile", clip(name))
+			return fail(passport.ReasonJWSHeader, "header %q is not part of the passport profile", clip(string(key)))
 		}
 	}
 	switch {
@@ -663,15 +668,17 @@ func (r *run) passportHash() *passport.Error {
 	if n != 2 || r.body.Kind() != cjson.Object || hash.Kind() != cjson.String {
 		return fail(passport.ReasonPayloadMalformed, "the payload must hold exactly a passport object and a passportHash string")
 	}
-	want, _ := hash.Text()
+	// A hash is hex digits, which canonical JSON never escapes: the raw
+	// text is the one to compare.
+	want, _ := hash.RawText()
 	sum := sha256.Sum256(r.body.Raw())
 	var got [64]byte
 	hex.Encode(got[:], sum[:])
-	if want != string(got[:]) {
+	if string(want) != string(got[:]) {
 		return fail(passport.ReasonHashMismatch, "passportHash is not the SHA-256 of the passport")
 	}
-	r.hash = want
-	r.detail = "sha256 " + want
+	r.detail = "sha256 " + string(got[:])
+	r.hash = r.detail[len("sha256 "):]
 	return nil
 }
 
@@ -711,16 +718,18 @@ func (r *run) fields() *passport.Error {
 		}
 		return s, nil
 	}
-	instant := func(name string) (time.Time, *passport.Error) {
+	// instant also returns the text, which is the one form ParseTime
+	// accepts for the instant, as Time.String writes it.
+	instant := func(name string) (time.Time, string, *passport.Error) {
 		s, err := str(r.body, name)
 		if err != nil {
-			return time.Time{}, err
+			return time.Time{}, "", err
 		}
 		t, perr := passport.ParseTime(s)
 		if perr != nil {
-			return time.Time{}, fail(passport.ReasonFieldInvalid, "%s must be a time of the form %s", name, passport.TimeLayout)
+			return time.Time{}, "", fail(passport.ReasonFieldInvalid, "%s must be a time of the form %s", name, passport.TimeLayout)
 		}
-		return t.Time, nil
+		return t.Time, s, nil
 	}
 	var err *passport.Error
 	if r.issuerID, err = str(r.body, "issuer"); err != nil {
@@ -737,10 +746,10 @@ func (r *run) fields() *passport.Error {
 		err.Detail = "subject." + err.Detail
 		return err
 	}
-	if r.issuedAt, err = instant("issuedAt"); err != nil {
+	if r.issuedAt, r.issuedText, err = instant("issuedAt"); err != nil {
 		return err
 	}
-	if r.expiresAt, err = instant("expiresAt"); err != nil {
+	if r.expiresAt, r.expiresText, err = instant("expiresAt"); err != nil {
 		return err
 	}
 	if !r.expiresAt.After(r.issuedAt) {
@@ -809,7 +818,7 @@ func (r *run) validity() *passport.Error {
 	case r.at.After(r.expiresAt.Add(skew)):
 		return fail(passport.ReasonExpired, "expired before the verification time (skew %v)", skew)
 	}
-	r.detail = fmt.Sprintf("valid from %s to %s", passport.NewTime(r.issuedAt), passport.NewTime(r.expiresAt))
+	r.detail = "valid from " + r.issuedText + " to " + r.expiresText
 	return nil
 }
 
