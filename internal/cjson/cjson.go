@@ -642,8 +642,7 @@ key:
 		if depth <= p.indexDepth {
 			p.nodes = append(p.nodes, node{start: uint32(start), end: uint32(i), next: uint32(len(p.nodes) + 1)})
 		}
-		key := src[start+1 : i-1]
-		if top.path >= 0 && nameEquals(key, p.opt.IndexPath[top.path]) {
+		if top.path >= 0 && nameEquals(src[start+1:i-1], p.opt.IndexPath[top.path]) {
 			pending = int(top.path) + 1
 		}
 		if p.opt.Canonical {
@@ -653,13 +652,13 @@ key:
 			// orders differ (see compareKeys).
 			if top.prevEnd != 0 {
 				if a, b := src[top.prevStart], src[start+1]; !(a < b && b < 0xEE && b != '\\' && i-1 > start+1) {
-					if err := p.order(top, start, key); err != nil {
+					if err := p.order(top, start, i); err != nil {
 						return i, err
 					}
 				}
 			}
 			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
-		} else if p.seen(top, depth-1, key) {
+		} else if key := src[start+1 : i-1]; p.seen(top, depth-1, key) {
 			return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
 		if lax && wsAt(src, i) {
@@ -675,9 +674,11 @@ key:
 	goto value
 }
 
-// order checks that key, the member name at start of the object top,
-// sorts after the name before it and differs from it.
-func (p *parser) order(top *frame, start int, key []byte) error {
+// order checks that the member name of the object top that starts at
+// start and ends before end sorts after the name before it and differs
+// from it.
+func (p *parser) order(top *frame, start, end int) error {
+	key := p.src[start+1 : end-1]
 	switch c := compareKeys(p.src[top.prevStart:top.prevEnd], key); {
 	case c == 0:
 		return p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
