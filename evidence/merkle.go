@@ -261,8 +261,10 @@ func RootFromInclusion(index, size uint64, leaf Hash, proof []Hash) (Hash, error
 // Batch checks inclusion proofs for several leaves of one tree, in
 // increasing index order. Where a leaf's path meets the previous leaf's, the
 // rest of its proof must repeat the previous proof, which is compared
-// instead of hashed again: checking k proofs costs one hash per distinct
-// interior node on their paths, not k·log n.
+// instead of hashed again; where it arrives beside the previous path's
+// node with the same two children, their parent is the node that path
+// reached, taken instead of hashed. Checking k proofs costs one hash per
+// distinct interior node on their paths, not k·log n.
 type Batch struct {
 	size, last uint64
 	root       Hash
@@ -324,6 +326,11 @@ func (b *Batch) verify(index uint64, leaf Hash, proof []Hash) error {
 			}
 			merged = true
 		}
+		// known says that this node is the right child of the one the
+		// previous path took here, with the same two children: their
+		// parent is the node that path reached one level up, if it is
+		// still recorded there, and needs no hashing.
+		known := !merged && b.started && prev.ok && fn&1 == 1 && prev.fn == fn-1 && prev.sibling == r && prev.hash == p
 		if merged {
 			if !prev.ok || prev.fn != fn || prev.sibling != p {
 				return ErrRootMismatch
@@ -333,7 +340,9 @@ func (b *Batch) verify(index uint64, leaf Hash, proof []Hash) error {
 		}
 		shifted := 0
 		if fn&1 == 1 || fn == sn {
-			if !merged {
+			if up := level + 1; known && up < len(b.at) && b.at[up].ok && b.at[up].fn == fn>>1 {
+				r = b.at[up].hash
+			} else if !merged {
 				r = nodeHash(p, r)
 			}
 			for fn&1 == 0 && fn != 0 {

@@ -857,12 +857,12 @@ func stopBytes(x uint64) uint64 {
 }
 
 // shortString returns the position after the string at i (an opening
-// quote) when it holds only plain bytes, and otherwise 0, leaving the
-// string to p.string. It is small enough to inline: most names and values
-// are such strings, and the loop of run keeps its state in registers
-// while it calls nothing.
+// quote) when it holds only plain bytes and ends within nine words, as a
+// hash in hex does, and otherwise 0, leaving the string to p.string. It is
+// small enough to inline: most names and values are such strings, and the
+// loop of run keeps its state in registers while it calls nothing.
 func shortString(src []byte, i int) int {
-	for j, end := i+1, min(len(src), i+33); j+8 <= end; j += 8 {
+	for j, end := i+1, min(len(src), i+73); j+8 <= end; j += 8 {
 		if m := stopBytes(binary.LittleEndian.Uint64(src[j:])); m != 0 {
 			if j += bits.TrailingZeros64(m) >> 3; src[j] != '"' {
 				break
