@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -24,32 +25,31 @@ func parseHash[T string | []byte](s T) (Hash, error) {
 	if len(s) != 2*len(h) {
 		return h, fmt.Errorf("evidence: hash must be %d hex digits, got %d characters", 2*len(h), len(s))
 	}
-	bad := byte(0)
-	for i := range h {
-		hi, lo := hexValue[s[2*i]], hexValue[s[2*i+1]]
-		bad |= hi | lo
-		h[i] = hi<<4 | lo&0x0f
+	// Eight digits a word: each byte must be '0'–'9' or 'a'–'f'. With the
+	// high bit of every byte set, the subtractions borrow within bytes
+	// only, and each leaves a byte's high bit set when the byte is at
+	// least the one subtracted.
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	bad := uint64(0)
+	for i := range 8 {
+		x := uint64(s[8*i]) | uint64(s[8*i+1])<<8 | uint64(s[8*i+2])<<16 | uint64(s[8*i+3])<<24 |
+			uint64(s[8*i+4])<<32 | uint64(s[8*i+5])<<40 | uint64(s[8*i+6])<<48 | uint64(s[8*i+7])<<56
+		y := x | high
+		digit := (y - ones*'0') &^ (y - ones*('9'+1))
+		letter := (y - ones*'a') &^ (y - ones*('f'+1))
+		bad |= x&high | ^(digit|letter)&high
+		// Each byte's value, the first digit of a pair in the high
+		// nibble of its byte.
+		v := x&(ones*0x0f) + (letter&high)>>7*9
+		v = (v<<4 | v>>8) & 0x00ff00ff00ff00ff
+		v = (v | v>>8) & 0x0000ffff0000ffff
+		binary.LittleEndian.PutUint32(h[4*i:], uint32(v|v>>16))
 	}
-	if bad&0xf0 != 0 {
+	if bad != 0 {
 		return Hash{}, errors.New("evidence: hash has a character that is not a lower-case hex digit")
 	}
 	return h, nil
 }
-
-// hexValue maps a lower-case hex digit to its value and anything else to
-// 0xff.
-var hexValue = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
-	}
-	for c := 'a'; c <= 'f'; c++ {
-		t[c] = byte(c - 'a' + 10)
-	}
-	return t
-}()
 
 // String returns the text form of h.
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -222,6 +223,25 @@ func TestParseHash(t *testing.T) {
 	for _, bad := range []string{"", strings.Repeat("AB", 32), strings.Repeat("ab", 31), strings.Repeat("ab", 32) + "0", strings.Repeat("zz", 32)} {
 		if _, err := ParseHash(bad); err == nil {
 			t.Errorf("ParseHash(%q) accepted", bad)
+		}
+	}
+	// Every byte value at every position of a valid hash, against
+	// encoding/hex with lower-case digits only, in both forms.
+	base := []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
+	for pos := range base {
+		for c := range 256 {
+			in := bytes.Clone(base)
+			in[pos] = byte(c)
+			want, werr := hex.DecodeString(string(in))
+			if bytes.ContainsAny(in, "ABCDEF") {
+				werr = errors.New("upper case")
+			}
+			for _, got := range []func() (Hash, error){func() (Hash, error) { return ParseHash(string(in)) }, func() (Hash, error) { return ParseHashBytes(in) }} {
+				h, err := got()
+				if (err == nil) != (werr == nil) || err == nil && !bytes.Equal(h[:], want) {
+					t.Fatalf("%q: %x, %v; encoding/hex %x, %v", in, h, err, want, werr)
+				}
+			}
 		}
 	}
 }
