@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/remnant/passportkit/evidence"
@@ -47,9 +48,31 @@ type Verifier struct {
 	trust *Trust
 	clock func() time.Time
 	skew  time.Duration
-	// parsers keeps parse buffers between verifications: the index of a
-	// bundle is sizeable, and fresh memory costs page faults.
+	// spare and parsers keep parse buffers between verifications: the
+	// index of a bundle is sizeable, and fresh memory costs page faults.
+	// spare holds one set for good, since a sync.Pool empties itself at
+	// every other garbage collection, which a busy program runs often;
+	// parsers serves the verifications that run at the same time.
+	spare   atomic.Pointer[buffers]
 	parsers sync.Pool // of *buffers
+}
+
+// buffers returns a set of buffers for one verification, to be handed
+// back with release.
+func (v *Verifier) buffers() *buffers {
+	if b := v.spare.Swap(nil); b != nil {
+		return b
+	}
+	if b, ok := v.parsers.Get().(*buffers); ok {
+		return b
+	}
+	return new(buffers)
+}
+
+func (v *Verifier) release(b *buffers) {
+	if !v.spare.CompareAndSwap(nil, b) {
+		v.parsers.Put(b)
+	}
 }
 
 // buffers are what one verification reuses from the last.
@@ -241,11 +264,8 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	if at.IsZero() {
 		at = v.clock()
 	}
-	bufs, _ := v.parsers.Get().(*buffers)
-	if bufs == nil {
-		bufs = new(buffers)
-	}
-	defer v.parsers.Put(bufs)
+	bufs := v.buffers()
+	defer v.release(bufs)
 	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle, bufs: bufs}
 	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
 	steps := [...]func() *passport.Error{
@@ -294,11 +314,8 @@ func (v *Verifier) VerifyJWS(compact []byte, typ string) (payload []byte, kid st
 	if typ == "" {
 		return nil, "", errors.New("verifier: VerifyJWS needs the typ to require")
 	}
-	bufs, _ := v.parsers.Get().(*buffers)
-	if bufs == nil {
-		bufs = new(buffers)
-	}
-	defer v.parsers.Put(bufs)
+	bufs := v.buffers()
+	defer v.release(bufs)
 	r := &run{v: v, credential: compact, typ: typ, lookup: v.trust.Lookup, parser: &bufs.bundle, bufs: bufs}
 	return r.compactJWS()
 }
