@@ -558,7 +558,21 @@ value:
 			} else {
 				i, err = p.string(i)
 			}
-		case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			// Small positive integers, the commonest number, in line;
+			// other short plain numbers in shortNumber.
+			j := i + 1
+			for j < len(src) && j-i < 16 && isDigit(src[j]) {
+				j++
+			}
+			if j < len(src) && j-i < 16 && (src[j] == ',' || src[j] == ']' || src[j] == '}') {
+				i = j
+			} else if j := shortNumber(src, i); j > 0 {
+				i = j
+			} else {
+				i, err = p.number(i)
+			}
+		case '0':
 			if j := shortNumber(src, i); j > 0 {
 				i = j
 			} else {
