@@ -363,6 +363,7 @@ type run struct {
 	snap       cjson.Value // the snapshot member
 	disclosed  cjson.Value // the evidence member
 	body       cjson.Value
+	members    bodyMembers
 	hash       string
 
 	issuerID  string
@@ -712,9 +713,40 @@ func (r *run) passportHash() *passport.Error {
 	return nil
 }
 
+// bodyMembers are the members of the passport that the version and fields
+// checks read, found in one walk of the passport. A member that is absent
+// is the zero Value.
+type bodyMembers struct {
+	passportVersion, trustModelVersion, issuer, subject, issuedAt, expiresAt cjson.Value
+	evidenceRoot, evidenceCount, skillPassports                              cjson.Value
+}
+
 func (r *run) version() *passport.Error {
-	pv, ok := r.body.Get("passportVersion")
-	if !ok {
+	m := &r.members
+	for k, val := range r.body.Members() {
+		switch string(name(k)) {
+		case "passportVersion":
+			m.passportVersion = val
+		case "trustModelVersion":
+			m.trustModelVersion = val
+		case "issuer":
+			m.issuer = val
+		case "subject":
+			m.subject = val
+		case "issuedAt":
+			m.issuedAt = val
+		case "expiresAt":
+			m.expiresAt = val
+		case "evidenceRoot":
+			m.evidenceRoot = val
+		case "evidenceCount":
+			m.evidenceCount = val
+		case "skillPassports":
+			m.skillPassports = val
+		}
+	}
+	pv := m.passportVersion
+	if pv.Kind() == cjson.Invalid {
 		return fail(passport.ReasonFieldMissing, "passportVersion is missing")
 	}
 	s, ok := pv.Text()
@@ -724,7 +756,7 @@ func (r *run) version() *passport.Error {
 	if err := passport.CheckVersion("passportVersion", s, passport.Version); err != nil {
 		return asError(err)
 	}
-	if tv, ok := r.body.Get("trustModelVersion"); ok {
+	if tv := m.trustModelVersion; tv.Kind() != cjson.Invalid {
 		s, ok := tv.Text()
 		if !ok {
 			return fail(passport.ReasonFieldInvalid, "trustModelVersion must be a string")
@@ -737,12 +769,13 @@ func (r *run) version() *passport.Error {
 }
 
 func (r *run) fields() *passport.Error {
+	m := &r.members
+	// str reads the member v named name, the zero Value when it is absent.
 	str := func(v cjson.Value, name string) (string, *passport.Error) {
-		m, ok := v.Get(name)
-		if !ok {
+		if v.Kind() == cjson.Invalid {
 			return "", fail(passport.ReasonFieldMissing, "%s is missing", name)
 		}
-		s, ok := m.Text()
+		s, ok := v.Text()
 		if !ok || s == "" {
 			return "", fail(passport.ReasonFieldInvalid, "%s must be a non-empty string", name)
 		}
@@ -750,8 +783,8 @@ func (r *run) fields() *passport.Error {
 	}
 	// instant also returns the text, which is the one form ParseTime
 	// accepts for the instant, as Time.String writes it.
-	instant := func(name string) (time.Time, string, *passport.Error) {
-		s, err := str(r.body, name)
+	instant := func(v cjson.Value, name string) (time.Time, string, *passport.Error) {
+		s, err := str(v, name)
 		if err != nil {
 			return time.Time{}, "", err
 		}
@@ -762,30 +795,31 @@ func (r *run) fields() *passport.Error {
 		return t.Time, s, nil
 	}
 	var err *passport.Error
-	if r.issuerID, err = str(r.body, "issuer"); err != nil {
+	if r.issuerID, err = str(m.issuer, "issuer"); err != nil {
 		return err
 	}
-	subject, ok := r.body.Get("subject")
-	if !ok {
+	subject := m.subject
+	if subject.Kind() == cjson.Invalid {
 		return fail(passport.ReasonFieldMissing, "subject is missing")
 	}
 	if subject.Kind() != cjson.Object {
 		return fail(passport.ReasonFieldInvalid, "subject must be an object")
 	}
-	if r.subjectID, err = str(subject, "id"); err != nil {
+	id, _ := subject.Get("id")
+	if r.subjectID, err = str(id, "id"); err != nil {
 		err.Detail = "subject." + err.Detail
 		return err
 	}
-	if r.issuedAt, r.issuedText, err = instant("issuedAt"); err != nil {
+	if r.issuedAt, r.issuedText, err = instant(m.issuedAt, "issuedAt"); err != nil {
 		return err
 	}
-	if r.expiresAt, r.expiresText, err = instant("expiresAt"); err != nil {
+	if r.expiresAt, r.expiresText, err = instant(m.expiresAt, "expiresAt"); err != nil {
 		return err
 	}
 	if !r.expiresAt.After(r.issuedAt) {
 		return fail(passport.ReasonFieldInvalid, "expiresAt must be after issuedAt")
 	}
-	rootText, err := str(r.body, "evidenceRoot")
+	rootText, err := str(m.evidenceRoot, "evidenceRoot")
 	if err != nil {
 		return err
 	}
@@ -794,8 +828,8 @@ func (r *run) fields() *passport.Error {
 		return fail(passport.ReasonFieldInvalid, "evidenceRoot must be 64 lower-case hex digits")
 	}
 	r.root = root
-	countV, ok := r.body.Get("evidenceCount")
-	if !ok {
+	countV := m.evidenceCount
+	if countV.Kind() == cjson.Invalid {
 		return fail(passport.ReasonFieldMissing, "evidenceCount is missing")
 	}
 	count, ok := countV.Int()
@@ -803,7 +837,7 @@ func (r *run) fields() *passport.Error {
 		return fail(passport.ReasonFieldInvalid, "evidenceCount must be a non-negative integer")
 	}
 	r.count = int(count)
-	if sp, ok := r.body.Get("skillPassports"); ok {
+	if sp := m.skillPassports; sp.Kind() != cjson.Invalid {
 		if sp.Kind() != cjson.Array {
 			return fail(passport.ReasonFieldInvalid, "skillPassports must be an array")
 		}
