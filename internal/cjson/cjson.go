@@ -525,7 +525,7 @@ value:
 				idx = len(p.nodes)
 				p.nodes = append(p.nodes, node{start: uint32(i)})
 			}
-			if depth+1 > p.maxDepth {
+			if depth >= len(stack) { // the stack holds maxDepth frames
 				return i, p.failAt(i, CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 			}
 			// Field by field: a composite literal is built aside and
@@ -542,7 +542,7 @@ value:
 			if i++; lax && wsAt(src, i) {
 				i = p.skipSpace(i)
 			}
-			if i < len(src) && (src[i] == '}' && c == '{' || src[i] == ']' && c == '[') {
+			if i < len(src) && src[i] == c+2 { // '}' is '{'+2 and ']' is '['+2
 				i++
 				depth--
 				p.close(&stack[depth], i)
@@ -756,7 +756,9 @@ func (p *parser) close(top *frame, i int) {
 		p.nodes[top.node].end = uint32(i)
 		p.nodes[top.node].next = uint32(len(p.nodes))
 	}
-	p.keys = p.keys[:top.keysBase]
+	if len(p.keys) > int(top.keysBase) { // strict mode only
+		p.keys = p.keys[:top.keysBase]
+	}
 	if top.deep {
 		p.indexDepth = p.shallow
 		p.deepHi = uint32(len(p.nodes))
