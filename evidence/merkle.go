@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -24,32 +25,31 @@ func parseHash[T string | []byte](s T) (Hash, error) {
 	if len(s) != 2*len(h) {
 		return h, fmt.Errorf("evidence: hash must be %d hex digits, got %d characters", 2*len(h), len(s))
 	}
-	bad := byte(0)
-	for i := range h {
-		hi, lo := hexValue[s[2*i]], hexValue[s[2*i+1]]
-		bad |= hi | lo
-		h[i] = hi<<4 | lo&0x0f
+	// Eight digits a word: each byte must be '0'–'9' or 'a'–'f'. With the
+	// high bit of every byte set, the subtractions borrow within bytes
+	// only, and each leaves a byte's high bit set when the byte is at
+	// least the one subtracted.
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	bad := uint64(0)
+	for i := range 8 {
+		x := uint64(s[8*i]) | uint64(s[8*i+1])<<8 | uint64(s[8*i+2])<<16 | uint64(s[8*i+3])<<24 |
+			uint64(s[8*i+4])<<32 | uint64(s[8*i+5])<<40 | uint64(s[8*i+6])<<48 | uint64(s[8*i+7])<<56
+		y := x | high
+		digit := (y - ones*'0') &^ (y - ones*('9'+1))
+		letter := (y - ones*'a') &^ (y - ones*('f'+1))
+		bad |= x&high | ^(digit|letter)&high
+		// Each byte's value, the first digit of a pair in the high
+		// nibble of its byte.
+		v := x&(ones*0x0f) + (letter&high)>>7*9
+		v = (v<<4 | v>>8) & 0x00ff00ff00ff00ff
+		v = (v | v>>8) & 0x0000ffff0000ffff
+		binary.LittleEndian.PutUint32(h[4*i:], uint32(v|v>>16))
 	}
-	if bad&0xf0 != 0 {
+	if bad != 0 {
 		return Hash{}, errors.New("evidence: hash has a character that is not a lower-case hex digit")
 	}
 	return h, nil
 }
-
-// hexValue maps a lower-case hex digit to its value and anything else to
-// 0xff.
-var hexValue = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
-	}
-	for c := 'a'; c <= 'f'; c++ {
-		t[c] = byte(c - 'a' + 10)
-	}
-	return t
-}()
 
 // String returns the text form of h.
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }
@@ -74,11 +74,16 @@ func LeafHash(data []byte) Hash {
 	return h.Sum(data)
 }
 
-// LeafHasher computes leaf hashes, reusing one digest across calls. The
-// zero value is ready to use; it is not safe for concurrent use.
+// LeafHasher computes leaf hashes, reusing one digest across calls, so
+// that once it has made its digest it allocates nothing. The zero value is
+// ready to use; it is not safe for concurrent use.
 type LeafHasher struct {
-	d hash.Hash
+	d   hash.Hash
+	sum Hash // what the digest writes into
 }
+
+// leafPrefix is the byte that starts every leaf's hash input.
+var leafPrefix = []byte{0x00}
 
 // Sum returns the leaf hash of data, as LeafHash does.
 func (l *LeafHasher) Sum(data []byte) Hash {
@@ -87,11 +92,10 @@ func (l *LeafHasher) Sum(data []byte) Hash {
 	} else {
 		l.d.Reset()
 	}
-	l.d.Write([]byte{0x00})
+	l.d.Write(leafPrefix)
 	l.d.Write(data)
-	var h Hash
-	l.d.Sum(h[:0])
-	return h
+	l.d.Sum(l.sum[:0])
+	return l.sum
 }
 
 // nodeHash returns SHA-256(0x01 || left || right).
@@ -115,9 +119,17 @@ type Tree struct {
 // NewTree builds the tree over leaves. An odd node at the end of a level is
 // carried up unchanged, never duplicated, as RFC 9162 requires.
 func NewTree(leaves []Hash) *Tree {
-	t := &Tree{levels: [][]Hash{leaves}}
+	// The levels above the leaves share one array, allocated at once.
+	levels, nodes := 1, 0
+	for n := len(leaves); n > 1; n = (n + 1) / 2 {
+		levels, nodes = levels+1, nodes+(n+1)/2
+	}
+	t := &Tree{levels: make([][]Hash, 1, levels)}
+	t.levels[0] = leaves
+	above := make([]Hash, nodes)
 	for level := leaves; len(level) > 1; {
-		next := make([]Hash, (len(level)+1)/2)
+		next := above[: (len(level)+1)/2 : (len(level)+1)/2]
+		above = above[len(next):]
 		for i := 0; i+1 < len(level); i += 2 {
 			next[i/2] = nodeHash(level[i], level[i+1])
 		}
@@ -156,6 +168,29 @@ func (t *Tree) Proof(index int) ([]Hash, error) {
 		index /= 2
 	}
 	return proof, nil
+}
+
+// IsProof reports whether proof is, hash for hash, the audit path of the
+// leaf at index that Proof returns. Such a proof verifies against the
+// tree's head; any other proof does not, unless SHA-256 collides. A holder
+// of the whole tree thus checks a proof by comparing instead of hashing,
+// and needs VerifyInclusion or a Batch only to explain a proof that
+// differs.
+func (t *Tree) IsProof(index int, proof []Hash) bool {
+	if index < 0 || index >= t.Size() {
+		return false
+	}
+	n := 0
+	for _, level := range t.levels[:len(t.levels)-1] {
+		if sib := index ^ 1; sib < len(level) {
+			if n == len(proof) || proof[n] != level[sib] {
+				return false
+			}
+			n++
+		}
+		index /= 2
+	}
+	return n == len(proof)
 }
 
 // Root returns the RFC 9162 tree head over leaves.
@@ -226,8 +261,10 @@ func RootFromInclusion(index, size uint64, leaf Hash, proof []Hash) (Hash, error
 // Batch checks inclusion proofs for several leaves of one tree, in
 // increasing index order. Where a leaf's path meets the previous leaf's, the
 // rest of its proof must repeat the previous proof, which is compared
-// instead of hashed again: checking k proofs costs one hash per distinct
-// interior node on their paths, not k·log n.
+// instead of hashed again; where it arrives beside the previous path's
+// node with the same two children, their parent is the node that path
+// reached, taken instead of hashed. Checking k proofs costs one hash per
+// distinct interior node on their paths, not k·log n.
 type Batch struct {
 	size, last uint64
 	root       Hash
@@ -289,6 +326,11 @@ func (b *Batch) verify(index uint64, leaf Hash, proof []Hash) error {
 			}
 			merged = true
 		}
+		// known says that this node is the right child of the one the
+		// previous path took here, with the same two children: their
+		// parent is the node that path reached one level up, if it is
+		// still recorded there, and needs no hashing.
+		known := !merged && b.started && prev.ok && fn&1 == 1 && prev.fn == fn-1 && prev.sibling == r && prev.hash == p
 		if merged {
 			if !prev.ok || prev.fn != fn || prev.sibling != p {
 				return ErrRootMismatch
@@ -298,7 +340,9 @@ func (b *Batch) verify(index uint64, leaf Hash, proof []Hash) error {
 		}
 		shifted := 0
 		if fn&1 == 1 || fn == sn {
-			if !merged {
+			if up := level + 1; known && up < len(b.at) && b.at[up].ok && b.at[up].fn == fn>>1 {
+				r = b.at[up].hash
+			} else if !merged {
 				r = nodeHash(p, r)
 			}
 			for fn&1 == 0 && fn != 0 {

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +84,40 @@ func TestProofsRoundTrip(t *testing.T) {
 					t.Fatalf("n=%d i=%d: wrong leaf accepted: %v", n, i, err)
 				}
 			}
+			checkIsProof(t, tree, i, p)
+		}
+	}
+}
+
+// checkIsProof checks that IsProof accepts the audit path p of leaf i and
+// refuses the proofs that differ from it: a hash changed, one left out or
+// one added, and p for every other leaf whose audit path differs.
+func checkIsProof(t *testing.T, tree *Tree, i int, p []Hash) {
+	t.Helper()
+	n := tree.Size()
+	if !tree.IsProof(i, p) {
+		t.Fatalf("n=%d i=%d: the audit path is refused", n, i)
+	}
+	for k := range p {
+		q := append([]Hash(nil), p...)
+		q[k][31] ^= 1
+		if tree.IsProof(i, q) {
+			t.Fatalf("n=%d i=%d: a changed hash %d is accepted", n, i, k)
+		}
+	}
+	if len(p) > 0 && tree.IsProof(i, p[:len(p)-1]) {
+		t.Fatalf("n=%d i=%d: a short proof is accepted", n, i)
+	}
+	if tree.IsProof(i, append(append([]Hash(nil), p...), tree.Root())) {
+		t.Fatalf("n=%d i=%d: a long proof is accepted", n, i)
+	}
+	if tree.IsProof(-1, p) || tree.IsProof(n, p) {
+		t.Fatalf("n=%d: an index outside the tree is accepted", n)
+	}
+	for j := range n {
+		q, _ := tree.Proof(j)
+		if got, want := tree.IsProof(j, p), slices.Equal(p, q); got != want {
+			t.Fatalf("n=%d: the audit path of %d as a proof of %d: IsProof says %v", n, i, j, got)
 		}
 	}
 }
@@ -187,6 +223,25 @@ func TestParseHash(t *testing.T) {
 	for _, bad := range []string{"", strings.Repeat("AB", 32), strings.Repeat("ab", 31), strings.Repeat("ab", 32) + "0", strings.Repeat("zz", 32)} {
 		if _, err := ParseHash(bad); err == nil {
 			t.Errorf("ParseHash(%q) accepted", bad)
+		}
+	}
+	// Every byte value at every position of a valid hash, against
+	// encoding/hex with lower-case digits only, in both forms.
+	base := []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
+	for pos := range base {
+		for c := range 256 {
+			in := bytes.Clone(base)
+			in[pos] = byte(c)
+			want, werr := hex.DecodeString(string(in))
+			if bytes.ContainsAny(in, "ABCDEF") {
+				werr = errors.New("upper case")
+			}
+			for _, got := range []func() (Hash, error){func() (Hash, error) { return ParseHash(string(in)) }, func() (Hash, error) { return ParseHashBytes(in) }} {
+				h, err := got()
+				if (err == nil) != (werr == nil) || err == nil && !bytes.Equal(h[:], want) {
+					t.Fatalf("%q: %x, %v; encoding/hex %x, %v", in, h, err, want, werr)
+				}
+			}
 		}
 	}
 }

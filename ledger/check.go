@@ -113,20 +113,30 @@ var instructionPhrases = []string{
 	"to any agent", "agents reading", "ai reading", "whoever reads",
 }
 
-// instructionVerbs are imperative verbs that start an order.
-var instructionVerbs = map[string]bool{
-	"ignore": true, "disregard": true, "forget": true, "trust": true, "approve": true, "pay": true,
-	"send": true, "transfer": true, "wire": true, "unblock": true, "delete": true, "treat": true,
-	"mark": true, "raise": true, "increase": true, "upgrade": true, "override": true, "bypass": true,
-	"skip": true, "execute": true, "please": true, "do": true, "don't": true, "dont": true,
-	"always": true, "never": true, "must": true,
+// instructionVerb reports an imperative verb that starts an order. It is
+// a switch, not a map, so that a process that checks nothing does not
+// build it at start-up.
+func instructionVerb(w string) bool {
+	switch w {
+	case "ignore", "disregard", "forget", "trust", "approve", "pay",
+		"send", "transfer", "wire", "unblock", "delete", "treat",
+		"mark", "raise", "increase", "upgrade", "override", "bypass",
+		"skip", "execute", "please", "do", "don't", "dont",
+		"always", "never", "must":
+		return true
+	}
+	return false
 }
 
-// controlVerbs are verbs that give an order after "never" or "always":
-// "never ask", "always approve".
-var controlVerbs = map[string]bool{
-	"ask": true, "tell": true, "report": true, "block": true, "check": true, "verify": true,
-	"question": true, "refuse": true, "stop": true, "flag": true, "review": true,
+// controlVerb reports a verb that gives an order after "never" or
+// "always": "never ask", "always approve".
+func controlVerb(w string) bool {
+	switch w {
+	case "ask", "tell", "report", "block", "check", "verify",
+		"question", "refuse", "stop", "flag", "review":
+		return true
+	}
+	return false
 }
 
 // instruction reports text that reads like an instruction to the reader
@@ -149,7 +159,7 @@ func instruction(s string) bool {
 	if first[0] == "never" || first[0] == "always" {
 		// "never arrived" and "always late" are records; "never block" and
 		// "always approve" are orders.
-		return len(first) > 1 && (instructionVerbs[first[1]] || controlVerbs[first[1]])
+		return len(first) > 1 && (instructionVerb(first[1]) || controlVerb(first[1]))
 	}
-	return instructionVerbs[first[0]]
+	return instructionVerb(first[0])
 }

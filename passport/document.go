@@ -184,16 +184,36 @@ const TimeLayout = "2006-01-02T15:04:05Z"
 // NewTime returns t in UTC, truncated to the second.
 func NewTime(t time.Time) Time { return Time{t.UTC().Truncate(time.Second)} }
 
-// ParseTime parses the one layout of a Time.
+// ParseTime parses the one layout of a Time: a valid date and a time of
+// day to the second, each field of fixed width, which is exactly what
+// time.Parse accepts of TimeLayout in 20 characters (FuzzParseTime holds
+// them together), read without it, which is several times slower.
 func ParseTime(s string) (Time, error) {
-	if len(s) != len(TimeLayout) {
+	num := func(i, n int) int { // the n digits at s[i:], or -1
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	if len(s) != len(TimeLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z' {
 		return Time{}, fmt.Errorf("time %q is not of the form %s", s, TimeLayout)
 	}
-	t, err := time.Parse(TimeLayout, s)
-	if err != nil {
+	year, month, day := num(0, 4), num(5, 2), num(8, 2)
+	hour, minute, second := num(11, 2), num(14, 2), num(17, 2)
+	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) ||
+		hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 {
 		return Time{}, fmt.Errorf("time %q is not of the form %s", s, TimeLayout)
 	}
-	return Time{t}, nil
+	return Time{time.Date(year, time.Month(month), day, hour, minute, second, 0, time.UTC)}, nil
+}
+
+// daysIn returns the number of days of month in year.
+func daysIn(month time.Month, year int) int {
+	return time.Date(year, month+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
 // String returns the text form of t.

@@ -87,9 +87,9 @@ func hashWithout(obj, key, val cjson.Value) [2 * sha256.Size]byte {
 
 // skillCheck accumulates what the members of one skill passport say.
 type skillCheck struct {
-	seen       [6]bool // skill, state, contested, stale, assessment, evidenceLevel
-	contested  bool
-	assessment AssessmentLabel
+	seen      [6]bool // skill, state, contested, stale, assessment, evidenceLevel
+	contested bool    // the contested flag
+	labelled  bool    // the assessment is AssessmentContested
 }
 
 var requiredSkillMembers = [...]string{"skill", "state", "contested", "stale", "assessment", "evidenceLevel"}
@@ -100,7 +100,7 @@ func (c *skillCheck) complete() error {
 			return errorf(ReasonFieldMissing, "%s is missing", requiredSkillMembers[i])
 		}
 	}
-	if c.contested != (c.assessment == AssessmentContested) {
+	if c.contested != c.labelled {
 		return errorf(ReasonFieldInvalid, "the contested flag and the assessment disagree")
 	}
 	return nil
@@ -152,7 +152,7 @@ func (c *skillCheck) member(name []byte, v cjson.Value) error {
 			return err
 		}
 		s, _ := v.RawText()
-		c.assessment = AssessmentLabel(s)
+		c.labelled = string(s) == string(AssessmentContested)
 	case "evidenceLevel":
 		c.seen[5] = true
 		return word(knownLevel)

@@ -46,112 +46,177 @@ type Reason struct {
 	Text string `json:"text"`
 }
 
-// limitationText is the sentence of each limitation code of SPEC.md §4.13.
-var limitationText = map[Limitation]string{
-	LimitCapsApplied: "Some weights were scaled down by the independence and lineage caps, " +
-		"so that no reporter, operator, lineage or repeated context dominates.",
-	LimitContextMismatch: "Some evidence comes from a context that differs from the task's on a stated dimension; " +
-		"it counts at most 0.2 of its weight.",
-	LimitContextMissing: "Some evidence does not state a dimension the task states; it counts at most half of its weight.",
-	LimitDeclarations:   "Declared capabilities are listed but carry no weight.",
-	LimitFailedReuse: "A reuse of this agent's work failed: that limits where the evidence applies. " +
-		"It is an outcome, not evidence of dishonesty.",
-	LimitLaterRecords: "Records dated after the assessment day were left out.",
-	LimitNonBinary:    "Partial and uncertain outcomes are shown but do not enter the estimate.",
-	LimitMerged: "Several records of one reporter about one lineage were merged into one position, the most conservative, " +
-		"so a repost or a mirror counts once.",
-	LimitSelfReports:     "The agent's own reports and publications carry no weight.",
-	LimitSharedOwnership: "Reports by agents that share an operator with this agent carry no weight.",
-	LimitTruncated: "The evidence was cut at the collection limits: no estimate, no MODERATE or STRONG level " +
-		"and no calibration are shown.",
-	LimitUnknownOwnership: "Reports whose reporter's operator is unknown count a quarter, all of them together at most one unit, " +
-		"and earn no independent-operator credit.",
-	LimitUnknownSkill: "The skill is not in the skills-1 ontology: only evidence recorded under the same normalised term applies, " +
-		"and no other skill's evidence is transferred to it.",
+// limitationTexts are the sentences of the limitation codes of SPEC.md
+// §4.13. Like the other tables of this file, they are data the linker lays
+// out or a switch, not maps: a map is built when the process starts, by
+// every process that links this package, explaining anything or not.
+var limitationTexts = [...]struct {
+	code Limitation
+	text string
+}{
+	{LimitCapsApplied, "Some weights were scaled down by the independence and lineage caps, " +
+		"so that no reporter, operator, lineage or repeated context dominates."},
+	{LimitContextMismatch, "Some evidence comes from a context that differs from the task's on a stated dimension; " +
+		"it counts at most 0.2 of its weight."},
+	{LimitContextMissing, "Some evidence does not state a dimension the task states; it counts at most half of its weight."},
+	{LimitDeclarations, "Declared capabilities are listed but carry no weight."},
+	{LimitFailedReuse, "A reuse of this agent's work failed: that limits where the evidence applies. " +
+		"It is an outcome, not evidence of dishonesty."},
+	{LimitLaterRecords, "Records dated after the assessment day were left out."},
+	{LimitNonBinary, "Partial and uncertain outcomes are shown but do not enter the estimate."},
+	{LimitMerged, "Several records of one reporter about one lineage were merged into one position, the most conservative, " +
+		"so a repost or a mirror counts once."},
+	{LimitSelfReports, "The agent's own reports and publications carry no weight."},
+	{LimitSharedOwnership, "Reports by agents that share an operator with this agent carry no weight."},
+	{LimitTruncated, "The evidence was cut at the collection limits: no estimate, no MODERATE or STRONG level " +
+		"and no calibration are shown."},
+	{LimitUnknownOwnership, "Reports whose reporter's operator is unknown count a quarter, all of them together at most one unit, " +
+		"and earn no independent-operator credit."},
+	{LimitUnknownSkill, "The skill is not in the skills-1 ontology: only evidence recorded under the same normalised term applies, " +
+		"and no other skill's evidence is transferred to it."},
 }
 
 // Limitations returns every limitation code, sorted.
-func Limitations() []Limitation { return slices.Sorted(maps.Keys(limitationText)) }
+func Limitations() []Limitation {
+	codes := make([]Limitation, 0, len(limitationTexts))
+	for _, l := range limitationTexts {
+		codes = append(codes, l.code)
+	}
+	slices.Sort(codes)
+	return codes
+}
 
 // Text returns the sentence that explains l.
 func (l Limitation) Text() string {
-	if s, ok := limitationText[l]; ok {
-		return s
+	for _, t := range limitationTexts {
+		if t.code == l {
+			return t.text
+		}
 	}
 	return "The limitation " + string(l) + " applied."
 }
 
 // assessmentText is the sentence of each headline label (SPEC.md §4.10).
-var assessmentText = map[passport.AssessmentLabel]string{
-	passport.AssessmentContested: "An eligible report contradicts this evidence and has not been withdrawn. " +
-		"The other figures stay visible beside it.",
-	passport.AssessmentStale: fmt.Sprintf("The latest eligible observation is more than %d days old; "+
-		"old evidence may no longer describe the skill.", StaleAfterDays),
-	passport.AssessmentNew: "No observation by an eligible reporter carries weight: declarations, the agent's own records " +
-		"and reports by a shared owner count for nothing.",
-	passport.AssessmentInsufficientEvidence: "There is weighted evidence, but not enough independent success or failure " +
-		"outcomes to show an estimate.",
-	passport.AssessmentAdverseOutcomes: "There are enough independent outcomes for an estimate, and weighted failures " +
-		"outweigh successes. Strong evidence is not a recommendation.",
-	passport.AssessmentSupported: "There are enough independent outcomes for an estimate, and weighted successes " +
-		"at least match failures. It is evidence about past reports, not a guarantee of the next result.",
+func assessmentText(a passport.AssessmentLabel) string {
+	switch a {
+	case passport.AssessmentContested:
+		return "An eligible report contradicts this evidence and has not been withdrawn. " +
+			"The other figures stay visible beside it."
+	case passport.AssessmentStale:
+		return fmt.Sprintf("The latest eligible observation is more than %d days old; "+
+			"old evidence may no longer describe the skill.", StaleAfterDays)
+	case passport.AssessmentNew:
+		return "No observation by an eligible reporter carries weight: declarations, the agent's own records " +
+			"and reports by a shared owner count for nothing."
+	case passport.AssessmentInsufficientEvidence:
+		return "There is weighted evidence, but not enough independent success or failure " +
+			"outcomes to show an estimate."
+	case passport.AssessmentAdverseOutcomes:
+		return "There are enough independent outcomes for an estimate, and weighted failures " +
+			"outweigh successes. Strong evidence is not a recommendation."
+	case passport.AssessmentSupported:
+		return "There are enough independent outcomes for an estimate, and weighted successes " +
+			"at least match failures. It is evidence about past reports, not a guarantee of the next result."
+	}
+	return ""
 }
 
 // stateText is the sentence of each evidence state (SPEC.md §4.8).
-var stateText = map[passport.SkillState]string{
-	passport.StateNew:             "new: no observation carries weight.",
-	passport.StateLimitedEvidence: "limited evidence: observations carry weight, below the MODERATE level.",
-	passport.StateEvidenced:       "evidenced: the MODERATE level is met.",
-	passport.StateWellEvidenced:   "well evidenced: the STRONG level is met.",
+func stateText(s passport.SkillState) string {
+	switch s {
+	case passport.StateNew:
+		return "new: no observation carries weight."
+	case passport.StateLimitedEvidence:
+		return "limited evidence: observations carry weight, below the MODERATE level."
+	case passport.StateEvidenced:
+		return "evidenced: the MODERATE level is met."
+	case passport.StateWellEvidenced:
+		return "well evidenced: the STRONG level is met."
+	}
+	return ""
 }
 
 // levelText is the sentence of each evidence level (SPEC.md §4.8).
-var levelText = map[passport.EvidenceLevel]string{
-	passport.LevelVeryLow: fmt.Sprintf("VERY_LOW: fewer than %g effective observations, or fewer than %d independent operators or %d independent validators.",
-		lowLevel.Observations, lowLevel.Operators, lowLevel.Validators),
-	passport.LevelLow: fmt.Sprintf("LOW: at least %g effective observations from %d independent operators and %d independent validators.",
-		lowLevel.Observations, lowLevel.Operators, lowLevel.Validators),
-	passport.LevelModerate: fmt.Sprintf("MODERATE: at least %g effective observations from %d independent operators, %d validators and %d distinct contexts, from a complete collection.",
-		moderateLevel.Observations, moderateLevel.Operators, moderateLevel.Validators, moderateLevel.Contexts),
-	passport.LevelStrong: fmt.Sprintf("STRONG: at least %g effective observations from %d independent operators, %d validators and %d distinct contexts, from a complete collection.",
-		strongLevel.Observations, strongLevel.Operators, strongLevel.Validators, strongLevel.Contexts),
+func levelText(l passport.EvidenceLevel) string {
+	switch l {
+	case passport.LevelVeryLow:
+		return fmt.Sprintf("VERY_LOW: fewer than %g effective observations, or fewer than %d independent operators or %d independent validators.",
+			lowLevel.Observations, lowLevel.Operators, lowLevel.Validators)
+	case passport.LevelLow:
+		return fmt.Sprintf("LOW: at least %g effective observations from %d independent operators and %d independent validators.",
+			lowLevel.Observations, lowLevel.Operators, lowLevel.Validators)
+	case passport.LevelModerate:
+		return fmt.Sprintf("MODERATE: at least %g effective observations from %d independent operators, %d validators and %d distinct contexts, from a complete collection.",
+			moderateLevel.Observations, moderateLevel.Operators, moderateLevel.Validators, moderateLevel.Contexts)
+	case passport.LevelStrong:
+		return fmt.Sprintf("STRONG: at least %g effective observations from %d independent operators, %d validators and %d distinct contexts, from a complete collection.",
+			strongLevel.Observations, strongLevel.Operators, strongLevel.Validators, strongLevel.Contexts)
+	}
+	return ""
 }
 
-// capText says what each kind of cap bounds (SPEC.md §4.6).
-var capText = map[string]string{
-	GroupActor:            "One reporter",
-	GroupOperator:         "One known operator",
-	GroupUnknownOperators: "All reporters of unknown ownership together",
-	GroupLineage:          "One evidence lineage",
-	GroupOperatorContext:  "One operator in one identical context",
+// capText says what each kind of cap bounds (SPEC.md §4.6), or "" for a
+// kind it does not know.
+func capText(kind string) string {
+	switch kind {
+	case GroupActor:
+		return "One reporter"
+	case GroupOperator:
+		return "One known operator"
+	case GroupUnknownOperators:
+		return "All reporters of unknown ownership together"
+	case GroupLineage:
+		return "One evidence lineage"
+	case GroupOperatorContext:
+		return "One operator in one identical context"
+	}
+	return ""
 }
 
-// thresholdGoal and thresholdMeasure name the parts of a threshold's name.
-var (
-	thresholdGoal = map[string]string{
-		"estimate": "An estimate", "low": "The LOW level", "moderate": "The MODERATE level", "strong": "The STRONG level",
+// thresholdGoal and thresholdMeasure name the parts of a threshold's name,
+// or return "" for a part they do not know.
+func thresholdGoal(goal string) string {
+	switch goal {
+	case "estimate":
+		return "An estimate"
+	case "low":
+		return "The LOW level"
+	case "moderate":
+		return "The MODERATE level"
+	case "strong":
+		return "The STRONG level"
 	}
-	thresholdMeasure = map[string]string{
-		"binary_outcomes":        "effective success or failure outcomes",
-		"independent_operators":  "independent operators",
-		"independent_validators": "independent validators",
-		"observations":           "effective observations",
-		"contexts":               "distinct contexts",
+	return ""
+}
+
+func thresholdMeasure(measure string) string {
+	switch measure {
+	case "binary_outcomes":
+		return "effective success or failure outcomes"
+	case "independent_operators":
+		return "independent operators"
+	case "independent_validators":
+		return "independent validators"
+	case "observations":
+		return "effective observations"
+	case "contexts":
+		return "distinct contexts"
 	}
-)
+	return ""
+}
 
 // Text returns the sentence that explains an unmet threshold.
 func (t Threshold) Text() string {
 	goal, measure, _ := strings.Cut(t.Name, ".")
-	g, ok := thresholdGoal[goal]
-	if !ok {
+	g := thresholdGoal(goal)
+	if g == "" {
 		g = "The next level"
 	}
 	if measure == "complete_collection" {
 		return g + " needs a complete collection; this one was cut at the collection limits."
 	}
-	m, ok := thresholdMeasure[measure]
-	if !ok {
+	m := thresholdMeasure(measure)
+	if m == "" {
 		m = measure
 	}
 	return fmt.Sprintf("%s needs %s %s; there are %s.", g, number(t.Required), m, number(t.Actual))
@@ -170,9 +235,9 @@ func number(x float64) string {
 // Why returns a in plain words.
 func (a *Assessment) Why() Why {
 	w := Why{
-		Assessment:    Reason{Code: string(a.Assessment), Text: assessmentText[a.Assessment]},
-		State:         Reason{Code: string(a.State), Text: stateText[a.State]},
-		EvidenceLevel: Reason{Code: string(a.EvidenceLevel), Text: levelText[a.EvidenceLevel]},
+		Assessment:    Reason{Code: string(a.Assessment), Text: assessmentText(a.Assessment)},
+		State:         Reason{Code: string(a.State), Text: stateText(a.State)},
+		EvidenceLevel: Reason{Code: string(a.EvidenceLevel), Text: levelText(a.EvidenceLevel)},
 		Caps:          []Reason{},
 		Limitations:   make([]Reason, 0, len(a.Limitations)),
 		HeldBackBy:    make([]Reason, 0, len(a.HeldBackBy)),
@@ -280,8 +345,8 @@ func (a *Assessment) capsText() []Reason {
 	out := []Reason{}
 	for _, name := range slices.Sorted(maps.Keys(by)) {
 		k := by[name]
-		what, ok := capText[name]
-		if !ok {
+		what := capText(name)
+		if what == "" {
 			what = name
 		}
 		groups := "1 group went"

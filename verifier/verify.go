@@ -26,7 +26,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/remnant/passportkit/evidence"
@@ -46,9 +48,31 @@ type Verifier struct {
 	trust *Trust
 	clock func() time.Time
 	skew  time.Duration
-	// parsers keeps parse buffers between verifications: the index of a
-	// bundle is sizeable, and fresh memory costs page faults.
+	// spare and parsers keep parse buffers between verifications: the
+	// index of a bundle is sizeable, and fresh memory costs page faults.
+	// spare holds one set for good, since a sync.Pool empties itself at
+	// every other garbage collection, which a busy program runs often;
+	// parsers serves the verifications that run at the same time.
+	spare   atomic.Pointer[buffers]
 	parsers sync.Pool // of *buffers
+}
+
+// buffers returns a set of buffers for one verification, to be handed
+// back with release.
+func (v *Verifier) buffers() *buffers {
+	if b := v.spare.Swap(nil); b != nil {
+		return b
+	}
+	if b, ok := v.parsers.Get().(*buffers); ok {
+		return b
+	}
+	return new(buffers)
+}
+
+func (v *Verifier) release(b *buffers) {
+	if !v.spare.CompareAndSwap(nil, b) {
+		v.parsers.Put(b)
+	}
 }
 
 // buffers are what one verification reuses from the last.
@@ -60,6 +84,7 @@ type buffers struct {
 	entries      []entry
 	proofs       []evidence.Hash
 	hashes       []evidence.Hash
+	hasher       evidence.LeafHasher
 }
 
 // Option configures a Verifier.
@@ -239,11 +264,8 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	if at.IsZero() {
 		at = v.clock()
 	}
-	bufs, _ := v.parsers.Get().(*buffers)
-	if bufs == nil {
-		bufs = new(buffers)
-	}
-	defer v.parsers.Put(bufs)
+	bufs := v.buffers()
+	defer v.release(bufs)
 	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle, bufs: bufs}
 	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
 	steps := [...]func() *passport.Error{
@@ -292,11 +314,8 @@ func (v *Verifier) VerifyJWS(compact []byte, typ string) (payload []byte, kid st
 	if typ == "" {
 		return nil, "", errors.New("verifier: VerifyJWS needs the typ to require")
 	}
-	bufs, _ := v.parsers.Get().(*buffers)
-	if bufs == nil {
-		bufs = new(buffers)
-	}
-	defer v.parsers.Put(bufs)
+	bufs := v.buffers()
+	defer v.release(bufs)
 	r := &run{v: v, credential: compact, typ: typ, lookup: v.trust.Lookup, parser: &bufs.bundle, bufs: bufs}
 	return r.compactJWS()
 }
@@ -344,6 +363,7 @@ type run struct {
 	snap       cjson.Value // the snapshot member
 	disclosed  cjson.Value // the evidence member
 	body       cjson.Value
+	members    bodyMembers
 	hash       string
 
 	issuerID  string
@@ -353,6 +373,10 @@ type run struct {
 	root      evidence.Hash
 	count     int
 	leaves    []Leaf
+
+	// issuedText and expiresText are the instants as the passport writes
+	// them.
+	issuedText, expiresText string
 }
 
 func fail(r passport.Reason, format string, args ...any) *passport.Error {
@@ -363,7 +387,7 @@ func (r *run) size() *passport.Error {
 	if len(r.src) > passport.MaxBundleSize {
 		return fail(passport.ReasonBundleTooLarge, "%d bytes; the limit is %d", len(r.src), passport.MaxBundleSize)
 	}
-	r.detail = fmt.Sprintf("%d bytes", len(r.src))
+	r.detail = strconv.Itoa(len(r.src)) + " bytes"
 	return nil
 }
 
@@ -399,7 +423,7 @@ func (r *run) bundle() *passport.Error {
 	}
 	var version, credential cjson.Value
 	for k, val := range root.Members() {
-		switch name := string(name(k)); name {
+		switch string(name(k)) {
 		case "bundleVersion":
 			version = val
 		case "credential":
@@ -409,7 +433,7 @@ func (r *run) bundle() *passport.Error {
 		case "snapshot":
 			r.snap = val
 		default:
-			return fail(passport.ReasonBundleMalformed, "unknown member %q", clip(name))
+			return fail(passport.ReasonBundleMalformed, "unknown member %q", clip(string(name(k))))
 		}
 	}
 	switch {
@@ -517,13 +541,14 @@ func (r *run) header() *passport.Error {
 	var typ string
 	var haveAlg, haveKid, haveTyp bool
 	for k, val := range h.Members() {
-		switch name := string(name(k)); name {
+		key := name(k)
+		switch string(key) {
 		case "alg", "kid", "typ":
 			s, ok := val.Text()
 			if !ok {
-				return fail(passport.ReasonJWSHeader, "header %q must be a string", name)
+				return fail(passport.ReasonJWSHeader, "header %q must be a string", string(key))
 			}
-			switch name {
+			switch string(key) {
 			case "alg":
 				r.alg, haveAlg = s, true
 			case "kid":
@@ -532,13 +557,13 @@ func (r *run) header() *passport.Error {
 				typ, haveTyp = s, true
 			}
 		case "jwk", "x5c":
-			return fail(passport.ReasonJWSEmbeddedKey, "header %q embeds a key; keys come only from the trust file", name)
+			return fail(passport.ReasonJWSEmbeddedKey, "header %q embeds a key; keys come only from the trust file", string(key))
 		case "jku", "x5u":
-			return fail(passport.ReasonJWSKeyURL, "header %q points to a key; keys come only from the trust file", name)
+			return fail(passport.ReasonJWSKeyURL, "header %q points to a key; keys come only from the trust file", string(key))
 		case "crit":
 			return fail(passport.ReasonJWSCrit, "header \"crit\" names extensions this verifier does not implement")
 		default:
-			return fail(passport.ReasonJWSHeader, "header %q is not part of the passport profile", clip(name))
+			return fail(passport.ReasonJWSHeader, "header %q is not part of the passport profile", clip(string(key)))
 		}
 	}
 	switch {
@@ -603,20 +628,33 @@ func (r *run) payload() *passport.Error {
 }
 
 // equalBase64 reports whether enc is the unpadded base64url encoding of raw,
-// encoding raw as it compares, without a copy: twelve bytes of raw, read as
-// two big-endian words of which the top six bytes count, are sixteen
-// characters of enc, each pair of characters taken from b64pairs.
+// encoding raw as it compares, without a copy: six bytes of raw, the top of
+// a big-endian word, are eight characters of enc, each pair of characters
+// taken from b64pairs.
 func equalBase64(enc, raw []byte) bool {
 	if len(enc) != base64.RawURLEncoding.EncodedLen(len(raw)) {
 		return false
 	}
 	pairs := b64pairs()
+	// diff is zero when the six bytes at r encode as the eight characters
+	// at e.
+	diff := func(r, e []byte) uint64 {
+		v := binary.BigEndian.Uint64(r)
+		return (uint64(pairs[v>>52]) | uint64(pairs[v>>40&0xfff])<<16 | uint64(pairs[v>>28&0xfff])<<32 | uint64(pairs[v>>16&0xfff])<<48) ^
+			binary.LittleEndian.Uint64(e)
+	}
+	// Twenty-four bytes a round, their differences joined: one branch for
+	// thirty-two characters.
+	for len(raw) >= 26 {
+		r, e := raw[:26:26], enc[:32:32]
+		if diff(r, e)|diff(r[6:], e[8:])|diff(r[12:], e[16:])|diff(r[18:], e[24:]) != 0 {
+			return false
+		}
+		raw, enc = raw[24:], enc[32:]
+	}
 	for len(raw) >= 14 {
-		v := binary.BigEndian.Uint64(raw)
-		u := binary.BigEndian.Uint64(raw[6:])
-		w := uint64(pairs[v>>52]) | uint64(pairs[v>>40&0xfff])<<16 | uint64(pairs[v>>28&0xfff])<<32 | uint64(pairs[v>>16&0xfff])<<48
-		x := uint64(pairs[u>>52]) | uint64(pairs[u>>40&0xfff])<<16 | uint64(pairs[u>>28&0xfff])<<32 | uint64(pairs[u>>16&0xfff])<<48
-		if w != binary.LittleEndian.Uint64(enc) || x != binary.LittleEndian.Uint64(enc[8:]) {
+		r, e := raw[:14:14], enc[:16:16]
+		if diff(r, e)|diff(r[6:], e[8:]) != 0 {
 			return false
 		}
 		raw, enc = raw[12:], enc[16:]
@@ -661,21 +699,54 @@ func (r *run) passportHash() *passport.Error {
 	if n != 2 || r.body.Kind() != cjson.Object || hash.Kind() != cjson.String {
 		return fail(passport.ReasonPayloadMalformed, "the payload must hold exactly a passport object and a passportHash string")
 	}
-	want, _ := hash.Text()
+	// A hash is hex digits, which canonical JSON never escapes: the raw
+	// text is the one to compare.
+	want, _ := hash.RawText()
 	sum := sha256.Sum256(r.body.Raw())
 	var got [64]byte
 	hex.Encode(got[:], sum[:])
-	if want != string(got[:]) {
+	if string(want) != string(got[:]) {
 		return fail(passport.ReasonHashMismatch, "passportHash is not the SHA-256 of the passport")
 	}
-	r.hash = want
-	r.detail = "sha256 " + want
+	r.detail = "sha256 " + string(got[:])
+	r.hash = r.detail[len("sha256 "):]
 	return nil
 }
 
+// bodyMembers are the members of the passport that the version and fields
+// checks read, found in one walk of the passport. A member that is absent
+// is the zero Value.
+type bodyMembers struct {
+	passportVersion, trustModelVersion, issuer, subject, issuedAt, expiresAt cjson.Value
+	evidenceRoot, evidenceCount, skillPassports                              cjson.Value
+}
+
 func (r *run) version() *passport.Error {
-	pv, ok := r.body.Get("passportVersion")
-	if !ok {
+	m := &r.members
+	for k, val := range r.body.Members() {
+		switch string(name(k)) {
+		case "passportVersion":
+			m.passportVersion = val
+		case "trustModelVersion":
+			m.trustModelVersion = val
+		case "issuer":
+			m.issuer = val
+		case "subject":
+			m.subject = val
+		case "issuedAt":
+			m.issuedAt = val
+		case "expiresAt":
+			m.expiresAt = val
+		case "evidenceRoot":
+			m.evidenceRoot = val
+		case "evidenceCount":
+			m.evidenceCount = val
+		case "skillPassports":
+			m.skillPassports = val
+		}
+	}
+	pv := m.passportVersion
+	if pv.Kind() == cjson.Invalid {
 		return fail(passport.ReasonFieldMissing, "passportVersion is missing")
 	}
 	s, ok := pv.Text()
@@ -685,7 +756,7 @@ func (r *run) version() *passport.Error {
 	if err := passport.CheckVersion("passportVersion", s, passport.Version); err != nil {
 		return asError(err)
 	}
-	if tv, ok := r.body.Get("trustModelVersion"); ok {
+	if tv := m.trustModelVersion; tv.Kind() != cjson.Invalid {
 		s, ok := tv.Text()
 		if !ok {
 			return fail(passport.ReasonFieldInvalid, "trustModelVersion must be a string")
@@ -698,53 +769,57 @@ func (r *run) version() *passport.Error {
 }
 
 func (r *run) fields() *passport.Error {
+	m := &r.members
+	// str reads the member v named name, the zero Value when it is absent.
 	str := func(v cjson.Value, name string) (string, *passport.Error) {
-		m, ok := v.Get(name)
-		if !ok {
+		if v.Kind() == cjson.Invalid {
 			return "", fail(passport.ReasonFieldMissing, "%s is missing", name)
 		}
-		s, ok := m.Text()
+		s, ok := v.Text()
 		if !ok || s == "" {
 			return "", fail(passport.ReasonFieldInvalid, "%s must be a non-empty string", name)
 		}
 		return s, nil
 	}
-	instant := func(name string) (time.Time, *passport.Error) {
-		s, err := str(r.body, name)
+	// instant also returns the text, which is the one form ParseTime
+	// accepts for the instant, as Time.String writes it.
+	instant := func(v cjson.Value, name string) (time.Time, string, *passport.Error) {
+		s, err := str(v, name)
 		if err != nil {
-			return time.Time{}, err
+			return time.Time{}, "", err
 		}
 		t, perr := passport.ParseTime(s)
 		if perr != nil {
-			return time.Time{}, fail(passport.ReasonFieldInvalid, "%s must be a time of the form %s", name, passport.TimeLayout)
+			return time.Time{}, "", fail(passport.ReasonFieldInvalid, "%s must be a time of the form %s", name, passport.TimeLayout)
 		}
-		return t.Time, nil
+		return t.Time, s, nil
 	}
 	var err *passport.Error
-	if r.issuerID, err = str(r.body, "issuer"); err != nil {
+	if r.issuerID, err = str(m.issuer, "issuer"); err != nil {
 		return err
 	}
-	subject, ok := r.body.Get("subject")
-	if !ok {
+	subject := m.subject
+	if subject.Kind() == cjson.Invalid {
 		return fail(passport.ReasonFieldMissing, "subject is missing")
 	}
 	if subject.Kind() != cjson.Object {
 		return fail(passport.ReasonFieldInvalid, "subject must be an object")
 	}
-	if r.subjectID, err = str(subject, "id"); err != nil {
+	id, _ := subject.Get("id")
+	if r.subjectID, err = str(id, "id"); err != nil {
 		err.Detail = "subject." + err.Detail
 		return err
 	}
-	if r.issuedAt, err = instant("issuedAt"); err != nil {
+	if r.issuedAt, r.issuedText, err = instant(m.issuedAt, "issuedAt"); err != nil {
 		return err
 	}
-	if r.expiresAt, err = instant("expiresAt"); err != nil {
+	if r.expiresAt, r.expiresText, err = instant(m.expiresAt, "expiresAt"); err != nil {
 		return err
 	}
 	if !r.expiresAt.After(r.issuedAt) {
 		return fail(passport.ReasonFieldInvalid, "expiresAt must be after issuedAt")
 	}
-	rootText, err := str(r.body, "evidenceRoot")
+	rootText, err := str(m.evidenceRoot, "evidenceRoot")
 	if err != nil {
 		return err
 	}
@@ -753,8 +828,8 @@ func (r *run) fields() *passport.Error {
 		return fail(passport.ReasonFieldInvalid, "evidenceRoot must be 64 lower-case hex digits")
 	}
 	r.root = root
-	countV, ok := r.body.Get("evidenceCount")
-	if !ok {
+	countV := m.evidenceCount
+	if countV.Kind() == cjson.Invalid {
 		return fail(passport.ReasonFieldMissing, "evidenceCount is missing")
 	}
 	count, ok := countV.Int()
@@ -762,7 +837,7 @@ func (r *run) fields() *passport.Error {
 		return fail(passport.ReasonFieldInvalid, "evidenceCount must be a non-negative integer")
 	}
 	r.count = int(count)
-	if sp, ok := r.body.Get("skillPassports"); ok {
+	if sp := m.skillPassports; sp.Kind() != cjson.Invalid {
 		if sp.Kind() != cjson.Array {
 			return fail(passport.ReasonFieldInvalid, "skillPassports must be an array")
 		}
@@ -807,7 +882,7 @@ func (r *run) validity() *passport.Error {
 	case r.at.After(r.expiresAt.Add(skew)):
 		return fail(passport.ReasonExpired, "expired before the verification time (skew %v)", skew)
 	}
-	r.detail = fmt.Sprintf("valid from %s to %s", passport.NewTime(r.issuedAt), passport.NewTime(r.expiresAt))
+	r.detail = "valid from " + r.issuedText + " to " + r.expiresText
 	return nil
 }
 
@@ -864,36 +939,53 @@ func (r *run) evidence() *passport.Error {
 	if r.count == 0 && r.root != evidence.EmptyRoot {
 		return fail(passport.ReasonEvidenceRoot, "evidenceRoot is not the root of an empty tree")
 	}
-	var hasher evidence.LeafHasher
-	hashed := false
+	hasher := &r.bufs.hasher
+	// tree is the whole tree when every leaf is disclosed: its head must
+	// be the root, and each proof must then be its leaf's audit path in
+	// it, which a comparison settles without hashing (evidence.IsProof).
+	var tree *evidence.Tree
 	if len(entries) == r.count && r.count > 0 {
-		// Every leaf is disclosed: the root follows from the leaves alone.
 		hashes := r.bufs.hashes[:0]
 		for i := range entries {
 			entries[i].hash = hasher.Sum(entries[i].leaf.Raw())
 			hashes = append(hashes, entries[i].hash)
 		}
 		r.bufs.hashes = hashes[:0]
-		hashed = true
-		if evidence.Root(hashes) != r.root {
+		tree = evidence.NewTree(hashes)
+		if tree.Root() != r.root {
 			return fail(passport.ReasonEvidenceRoot, "the disclosed leaves do not form a tree with root evidenceRoot")
 		}
 	}
-	batch := evidence.NewBatch(uint64(r.count), r.root)
+	// batch checks the proofs by hashing: all of them when some leaf is
+	// not disclosed; otherwise, from the first proof that is not its
+	// leaf's audit path on, after the earlier ones, so that its outcome
+	// and its error are what checking every proof by hashing gives.
+	var batch *evidence.Batch
 	r.leaves = make([]Leaf, 0, len(entries))
-	for _, e := range entries {
-		if !hashed {
+	for k, e := range entries {
+		proof := proofs[e.proof[0]:e.proof[1]]
+		if tree == nil {
 			e.hash = hasher.Sum(e.leaf.Raw())
 		}
-		if err := batch.Verify(uint64(e.index), e.hash, proofs[e.proof[0]:e.proof[1]]); err != nil {
-			return fail(passport.ReasonEvidenceProof, "leaf %d: %v", e.index, err)
+		if tree == nil || batch != nil || !tree.IsProof(e.index, proof) {
+			if batch == nil {
+				batch = evidence.NewBatch(uint64(r.count), r.root)
+				for _, d := range entries[:k] {
+					if err := batch.Verify(uint64(d.index), d.hash, proofs[d.proof[0]:d.proof[1]]); err != nil {
+						return fail(passport.ReasonEvidenceProof, "leaf %d: %v", d.index, err)
+					}
+				}
+			}
+			if err := batch.Verify(uint64(e.index), e.hash, proof); err != nil {
+				return fail(passport.ReasonEvidenceProof, "leaf %d: %v", e.index, err)
+			}
 		}
 		if err := r.doc.CheckNumbers(e.leaf); err != nil {
 			return asError(passport.JSONError(err))
 		}
 		r.leaves = append(r.leaves, Leaf{Index: e.index, Record: json.RawMessage(e.leaf.Raw())})
 	}
-	r.detail = fmt.Sprintf("%d of %d leaves disclosed", len(entries), r.count)
+	r.detail = strconv.Itoa(len(entries)) + " of " + strconv.Itoa(r.count) + " leaves disclosed"
 	return nil
 }
 

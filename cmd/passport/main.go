@@ -7,10 +7,8 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
 	"reflect"
 	"strings"
-	"syscall"
 
 	"github.com/alecthomas/kong"
 
@@ -30,14 +28,16 @@ type commands struct {
 	Sign         signCmd         `cmd:"" help:"Sign an unsigned passport and its evidence into a bundle."`
 	Assess       assessCmd       `cmd:"" help:"Assess skills offline from evidence files."`
 	Keys         keysCmd         `cmd:"" help:"Generate keys and write trust files."`
-	Serve        serveCmd        `cmd:"" help:"Serve POST /v1/verify over HTTP."`
 	Ledger       ledgerCmd       `cmd:"" help:"Keep and read your own counterparty ledger (REPUTATION.md)."`
 	Trust        trustCmd        `cmd:"" help:"Reader-local trust and contradictions from your own trust set."`
 	Version      versionCmd      `cmd:"" help:"Print the version."`
 }
 
 // env is what every command's Run receives: the process's streams and a
-// context cancelled on interrupt.
+// context. No command runs long enough to be worth catching signals for
+// (passport-serve does): setting up os/signal starts a goroutine and, with
+// it, threads, which in a cgo build cost a verification several times
+// over.
 type env struct {
 	ctx    context.Context
 	stdin  io.Reader
@@ -46,10 +46,7 @@ type env struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // run parses args and runs the chosen command, returning the exit code.

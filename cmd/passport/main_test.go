@@ -32,8 +32,9 @@ func TestScripts(t *testing.T) {
 
 // TestNoDatabaseDriver checks that the passport binary, which third parties
 // install to verify offline, links no database driver and no issuer code,
-// and not the MCP SDK, which passport-ledger-mcp links instead: a package
-// linked is a package initialised, and a verification pays for it.
+// not the MCP SDK, which passport-ledger-mcp links instead, and not net/http
+// and crypto/tls, which passport-serve links instead: a package linked is a
+// package initialised, and a verification pays for it.
 func TestNoDatabaseDriver(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
@@ -44,6 +45,7 @@ func TestNoDatabaseDriver(t *testing.T) {
 		"github.com/lib/pq", "github.com/mattn/go-sqlite3", "github.com/pressly/goose",
 		"github.com/remnant/passportkit/issuer", "github.com/remnant/passportkit/migrations",
 		"github.com/modelcontextprotocol/go-sdk", "github.com/remnant/passportkit/ledger/ledgermcp",
+		"net/http", "crypto/tls", "github.com/remnant/passportkit/verifier/verifierhttp",
 	}
 	deps := strings.Fields(string(out))
 	if len(deps) < 10 {

@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -50,8 +48,7 @@ func readmeCommands(readme []byte) []string {
 
 // TestReadmeCommands runs every `passport` command line of README.md, as
 // written, in order, through a POSIX shell in a directory holding a copy of
-// the repository's examples/ directory: each must exit 0. `passport serve`
-// runs in the background until it answers /healthz, and is then killed.
+// the repository's examples/ directory: each must exit 0.
 func TestReadmeCommands(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -63,13 +60,6 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	var script strings.Builder
 	for _, c := range cmds {
-		if strings.HasPrefix(c, "passport serve ") {
-			addr := c[strings.Index(c, "--addr ")+len("--addr "):]
-			addr, _, _ = strings.Cut(addr, " ")
-			// Without a shell, so that kill reaches the server itself.
-			fmt.Fprintf(&script, "exec %s &serve&\nhealthy http://%s/healthz\nkill serve\n", c, addr)
-			continue
-		}
 		fmt.Fprintf(&script, "exec sh -c %s\n", quote(c))
 	}
 	dir := t.TempDir()
@@ -81,25 +71,6 @@ func TestReadmeCommands(t *testing.T) {
 		Dir: dir,
 		Setup: func(env *testscript.Env) error {
 			return os.CopyFS(filepath.Join(env.WorkDir, "examples"), os.DirFS("../../examples"))
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// healthy waits up to ten seconds for a 200 from a URL.
-			"healthy": func(ts *testscript.TestScript, neg bool, args []string) {
-				deadline := time.Now().Add(10 * time.Second)
-				for {
-					resp, err := http.Get(args[0])
-					if err == nil {
-						resp.Body.Close()
-						if resp.StatusCode == http.StatusOK {
-							return
-						}
-					}
-					if time.Now().After(deadline) {
-						ts.Fatalf("%s never answered 200: %v", args[0], err)
-					}
-					time.Sleep(50 * time.Millisecond)
-				}
-			},
 		},
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"unicode/utf16"
@@ -257,23 +258,18 @@ func (v Value) Kind() Kind {
 	if v.doc == nil {
 		return Invalid
 	}
-	switch c := v.doc.src[v.doc.nodes[v.idx].start]; c {
-	case '{':
-		return Object
-	case '[':
-		return Array
-	case '"':
-		return String
-	case 't':
-		return True
-	case 'f':
-		return False
-	case 'n':
-		return Null
-	default:
-		return Number
-	}
+	return kinds[v.doc.src[v.doc.nodes[v.idx].start]]
 }
+
+// kinds maps the first byte of a checked value to its kind: a table, so
+// that Kind is a load, small enough to inline.
+var kinds = func() (t [256]Kind) {
+	for _, c := range []byte("-0123456789") {
+		t[c] = Number
+	}
+	t['{'], t['['], t['"'], t['t'], t['f'], t['n'] = Object, Array, String, True, False, Null
+	return t
+}()
 
 // Raw returns the value's bytes in the source, quotes included for strings.
 func (v Value) Raw() []byte {
@@ -443,15 +439,15 @@ func (p *parser) failAt(pos int, c Code, format string, args ...any) *Error {
 	return &Error{Code: c, Offset: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // ws skips whitespace at i; in canonical mode any whitespace is an error.
-// The common case, no whitespace, is small enough to inline.
 func (p *parser) ws(i int) (int, error) {
-	if i < len(p.src) && space[p.src[i]] {
-		return p.wsSlow(i)
+	if !wsAt(p.src, i) {
+		return i, nil
 	}
-	return i, nil
+	if p.opt.Canonical {
+		return i, p.failAt(i, CodeNotCanonical, "insignificant whitespace")
+	}
+	return p.skipSpace(i), nil
 }
 
 // wsAt reports whether src[i] is whitespace; small enough to inline.
@@ -459,14 +455,24 @@ func wsAt(src []byte, i int) bool { return i < len(src) && space[src[i]] }
 
 var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
-func (p *parser) wsSlow(i int) (int, error) {
-	if p.opt.Canonical {
-		return i, p.failAt(i, CodeNotCanonical, "insignificant whitespace")
-	}
-	for i < len(p.src) && isSpace(p.src[i]) {
+// skipSpace skips the whitespace at i, in strict (not canonical) mode.
+func (p *parser) skipSpace(i int) int {
+	for wsAt(p.src, i) {
 		i++
 	}
-	return i, nil
+	return i
+}
+
+// unexpected refuses the byte at i, where the grammar allows neither it
+// nor, in canonical mode, whitespace. The loop of run skips whitespace
+// only in strict mode; in canonical mode whitespace arrives here, where it
+// is refused as such, at the same offset as a check before each token
+// would refuse it.
+func (p *parser) unexpected(i int, format string, args ...any) *Error {
+	if p.opt.Canonical && wsAt(p.src, i) {
+		return p.failAt(i, CodeNotCanonical, "insignificant whitespace")
+	}
+	return p.failAt(i, CodeSyntax, format, args...)
 }
 
 // frame is an open container.
@@ -503,6 +509,8 @@ func (p *parser) run(i int) (int, error) {
 	if p.path {
 		pending = 0 // the root is the path's first object
 	}
+	// lax is strict mode, where whitespace may stand between tokens.
+	lax := !p.opt.Canonical
 	var err error
 value:
 	if i >= len(src) {
@@ -517,7 +525,7 @@ value:
 				idx = len(p.nodes)
 				p.nodes = append(p.nodes, node{start: uint32(i)})
 			}
-			if depth+1 > p.maxDepth {
+			if depth >= len(stack) { // the stack holds maxDepth frames
 				return i, p.failAt(i, CodeTooDeep, "nesting deeper than %d", p.maxDepth)
 			}
 			// Field by field: a composite literal is built aside and
@@ -531,12 +539,10 @@ value:
 				pending = -1
 			}
 			depth++
-			if i++; wsAt(src, i) {
-				if i, err = p.wsSlow(i); err != nil {
-					return i, err
-				}
+			if i++; lax && wsAt(src, i) {
+				i = p.skipSpace(i)
 			}
-			if i < len(src) && (src[i] == '}' && c == '{' || src[i] == ']' && c == '[') {
+			if i < len(src) && src[i] == c+2 { // '}' is '{'+2 and ']' is '['+2
 				i++
 				depth--
 				p.close(&stack[depth], i)
@@ -547,19 +553,32 @@ value:
 			}
 			goto value
 		case '"':
-			i, err = p.string(i)
+			if j := shortString(src, i); j > 0 {
+				i = j
+			} else {
+				i, err = p.string(i)
+			}
 		case '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			// Small positive integers, the commonest number, in line.
+			// Small positive integers, the commonest number, in line;
+			// other short plain numbers in shortNumber.
 			j := i + 1
 			for j < len(src) && j-i < 16 && isDigit(src[j]) {
 				j++
 			}
 			if j < len(src) && j-i < 16 && (src[j] == ',' || src[j] == ']' || src[j] == '}') {
 				i = j
+			} else if j := shortNumber(src, i); j > 0 {
+				i = j
 			} else {
 				i, err = p.number(i)
 			}
-		case '-', '0':
+		case '0':
+			if j := shortNumber(src, i); j > 0 {
+				i = j
+			} else {
+				i, err = p.number(i)
+			}
+		case '-':
 			i, err = p.number(i)
 		case 't':
 			i, err = p.literal(i, "true")
@@ -568,7 +587,7 @@ value:
 		case 'n':
 			i, err = p.literal(i, "null")
 		default:
-			return i, p.failAt(i, CodeSyntax, "unexpected character %q", c)
+			return i, p.unexpected(i, "unexpected character %q", c)
 		}
 		if err != nil {
 			return i, err
@@ -582,10 +601,8 @@ after:
 	if depth == 0 {
 		return i, nil
 	}
-	if wsAt(src, i) {
-		if i, err = p.wsSlow(i); err != nil {
-			return i, err
-		}
+	if lax && wsAt(src, i) {
+		i = p.skipSpace(i)
 	}
 	if i >= len(src) {
 		if stack[depth-1].object {
@@ -595,10 +612,8 @@ after:
 	}
 	switch top := &stack[depth-1]; src[i] {
 	case ',':
-		if i++; wsAt(src, i) {
-			if i, err = p.wsSlow(i); err != nil {
-				return i, err
-			}
+		if i++; lax && wsAt(src, i) {
+			i = p.skipSpace(i)
 		}
 		if top.object {
 			goto key
@@ -622,60 +637,74 @@ after:
 		goto after
 	default:
 		if top.object {
-			return i, p.failAt(i, CodeSyntax, "expected ',' or '}'")
+			return i, p.unexpected(i, "expected ',' or '}'")
 		}
-		return i, p.failAt(i, CodeSyntax, "expected ',' or ']'")
+		return i, p.unexpected(i, "expected ',' or ']'")
 	}
 key:
 	if i >= len(src) || src[i] != '"' {
-		return i, p.failAt(i, CodeSyntax, "expected a member name")
+		return i, p.unexpected(i, "expected a member name")
 	}
 	{
 		top := &stack[depth-1]
 		start := i
-		if i, err = p.string(i); err != nil {
+		if j := shortString(src, i); j > 0 {
+			i = j
+		} else if i, err = p.string(i); err != nil {
 			return i, err
 		}
 		if depth <= p.indexDepth {
 			p.nodes = append(p.nodes, node{start: uint32(start), end: uint32(i), next: uint32(len(p.nodes) + 1)})
 		}
-		key := src[start+1 : i-1]
-		if top.path >= 0 && nameEquals(key, p.opt.IndexPath[top.path]) {
+		if top.path >= 0 && nameEquals(src[start+1:i-1], p.opt.IndexPath[top.path]) {
 			pending = int(top.path) + 1
 		}
 		if p.opt.Canonical {
+			// Most names follow the one before with a lower first byte,
+			// which settles their order without compareKeys when it is
+			// neither a backslash nor one from which UTF-8 and UTF-16
+			// orders differ (see compareKeys).
 			if top.prevEnd != 0 {
-				switch c := compareKeys(src[top.prevStart:top.prevEnd], key); {
-				case c == 0:
-					return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
-				case c > 0:
-					// A repeated name is out of order too; at one
-					// position the earlier guard of SPEC.md §2 wins.
-					if p.namedBefore(int(top.start), start, key) {
-						return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
+				if a, b := src[top.prevStart], src[start+1]; !(a < b && b < 0xEE && b != '\\' && i-1 > start+1) {
+					if err := p.order(top, start, i); err != nil {
+						return i, err
 					}
-					return i, p.failAt(start, CodeNotCanonical, "member %s out of order", quoteKey(key))
 				}
 			}
 			top.prevStart, top.prevEnd = uint32(start+1), uint32(i-1)
-		} else if p.seen(top, depth-1, key) {
+		} else if key := src[start+1 : i-1]; p.seen(top, depth-1, key) {
 			return i, p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
 		}
-		if wsAt(src, i) {
-			if i, err = p.wsSlow(i); err != nil {
-				return i, err
-			}
+		if lax && wsAt(src, i) {
+			i = p.skipSpace(i)
 		}
 		if i >= len(src) || src[i] != ':' {
-			return i, p.failAt(i, CodeSyntax, "expected ':'")
+			return i, p.unexpected(i, "expected ':'")
 		}
-		if i++; wsAt(src, i) {
-			if i, err = p.wsSlow(i); err != nil {
-				return i, err
-			}
+		if i++; lax && wsAt(src, i) {
+			i = p.skipSpace(i)
 		}
 	}
 	goto value
+}
+
+// order checks that the member name of the object top that starts at
+// start and ends before end sorts after the name before it and differs
+// from it.
+func (p *parser) order(top *frame, start, end int) error {
+	key := p.src[start+1 : end-1]
+	switch c := compareKeys(p.src[top.prevStart:top.prevEnd], key); {
+	case c == 0:
+		return p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
+	case c > 0:
+		// A repeated name is out of order too; at one position the
+		// earlier guard of SPEC.md §2 wins.
+		if p.namedBefore(int(top.start), start, key) {
+			return p.failAt(start, CodeDuplicateKey, "duplicate member name %s", quoteKey(key))
+		}
+		return p.failAt(start, CodeNotCanonical, "member %s out of order", quoteKey(key))
+	}
+	return nil
 }
 
 // namedBefore reports whether the canonical-mode object opening at obj
@@ -727,7 +756,9 @@ func (p *parser) close(top *frame, i int) {
 		p.nodes[top.node].end = uint32(i)
 		p.nodes[top.node].next = uint32(len(p.nodes))
 	}
-	p.keys = p.keys[:top.keysBase]
+	if len(p.keys) > int(top.keysBase) { // strict mode only
+		p.keys = p.keys[:top.keysBase]
+	}
 	if top.deep {
 		p.indexDepth = p.shallow
 		p.deepHi = uint32(len(p.nodes))
@@ -821,21 +852,41 @@ func (p *parser) longPlain(i int) int {
 	}
 	for end := p.quote; i+32 <= end; i += 32 {
 		w := src[i : i+32 : i+32]
-		if notPlain(binary.LittleEndian.Uint64(w))|notPlain(binary.LittleEndian.Uint64(w[8:]))|
-			notPlain(binary.LittleEndian.Uint64(w[16:]))|notPlain(binary.LittleEndian.Uint64(w[24:])) != 0 {
+		if stopBytes(binary.LittleEndian.Uint64(w))|stopBytes(binary.LittleEndian.Uint64(w[8:]))|
+			stopBytes(binary.LittleEndian.Uint64(w[16:]))|stopBytes(binary.LittleEndian.Uint64(w[24:])) != 0 {
 			break
 		}
 	}
 	return i
 }
 
-// notPlain is zero when the eight bytes of x are all plain, and otherwise
-// has the high bit set of some byte that is not: below 0x20, '\\' or above
-// 0x7F ('"' does not occur before the quote longPlain found).
-func notPlain(x uint64) uint64 {
+// stopBytes is zero when each of the eight bytes of x, read little-endian,
+// is plain, and otherwise its lowest set bit is the high bit of the first
+// byte that is not. A byte b is caught by x itself when it is above 0x7F;
+// below that, by x−0x20 when it is a control character, and by the
+// differences with a quote and a backslash when it is one of them. Higher
+// bits may be set spuriously, by borrows, which only a caught byte starts
+// and which reach only later bytes.
+func stopBytes(x uint64) uint64 {
 	const ones, high = 0x0101010101010101, 0x8080808080808080
-	slash := x ^ (ones * '\\')
-	return ((x-ones*0x20)&^x | (slash-ones)&^slash | x) & high
+	return (x | (x - ones*0x20) | ((x ^ (ones * '"')) - ones) | ((x ^ (ones * '\\')) - ones)) & high
+}
+
+// shortString returns the position after the string at i (an opening
+// quote) when it holds only plain bytes and ends within nine words, as a
+// hash in hex does, and otherwise 0, leaving the string to p.string. It is
+// small enough to inline: most names and values are such strings, and the
+// loop of run keeps its state in registers while it calls nothing.
+func shortString(src []byte, i int) int {
+	for j, end := i+1, min(len(src), i+73); j+8 <= end; j += 8 {
+		if m := stopBytes(binary.LittleEndian.Uint64(src[j:])); m != 0 {
+			if j += bits.TrailingZeros64(m) >> 3; src[j] != '"' {
+				break
+			}
+			return j + 1
+		}
+	}
+	return 0
 }
 
 // string checks the string at i (an opening quote) and returns the position
@@ -844,18 +895,24 @@ func (p *parser) string(i int) (int, error) {
 	src := p.src
 	i++
 	for {
-		// Eight plain bytes at a time where possible; a long run, such
-		// as a credential, in bulk.
-		lim := min(len(src), i+256)
-		for i+8 <= lim && plain[src[i]] && plain[src[i+1]] && plain[src[i+2]] && plain[src[i+3]] &&
-			plain[src[i+4]] && plain[src[i+5]] && plain[src[i+6]] && plain[src[i+7]] {
-			i += 8
-		}
-		if i+8 > lim && lim < len(src) {
-			i = p.longPlain(i)
-		}
-		for i < len(src) && plain[src[i]] {
-			i++
+		// Skip plain bytes eight a word, so that the short strings of
+		// names and values cost a word or two each; the first word that
+		// holds a byte that is not plain says which. A long run, such
+		// as a credential, goes to longPlain.
+		for n := 0; ; n++ {
+			if i+8 > len(src) {
+				for i < len(src) && plain[src[i]] {
+					i++
+				}
+				break
+			}
+			if m := stopBytes(binary.LittleEndian.Uint64(src[i : i+8 : i+8])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			if i += 8; n == 32 {
+				i, n = p.longPlain(i), 0
+			}
 		}
 		if i >= len(src) {
 			return i, p.failAt(i, CodeSyntax, "unterminated string")
@@ -960,6 +1017,36 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isNumberByte(c byte) bool {
 	return isDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// shortNumber returns the position after the number at i when it is a
+// short plain one, the commonest kind, and otherwise 0, leaving the number
+// to p.number. A short plain number has at most 15 characters and ends
+// the value: 0 or a positive integer without a leading zero, possibly with
+// a fraction that does not end in 0 (nor, after "0.", begin with 0). Such
+// a number is in range, and in canonical form as written (see
+// plainCanonical).
+func shortNumber(src []byte, i int) int {
+	j := i + 1
+	if src[i] != '0' {
+		for j < len(src) && j-i < 16 && isDigit(src[j]) {
+			j++
+		}
+	}
+	if j < len(src) && src[j] == '.' {
+		k := j + 1
+		for k < len(src) && k-i < 16 && isDigit(src[k]) {
+			k++
+		}
+		if k == j+1 || src[k-1] == '0' || src[i] == '0' && src[j+1] == '0' {
+			return 0
+		}
+		j = k
+	}
+	if j-i > 15 || j >= len(src) || src[j] != ',' && src[j] != ']' && src[j] != '}' {
+		return 0
+	}
+	return j
 }
 
 // number checks the number at i and returns the position after it.

@@ -70,6 +70,8 @@ func (p *refParser) fail(c Code, format string, args ...any) *Error {
 }
 
 // ws skips whitespace; in canonical mode any whitespace is an error.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 func (p *refParser) ws() error {
 	if p.pos < len(p.src) && isSpace(p.src[p.pos]) {
 		if p.opt.Canonical {

@@ -1,4 +1,4 @@
-package verifier_test
+package verifierhttp_test
 
 import (
 	"bytes"
@@ -13,9 +13,10 @@ import (
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/vectors"
 	"github.com/remnant/passportkit/verifier"
+	"github.com/remnant/passportkit/verifier/verifierhttp"
 )
 
-func newServer(t *testing.T, cfg verifier.HandlerConfig) (*httptest.Server, map[string][]byte) {
+func newServer(t *testing.T, cfg verifierhttp.Config) (*httptest.Server, map[string][]byte) {
 	t.Helper()
 	trustJSON, cases, err := vectors.Load(vectors.FS)
 	if err != nil {
@@ -29,7 +30,7 @@ func newServer(t *testing.T, cfg verifier.HandlerConfig) (*httptest.Server, map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(verifier.NewHandler(v, cfg))
+	srv := httptest.NewServer(verifierhttp.NewHandler(v, cfg))
 	t.Cleanup(srv.Close)
 	bundles := map[string][]byte{}
 	for _, c := range cases {
@@ -69,7 +70,7 @@ func gz(b []byte) []byte {
 }
 
 func TestHTTPVerify(t *testing.T) {
-	srv, bundles := newServer(t, verifier.HandlerConfig{})
+	srv, bundles := newServer(t, verifierhttp.Config{})
 	at := "?at=2026-06-01T00:00:00Z"
 	tests := []struct {
 		name     string
@@ -137,7 +138,7 @@ func assertProblem(t *testing.T, resp *http.Response, body []byte, status int) {
 }
 
 func TestHTTPRoutes(t *testing.T) {
-	srv, _ := newServer(t, verifier.HandlerConfig{})
+	srv, _ := newServer(t, verifierhttp.Config{})
 	resp, err := http.Get(srv.URL + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +176,7 @@ func TestHTTPRoutes(t *testing.T) {
 }
 
 func TestHTTPRateLimit(t *testing.T) {
-	srv, bundles := newServer(t, verifier.HandlerConfig{RatePerClient: 1})
+	srv, bundles := newServer(t, verifierhttp.Config{RatePerClient: 1})
 	limited := 0
 	for range 10 {
 		resp, body := post(t, srv.URL+"/v1/verify", bundles["valid_minimal"], nil)

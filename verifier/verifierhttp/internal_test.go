@@ -1,4 +1,4 @@
-package verifier
+package verifierhttp
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/verifier"
 )
 
 // TestHTTPOverloaded fills every verification slot and checks that a
@@ -17,15 +18,15 @@ func TestHTTPOverloaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust, err := NewTrust("https://issuer.example", TrustedKey{Key: key.Public()})
+	trust, err := verifier.NewTrust("https://issuer.example", verifier.TrustedKey{Key: key.Public()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := New(trust)
+	v, err := verifier.New(trust)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHandler(v, HandlerConfig{MaxConcurrent: 1, QueueWait: 10 * time.Millisecond})
+	h := newHandler(v, Config{MaxConcurrent: 1, QueueWait: 10 * time.Millisecond})
 	srv := httptest.NewServer(h.routes())
 	defer srv.Close()
 

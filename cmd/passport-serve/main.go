@@ -1,17 +1,34 @@
+// Command passport-serve answers POST /v1/verify over HTTP (SPEC.md §11.5):
+// it verifies each bundle posted to it against one trust file, until the
+// process is interrupted.
+//
+// It is a command of its own, not a subcommand of passport, so that
+// passport, which third parties install to verify bundles, does not link
+// net/http and crypto/tls: a process that only verifies starts faster
+// without them.
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/internal/httpserve"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
+	"github.com/remnant/passportkit/verifier/verifierhttp"
 )
 
-type serveCmd struct {
+// server is the command: its flags.
+type server struct {
 	Trust         string        `help:"Trust file naming the issuer and its keys." env:"PASSPORT_TRUST" required:"" placeholder:"FILE" type:"path"`
 	Addr          string        `help:"Address to listen on." default:"127.0.0.1:8788"`
 	Skew          time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
@@ -25,35 +42,68 @@ type serveCmd struct {
 	MaxHeaderBytes    int           `help:"Bytes of request line and headers; more is answered 431." default:"16384"`
 }
 
-// Help is the long help of serve: the fixed bounds, which the README's
-// "Limits" repeats.
-func (c *serveCmd) Help() string {
+// env is what Run receives: the process's streams and a context cancelled
+// on interrupt.
+type env struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stderr io.Writer
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run parses args and serves, returning the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cli.Program{
+		Name:        "passport-serve",
+		Description: "Verify bundles posted to POST /v1/verify against a trust file.",
+		Options:     []kong.Option{kong.Bind(&env{ctx: ctx, stdin: stdin, stderr: stderr})},
+	}.Run(&server{}, args, stdout, stderr)
+}
+
+// Help is the long help: the fixed bounds, which the README's "Limits"
+// repeats.
+func (c *server) Help() string {
 	return fmt.Sprintf(`A bundle is at most %d bytes (512 KiB), also after gzip decompression; more is answered 413. A request waits at most 2s for a verification slot, then gets 503. Every error is an RFC 9457 problem detail.`, passport.MaxBundleSize)
 }
 
 // limits are the connection bounds the flags set.
-func (c *serveCmd) limits() httpserve.Limits {
+func (c *server) limits() httpserve.Limits {
 	return httpserve.Limits{ReadHeaderTimeout: c.ReadHeaderTimeout, BodyTimeout: c.BodyTimeout,
 		WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout, MaxHeaderBytes: c.MaxHeaderBytes}
 }
 
 // Validate refuses timeouts and header bounds that would disable a limit.
-func (c *serveCmd) Validate() error { return c.limits().Validate() }
+func (c *server) Validate() error { return c.limits().Validate() }
 
-func (c *serveCmd) Run(e *env) error {
-	v, err := loadVerifier(e, c.Trust, c.Skew)
+// Run serves until the process is interrupted.
+func (c *server) Run(e *env) error {
+	b, err := cli.ReadFile(e.stdin, c.Trust, verifier.MaxTrustFileSize)
 	if err != nil {
 		return err
 	}
+	trust, err := verifier.ParseTrust(b)
+	if err != nil {
+		return cli.Usage(fmt.Errorf("%s: %w", c.Trust, err))
+	}
+	v, err := verifier.New(trust, verifier.WithSkew(c.Skew))
+	if err != nil {
+		return cli.Usage(err)
+	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
 	lim := c.limits()
-	srv := lim.Server(e.ctx, verifier.NewHandler(v, verifier.HandlerConfig{
+	srv := lim.Server(e.ctx, verifierhttp.NewHandler(v, verifierhttp.Config{
 		MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, BodyTimeout: c.BodyTimeout, Logger: logger}))
 	srv.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	ln, err := lim.Listen(c.Addr)
 	if err != nil {
 		return cli.Usage(err)
 	}
-	fmt.Fprintf(e.stderr, "passport: verifying on http://%s (POST /v1/verify)\n", ln.Addr())
+	fmt.Fprintf(e.stderr, "passport-serve: verifying on http://%s (POST /v1/verify)\n", ln.Addr())
 	return httpserve.Serve(e.ctx, srv, ln, 10*time.Second)
 }

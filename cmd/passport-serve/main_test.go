@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/vectors"
@@ -33,7 +37,7 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestServeAnswersEveryRefusalWithProblemDetails runs passport serve on
+// TestServeAnswersEveryRefusalWithProblemDetails runs passport-serve on
 // loopback and checks the refusals net/http and the body reader make:
 // oversized headers (431), an unparseable request (400) and a body that
 // stalls (408), each as problem details, before the connection closes.
@@ -50,7 +54,7 @@ func TestServeAnswersEveryRefusalWithProblemDetails(t *testing.T) {
 	var stderr lockedBuffer
 	exit := make(chan int, 1)
 	go func() {
-		exit <- run(ctx, []string{"serve", "--trust", trust, "--addr", "127.0.0.1:0",
+		exit <- run(ctx, []string{"--trust", trust, "--addr", "127.0.0.1:0",
 			"--body-timeout", "200ms", "--max-header-bytes", "2048"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
 	}()
 	defer func() {
@@ -88,11 +92,71 @@ func TestServeAnswersEveryRefusalWithProblemDetails(t *testing.T) {
 // TestServeHelpMatchesREADME checks that --help and the README state the
 // same limits and timeouts.
 func TestServeHelpMatchesREADME(t *testing.T) {
-	code, out, errs := runCLI(t, "serve", "--help")
+	var stdout, stderr bytes.Buffer
+	code, out, errs := run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr), stdout.String(), stderr.String()
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	section := clitest.READMESection(t, "../../README.md", "#### Limits and timeouts of `passport serve`")
+	section := clitest.READMESection(t, "../../README.md", "#### Limits and timeouts of `passport-serve`")
 	clitest.CheckHelpMatchesREADME(t, out, section, []string{
 		"--rate", "--max-concurrent", "--read-header-timeout", "--body-timeout", "--write-timeout", "--idle-timeout", "--max-header-bytes"})
+}
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"passport-serve": main})
+}
+
+// TestReadmeCommand runs the `passport-serve` command lines of README.md, as
+// written, each in the background with a trust file of that name, until it
+// answers /healthz, and then stops it.
+func TestReadmeCommand(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trustJSON, _, err := vectors.Load(vectors.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script strings.Builder
+	for line := range strings.Lines(string(readme)) {
+		c, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "    passport-serve ")
+		if !ok {
+			continue
+		}
+		trust := c[strings.Index(c, "--trust ")+len("--trust "):]
+		trust, _, _ = strings.Cut(trust, " ")
+		addr := c[strings.Index(c, "--addr ")+len("--addr "):]
+		addr, _, _ = strings.Cut(addr, " ")
+		fmt.Fprintf(&script, "cp trust.json %s\nexec passport-serve %s &serve&\nhealthy http://%s/healthz\nkill -INT serve\nwait serve\n", trust, c, addr)
+	}
+	if script.Len() == 0 {
+		t.Fatal("no passport-serve command in README.md")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "readme.txtar"), []byte(script.String()+"-- trust.json --\n"+string(trustJSON)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: dir,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// healthy waits up to ten seconds for a 200 from a URL.
+			"healthy": func(ts *testscript.TestScript, neg bool, args []string) {
+				deadline := time.Now().Add(10 * time.Second)
+				for {
+					resp, err := http.Get(args[0])
+					if err == nil {
+						resp.Body.Close()
+						if resp.StatusCode == http.StatusOK {
+							return
+						}
+					}
+					if time.Now().After(deadline) {
+						ts.Fatalf("%s never answered 200: %v", args[0], err)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			},
+		},
+	})
 }

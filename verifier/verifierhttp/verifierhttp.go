@@ -1,4 +1,8 @@
-package verifier
+// Package verifierhttp serves verification over HTTP (SPEC.md §11.5):
+// POST /v1/verify and GET /healthz, bounded in size, rate, concurrency
+// and time. It is a package of its own so that a program that verifies
+// without serving, such as the passport command, does not link net/http.
+package verifierhttp
 
 import (
 	"context"
@@ -15,11 +19,12 @@ import (
 	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/internal/ratelimit"
 	"github.com/remnant/passportkit/passport"
+	"github.com/remnant/passportkit/verifier"
 )
 
-// HandlerConfig bounds the HTTP verification service. Zero fields take the
+// Config bounds the HTTP verification service. Zero fields take the
 // defaults shown.
-type HandlerConfig struct {
+type Config struct {
 	// MaxConcurrent is how many verifications run at once (default 8).
 	MaxConcurrent int
 	// QueueWait is how long a request waits for a slot before a 503
@@ -38,7 +43,7 @@ type HandlerConfig struct {
 	Logger *slog.Logger
 }
 
-func (c *HandlerConfig) defaults() {
+func (c *Config) defaults() {
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = 8
 	}
@@ -73,11 +78,11 @@ func (c *HandlerConfig) defaults() {
 // encoding, 429 rate_limited when the client exceeds its rate, 503
 // unavailable when every slot stays busy, and 404 not_found and 405
 // method_not_allowed for other paths and methods.
-func NewHandler(v *Verifier, cfg HandlerConfig) http.Handler {
+func NewHandler(v *verifier.Verifier, cfg Config) http.Handler {
 	return newHandler(v, cfg).routes()
 }
 
-func newHandler(v *Verifier, cfg HandlerConfig) *handler {
+func newHandler(v *verifier.Verifier, cfg Config) *handler {
 	cfg.defaults()
 	return &handler{v: v, cfg: cfg, slots: make(chan struct{}, cfg.MaxConcurrent),
 		limits: ratelimit.New(ratelimit.Config{Rate: cfg.RatePerClient, MaxKeys: cfg.MaxClients})}
@@ -96,8 +101,8 @@ func (h *handler) routes() http.Handler {
 }
 
 type handler struct {
-	v      *Verifier
-	cfg    HandlerConfig
+	v      *verifier.Verifier
+	cfg    Config
 	slots  chan struct{}
 	limits *ratelimit.Limiter
 }
@@ -122,9 +127,9 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	policy := AnySubject()
+	policy := verifier.AnySubject()
 	if s := q.Get("subject"); s != "" {
-		policy = ForSubject(s)
+		policy = verifier.ForSubject(s)
 	}
 	if s := q.Get("at"); s != "" {
 		t, err := time.Parse(time.RFC3339, s)
