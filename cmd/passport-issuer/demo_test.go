@@ -86,7 +86,7 @@ func TestDemoServes(t *testing.T) {
 	dir := t.TempDir() + string(os.PathSeparator)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var logs syncBuffer
+	var logs clitest.Buffer
 	exit := make(chan int, 1)
 	go func() {
 		exit <- run(ctx, []string{"--db", dir + "passportkit.db", "demo", "--addr", "127.0.0.1:0",

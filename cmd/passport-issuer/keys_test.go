@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/verifier"
 )
 
@@ -26,7 +27,7 @@ func runCmd(args ...string) (int, string, string) {
 // server is a running `serve`.
 type server struct {
 	base string
-	logs *syncBuffer
+	logs *clitest.Buffer
 	stop func() int
 }
 
@@ -34,7 +35,7 @@ type server struct {
 func startServe(t *testing.T, args ...string) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &syncBuffer{}
+	logs := &clitest.Buffer{}
 	exit := make(chan int, 1)
 	go func() { exit <- run(ctx, append(args, "--addr", "127.0.0.1:0"), io.Discard, logs) }()
 	urlRE := regexp.MustCompile(`msg=serving url=(http://127\.0\.0\.1:\d+)`)

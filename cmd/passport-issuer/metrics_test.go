@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/remnant/passportkit/internal/clitest"
 )
 
 // getBody fetches url and returns its status and body.
@@ -96,7 +98,7 @@ func TestJSONLogs(t *testing.T) {
 	tmp := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var logs syncBuffer
+	var logs clitest.Buffer
 	exit := make(chan int, 1)
 	go func() {
 		exit <- run(ctx, []string{"--db", filepath.Join(tmp, "x.db"), "--log-format", "json", "serve", "--addr", "127.0.0.1:0", "--keys", filepath.Join(tmp, "keys")}, io.Discard, &logs)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
@@ -38,7 +39,7 @@ func buildVerifier(t *testing.T) string {
 func serveIssuer(t *testing.T, dsn, keys string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var logs syncBuffer
+	var logs clitest.Buffer
 	exit := make(chan int, 1)
 	go func() {
 		exit <- run(ctx, append([]string{"--db", dsn, "serve", "--addr", "127.0.0.1:0", "--keys", keys, "--rate", "1000", "--burst", "1000"}, extra...), io.Discard, &logs)

@@ -9,30 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/remnant/passportkit/internal/clitest"
 )
-
-// syncBuffer is a buffer that the server's logger and the test can share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // cmd runs one command against db and returns its stdout.
 func cmd(t *testing.T, db string, args ...string) string {
@@ -52,7 +33,7 @@ func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
 	db := filepath.Join(tmp, "issuer.db")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var logs syncBuffer
+	var logs clitest.Buffer
 	exit := make(chan int, 1)
 	go func() {
 		exit <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--body-timeout", "300ms", "--max-header-bytes", "4096", "--keys", filepath.Join(tmp, "keys")}, io.Discard, &logs)

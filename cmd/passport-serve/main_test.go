@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,24 +17,6 @@ import (
 	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/vectors"
 )
-
-// lockedBuffer is a buffer the server and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestServeAnswersEveryRefusalWithProblemDetails runs passport-serve on
 // loopback and checks the refusals net/http and the body reader make:
@@ -51,7 +32,7 @@ func TestServeAnswersEveryRefusalWithProblemDetails(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr lockedBuffer
+	var stderr clitest.Buffer
 	exit := make(chan int, 1)
 	go func() {
 		exit <- run(ctx, []string{"--trust", trust, "--addr", "127.0.0.1:0",

@@ -5,6 +5,7 @@ package clitest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -141,4 +143,25 @@ func WantProblem(t testing.TB, res *http.Response, body []byte, status int, code
 	if res.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatalf("problem without X-Content-Type-Options: nosniff")
 	}
+}
+
+// Buffer is an output sink that a running server's goroutines and the test
+// share: writes and reads hold one lock. The zero value is ready to use.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns everything written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

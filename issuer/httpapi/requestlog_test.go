@@ -1,38 +1,19 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 )
-
-// lockedBuffer is a log sink safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 var generatedID = regexp.MustCompile(`^[a-z2-7]{26}$`)
 
@@ -43,7 +24,7 @@ var generatedID = regexp.MustCompile(`^[a-z2-7]{26}$`)
 // string ever reaches the log.
 func TestRequestLogs(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
-		var sink lockedBuffer
+		var sink clitest.Buffer
 		log := slog.New(slog.NewJSONHandler(&sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		e := serve(t, db, httpapi.New(storetest.Service(db), log, httpapi.Config{RatePerSecond: 1000, Burst: 1000}))
 		author, _ := e.agent("Author")
