@@ -120,8 +120,8 @@ func checkEd25519(t *testing.T, name string, seed, pub, msg, sig []byte) {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	if !bytes.Equal(k.Public().ed, pub) {
-		t.Errorf("%s: public key %x, want %x", name, k.Public().ed, pub)
+	if !bytes.Equal(k.Public().ed.pub, pub) {
+		t.Errorf("%s: public key %x, want %x", name, k.Public().ed.pub, pub)
 	}
 	got, err := k.sign(msg)
 	if err != nil || !bytes.Equal(got, sig) {

@@ -46,7 +46,7 @@ const MaxKeySize = 16 << 10
 type PublicKey struct {
 	alg Algorithm
 	kid string
-	ed  ed25519.PublicKey
+	ed  edKey
 	ec  *ecdsa.PublicKey
 }
 
@@ -61,7 +61,7 @@ func (k *PublicKey) KeyID() string { return k.kid }
 func (k *PublicKey) Verify(signingInput, sig []byte) bool {
 	switch k.alg {
 	case EdDSA:
-		return len(sig) == ed25519.SignatureSize && ed25519.Verify(k.ed, signingInput, sig)
+		return k.ed.verify(signingInput, sig)
 	case ES256:
 		if len(sig) != 64 {
 			return false
@@ -76,7 +76,7 @@ func (k *PublicKey) Verify(signingInput, sig []byte) bool {
 
 // JWK returns the public key as a JSON Web Key with its alg and kid set.
 func (k *PublicKey) JWK() jose.JSONWebKey {
-	var key crypto.PublicKey = k.ed
+	var key crypto.PublicKey = k.ed.pub
 	if k.alg == ES256 {
 		key = k.ec
 	}
@@ -133,7 +133,7 @@ func publicFromJWK(jwk *jose.JSONWebKey) (*PublicKey, error) {
 	pub := &PublicKey{}
 	switch key := jwk.Public().Key.(type) {
 	case ed25519.PublicKey:
-		pub.alg, pub.ed = EdDSA, key
+		pub.alg, pub.ed = EdDSA, newEdKey(key)
 	case *ecdsa.PublicKey:
 		if key.Curve != elliptic.P256() {
 			return nil, errors.New("passport: key: only the P-256 curve is supported for ECDSA")

@@ -267,7 +267,13 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	bufs := v.buffers()
 	defer v.release(bufs)
 	r := &run{v: v, src: bundle, policy: policy, at: at, typ: passport.JWSType, lookup: v.trust.Lookup, parser: &bufs.bundle, bufs: bufs}
-	res := &Result{At: passport.NewTime(at).String(), Checks: make([]Check, 0, len(checkNames))}
+	// The result and room for its checks, in one allocation.
+	alloc := new(struct {
+		Result
+		checks [len(checkNames)]Check
+	})
+	res := &alloc.Result
+	res.At, res.Checks = passport.NewTime(at).String(), alloc.checks[:0]
 	steps := [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
 		r.payload, r.snapshot, r.passportHash, r.version, r.fields, r.issuer,
