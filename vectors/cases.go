@@ -396,6 +396,20 @@ var generators = []generator{
 		d.sign = func(input []byte) []byte { return f.rawSign(f.rogue, input) }
 		return fails("kid of a trusted key, signature by another", "signature", passport.ReasonSignatureInvalid, d.bytes())
 	}},
+	{"ed25519_s_not_canonical_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.sign = func(input []byte) []byte {
+			// S + L, the group order: the same point equation, but S
+			// is not the canonical scalar (SPEC.md §8), which a
+			// verifier must refuse, or signatures become malleable.
+			sig := f.rawSign(f.ed, input)
+			s := new(big.Int).SetBytes(reverse(sig[32:]))
+			s.Add(s, ed25519Order)
+			le := reverse(s.FillBytes(make([]byte, 32)))
+			return append(sig[:32:32], le...)
+		}
+		return fails("an Ed25519 signature whose S is S + L, not below the group order", "signature", passport.ReasonSignatureInvalid, d.bytes())
+	}},
 	{"es256_der_signature_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
 		d.key = f.es
@@ -838,4 +852,17 @@ var generators = []generator{
 // asn1Marshal encodes a 64-byte R‖S signature as ASN.1 DER.
 func asn1Marshal(rs []byte) ([]byte, error) {
 	return asn1.Marshal(struct{ R, S *big.Int }{new(big.Int).SetBytes(rs[:32]), new(big.Int).SetBytes(rs[32:])})
+}
+
+// ed25519Order is L, the order of the Ed25519 base point (RFC 8032 §5.1).
+var ed25519Order, _ = new(big.Int).SetString("7237005577332262213973186563042994240857116359379907606001950938285454250989", 10)
+
+// reverse returns b's bytes in the other order: Ed25519 writes scalars
+// little-endian, big.Int reads them big-endian.
+func reverse(b []byte) []byte {
+	r := make([]byte, len(b))
+	for i, c := range b {
+		r[len(b)-1-i] = c
+	}
+	return r
 }
