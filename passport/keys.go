@@ -42,7 +42,9 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 const MaxKeySize = 16 << 10
 
 // PublicKey is a verification key pinned to exactly one algorithm. Its KeyID
-// is the RFC 7638 thumbprint of the key, base64url-encoded.
+// is the RFC 7638 thumbprint of the key, base64url-encoded. An Ed25519 key
+// keeps its point decoded, so that checking a signature does not decode it
+// again (SPEC.md §8 states the rules of the check).
 type PublicKey struct {
 	alg Algorithm
 	kid string
