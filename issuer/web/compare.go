@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/skilltrust"
 )
@@ -176,8 +177,12 @@ func clip(s string) string {
 
 // comparePage is the body of the comparison page.
 type comparePage struct {
-	Form  compareForm
-	Error string
+	Form compareForm
+	// Error, Status and Code are a refused comparison's detail, status
+	// and reason, as the API gives them.
+	Error  string
+	Status int
+	Code   problem.Code
 	// Agents are the compared agents in input order; Skills each skill's
 	// assessments, one cell per agent in that order.
 	Agents  []comparedAgent
@@ -219,7 +224,8 @@ func (h *Handler) compare(w http.ResponseWriter, r *http.Request) error {
 		if d.Status >= 500 {
 			return err
 		}
-		page.Error, page.Agents, page.Skills, page.Context = d.Detail, nil, nil, nil
+		page.Error, page.Status, page.Code = d.Detail, d.Status, d.Code
+		page.Agents, page.Skills, page.Context = nil, nil, nil
 		return h.render(w, d.Status, "compare", "Compare agents", "compare", page)
 	}
 	return h.render(w, http.StatusOK, "compare", "Compare agents", "compare", page)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"mime/multipart"
@@ -328,13 +329,16 @@ func sameRefusal(t *testing.T, s *site, q url.Values, status int) string {
 	defer res.Body.Close()
 	var p struct {
 		Detail string `json:"detail"`
+		Code   string `json:"code"`
 	}
-	if err := json.NewDecoder(res.Body).Decode(&p); err != nil || res.StatusCode != status {
-		t.Errorf("the API answers %s with %d (%v), want %d", b, res.StatusCode, err, status)
+	if err := json.NewDecoder(res.Body).Decode(&p); err != nil || res.StatusCode != status || p.Code == "" {
+		t.Errorf("the API answers %s with %d and code %q (%v), want %d", b, res.StatusCode, p.Code, err, status)
 	}
 	page, html0 := s.get(t, "/trust/assess?"+q.Encode())
-	if page.StatusCode != status || !strings.Contains(html0, `<div class="error" role="alert"><h2>Nothing to compare</h2><p>`+html.EscapeString(p.Detail)+`</p>`) {
-		t.Errorf("the page answers %s with %d and not the API's %q", q.Encode(), page.StatusCode, p.Detail)
+	want := `<div class="error" role="alert"><h2>Nothing to compare</h2><p>` + html.EscapeString(p.Detail) + `</p>` +
+		fmt.Sprintf(`<p>Status %d, reason <code>%s</code>.</p>`, status, p.Code)
+	if page.StatusCode != status || !strings.Contains(html0, want) {
+		t.Errorf("the page answers %s with %d and not the API's %q (%s)", q.Encode(), page.StatusCode, p.Detail, p.Code)
 	}
 	return p.Detail
 }
