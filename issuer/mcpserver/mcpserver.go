@@ -67,6 +67,7 @@ import (
 	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/reputation"
+	"github.com/remnant/passportkit/verifier"
 )
 
 // MaxMessage bounds one MCP message, after decompression, except a call
@@ -119,6 +120,9 @@ type tools struct {
 	// bounds holds the message bound of each tool whose calls may exceed
 	// MaxMessage.
 	bounds map[string]int
+	// verifiers keeps the Verifier of the trust file verify_passport
+	// last read.
+	verifiers *verifier.Cache
 }
 
 // newServer returns the MCP server with the issuer's tools over app.
@@ -126,7 +130,7 @@ func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mc
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	t := &tools{app: app, log: logger, cfg: cfg, bounds: map[string]int{}}
+	t := &tools{app: app, log: logger, cfg: cfg, bounds: map[string]int{}, verifiers: verifier.NewCache()}
 	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Version: version}, &mcp.ServerOptions{Logger: logger, Instructions: Instructions})
 	addTool(s, t, &mcp.Tool{
 		Name: "feedback_memory",

@@ -120,11 +120,7 @@ func (t *tools) verifyPassport(ctx context.Context, _ *mcp.CallToolRequest, in V
 	if err != nil {
 		return nil, err
 	}
-	trust, err := verifier.ParseTrust(file)
-	if err != nil {
-		return nil, fmt.Errorf("mcpserver: the published trust file: %w", err)
-	}
-	v, err := verifier.New(trust)
+	v, err := t.verifiers.For(file)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: the published trust file: %w", err)
 	}

@@ -216,11 +216,7 @@ func (h *Handler) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fail(err)
 	}
-	trust, err := verifier.ParseTrust(tf)
-	if err != nil {
-		return err
-	}
-	v, err := verifier.New(trust, verifier.WithClock(h.cfg.Now))
+	v, err := h.verifiers.For(tf)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/verifier"
 )
 
 // Profiles gives an agent's public profile; private, unlisted, suspended
@@ -79,6 +80,9 @@ type Handler struct {
 	pages    map[string]*template.Template
 	assets   map[string]asset
 	first    *firstPages
+	// verifiers keeps the Verifier of the trust file the verify page
+	// last read.
+	verifiers *verifier.Cache
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -118,7 +122,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.BodyTimeout = httpapi.DefaultBodyTimeout
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), pages: map[string]*template.Template{},
-		assets: map[string]asset{}, first: newFirstPages(firstPagesSize)}
+		assets: map[string]asset{}, first: newFirstPages(firstPagesSize), verifiers: verifier.NewCache(verifier.WithClock(cfg.Now))}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
