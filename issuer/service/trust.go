@@ -42,7 +42,11 @@ type SkillHistory struct {
 	Policy         string
 	SourceRevision string
 	AssessedAt     time.Time
-	State          string
+	// Hour is the UTC hour of the passport the assessment belongs to
+	// (Unix seconds / 3600): with Subject, Skill and SourceRevision, the
+	// key a history row is written once under.
+	Hour  int64
+	State string
 	// Estimate is the estimate's midpoint in millionths, nil without one.
 	Estimate       *int64
 	Operators      int // distinct known independent operators with weight
@@ -105,7 +109,8 @@ func (p *Passports) InspectSkill(ctx context.Context, hs HistoryStore, id issuer
 }
 
 // record writes e's history row the first time it is called for e: once per
-// subject revision, hour and skill, as e is cached under those.
+// subject revision, hour and skill, as e is cached under those. The store
+// keys the row by the same, so other processes do not write it again.
 func (e *skillEntry) record(ctx context.Context, hs HistoryStore) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -229,7 +234,7 @@ func newSkillEntry(d *issuedDraft, id issuer.AgentID, rev string, a *skilltrust.
 	}
 	issued := d.draft.Passport.IssuedAt.UTC()
 	h := SkillHistory{
-		Subject: id, Skill: sp.Skill, Policy: a.Policy, SourceRevision: rev, AssessedAt: issued, State: string(sp.State),
+		Subject: id, Skill: sp.Skill, Policy: a.Policy, SourceRevision: rev, AssessedAt: issued, Hour: hourBucket(issued), State: string(sp.State),
 		Operators: a.Effective.Operators, Contradictions: len(a.Contradictions),
 		Contested: sp.Contested, InsufficientEvidence: sp.Assessment == passport.AssessmentInsufficientEvidence,
 		AssessmentHash: sp.AssessmentHash,

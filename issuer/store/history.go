@@ -12,7 +12,9 @@ import (
 )
 
 // RecordSkillHistory appends h to the subject's skill history and counts it
-// in the day's network metrics, in one transaction. Which counters grow is
+// in the day's network metrics, in one transaction, unless a row of the
+// same subject, skill, source revision and hour is there already: then it
+// writes and counts nothing (SPEC.md §5.9). Which counters grow is
 // decided against the subject's previous row for the same skill (SPEC.md
 // §5.9): skill_assessments_generated always; skill_contested_assessments
 // and skill_insufficient_evidence by h's own state; skill_evidence_updates,
@@ -41,10 +43,17 @@ func (db *DB) RecordSkillHistory(ctx context.Context, h service.SkillHistory) er
 		if h.Estimate != nil {
 			estimate = sql.NullInt64{Int64: *h.Estimate, Valid: true}
 		}
-		if _, err := exec(ctx, tx, `INSERT INTO skill_trust_history (subject_id, skill, policy, source_revision, assessed_at, state,
-			estimate, operators, contradictions, assessment_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			a.Key, h.Skill, h.Policy, h.SourceRevision, h.AssessedAt.UTC(), h.State, estimate, h.Operators, h.Contradictions, h.AssessmentHash); err != nil {
+		res, err := exec(ctx, tx, `INSERT INTO skill_trust_history (subject_id, skill, policy, source_revision, assessed_at, hour, state,
+			estimate, operators, contradictions, assessment_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (subject_id, skill, source_revision, hour) DO NOTHING`,
+			a.Key, h.Skill, h.Policy, h.SourceRevision, h.AssessedAt.UTC(), h.Hour, h.State, estimate, h.Operators, h.Contradictions, h.AssessmentHash)
+		if err != nil {
 			return fmt.Errorf("store: write skill history: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("store: write skill history: %w", err)
+		} else if n == 0 {
+			return nil // written already, by this process or another
 		}
 		counters := []string{service.MetricAssessmentsGenerated}
 		if h.Contested {

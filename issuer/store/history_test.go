@@ -16,7 +16,8 @@ import (
 
 // TestSkillHistoryThroughTheTrustService: only a known skill passport
 // read through the trust service is written to the skill history, once
-// per subject revision and hour, and counted in the day's network metrics;
+// per subject revision and hour across processes, and counted in the day's
+// network metrics;
 // general reads and unknown skills write nothing.
 func TestSkillHistoryThroughTheTrustService(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
@@ -59,6 +60,16 @@ func TestSkillHistoryThroughTheTrustService(t *testing.T) {
 		again, err := p.InspectSkill(f.ctx, db, subj.AgentID, "sql tuning")
 		if err != nil || again.AssessmentHash != sp.AssessmentHash || rows() != 1 {
 			t.Fatalf("second inspection: %v, %d rows", err, rows())
+		}
+		// Another process (a replica, or this one restarted), with its own
+		// cache, inspecting in the same revision and hour writes nothing
+		// and counts nothing.
+		replica := service.NewPassports(db, ring, service.PassportOptions{})
+		if _, err := replica.InspectSkill(f.ctx, db, subj.AgentID, "SQL tuning"); err != nil {
+			t.Fatal(err)
+		}
+		if rows() != 1 || metrics()[service.MetricAssessmentsGenerated] != 1 {
+			t.Fatalf("another process's inspection: %d rows, metrics %v", rows(), metrics())
 		}
 		var row struct {
 			Skill, Revision, Hash string
