@@ -6,6 +6,9 @@
 //	res, err := v.Verify(ctx, bundle, verifier.ForSubject("agt_…"))
 //	if res.Verified { … res.Passport … }
 //
+// A service that reads its published trust file again for each request
+// keeps a Cache, which builds a new Verifier only when the file changes.
+//
 // Verify never returns a bare bool. Its Result lists every check in the
 // order SPEC.md §11 gives, each with a stable reason code; the first
 // failure is the result's reason. The passport and its disclosed evidence
