@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,29 +33,6 @@ const (
 )
 
 var registryNow = time.Date(2026, 6, 1, 9, 30, 0, 0, time.UTC)
-
-// tickClock is the registry's clock: a second later at every reading
-// while the registry is written, then still, so that every page is read
-// at one moment.
-type tickClock struct {
-	mu   sync.Mutex
-	t    time.Time
-	tick time.Duration
-}
-
-func (c *tickClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(c.tick)
-	return c.t
-}
-
-// stop sets the clock to at and keeps it there.
-func (c *tickClock) stop(at time.Time) {
-	c.mu.Lock()
-	c.t, c.tick = at, 0
-	c.mu.Unlock()
-}
 
 // registry is a registry of a few hundred agents, served on loopback as
 // serve serves it (GET /api/public/agents and find_agents on /mcp over one
@@ -103,7 +79,9 @@ const (
 func newRegistry(t *testing.T, engine store.Engine) *registry {
 	t.Helper()
 	ctx := context.Background()
-	clock := &tickClock{t: registryNow.AddDate(0, 0, -30), tick: time.Second}
+	// A second later at every reading while the registry is written, then
+	// still, so that every page is read at one moment.
+	clock := storetest.NewClock(registryNow.AddDate(0, 0, -30), time.Second)
 	db := storetest.Open(t, engine, store.Options{Now: clock.Now})
 	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys"), Now: clock.Now})
 	if err != nil {
@@ -125,7 +103,7 @@ func newRegistry(t *testing.T, engine store.Engine) *registry {
 	start := time.Now()
 	r.build()
 	built := time.Since(start)
-	clock.stop(registryNow)
+	clock.Freeze(registryNow)
 	rep, err := discovery.Sync(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,31 +27,12 @@ import (
 	"github.com/remnant/passportkit/skilltrust"
 )
 
-// stepClock is a clock the world moves forward a second per write.
-type stepClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
-
-func (c *stepClock) set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
 // discoveryWorld is a registry of a few hundred agents built through the
 // service: independently evaluated authors, a same-owner ring, agents that
 // only declare, contested and stale authors, and agents with nothing.
 type discoveryWorld struct {
 	*fixture
-	clock      *stepClock
+	clock      *storetest.Clock // a second later at every reading
 	svc        *service.Service
 	passports  *service.Passports
 	discovery  *service.Discovery
@@ -81,7 +61,7 @@ var worldNow = time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
 
 func newDiscoveryWorld(t *testing.T, engine store.Engine, opts service.DiscoveryOptions) *discoveryWorld {
 	t.Helper()
-	c := &stepClock{t: worldNow.AddDate(0, 0, -worldDays)}
+	c := storetest.NewClock(worldNow.AddDate(0, 0, -worldDays), time.Second)
 	db := storetest.Open(t, engine, store.Options{Now: c.Now})
 	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys"), Now: c.Now})
 	if err != nil {
@@ -196,7 +176,7 @@ func (w *discoveryWorld) build() {
 			}
 		}
 	}
-	w.clock.set(worldNow.AddDate(0, 0, -20))
+	w.clock.Set(worldNow.AddDate(0, 0, -20))
 
 	// The other authors: 1 to 6 memories, each reported on by 1 to 6
 	// evaluators of distinct operators in varied workloads; some fail.
@@ -257,7 +237,7 @@ func (w *discoveryWorld) build() {
 			w.mustReport(w.evaluators[(i+x*5)%len(w.evaluators)], m, issuer.OutcomeSuccess, fmt.Sprintf("w%d", x))
 		}
 	}
-	w.clock.set(worldNow)
+	w.clock.Set(worldNow)
 }
 
 // sync runs the indexer once.

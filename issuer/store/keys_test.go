@@ -28,24 +28,11 @@ func mustKeys(t *testing.T, db *store.DB) []issuer.SigningKey {
 	return keys
 }
 
-// manualClock is a clock a test moves by hand.
-type manualClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *manualClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *manualClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 func TestSigningKeyLifecycle(t *testing.T) {
 	t.Parallel()
 	for _, engine := range storetest.Engines(t) {
 		t.Run(string(engine), func(t *testing.T) {
-			clock := &manualClock{t: time.Date(2026, 3, 1, 12, 0, 0, 500_000_000, time.UTC)}
+			clock := storetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 500_000_000, time.UTC), 0)
 			db := storetest.Open(t, engine, store.Options{Now: clock.Now})
 			ctx := context.Background()
 			const publishFor = 31 * 24 * time.Hour
