@@ -39,6 +39,12 @@ const (
 type TrustQuery struct {
 	Skill   string
 	Context evidence.Context
+	// Passport, when set, pins the read to the passport with this
+	// passportHash, which the issuer signed recently for the agent: the
+	// answer is read from that passport instead of the current one, so
+	// that several reads describe one state. A pin the issuer no longer
+	// holds is unavailable. The pages set it; no request field does.
+	Passport string
 }
 
 // EvidenceQuery is a read of one page of a skill's sources: the skill and

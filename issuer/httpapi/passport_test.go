@@ -56,7 +56,7 @@ func (s *subjects) state(ctx context.Context, id issuer.AgentID) (agentState, er
 	return a, nil
 }
 
-func (s *subjects) LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) (*issuing.Subject, error) {
+func (s *subjects) LoadSubject(ctx context.Context, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error) {
 	a, err := s.state(ctx, id)
 	if err != nil {
 		return nil, err
@@ -65,6 +65,7 @@ func (s *subjects) LoadSubject(ctx context.Context, id issuer.AgentID, at time.T
 	defer s.mu.Unlock()
 	sub := *s.sub[id]
 	sub.PublicID, sub.Status, sub.Visibility = id, issuer.AgentStatus(a.Status), issuer.Visibility(a.Visibility)
+	sub.Revision, sub.At = s.revision(id, a), now()
 	return &sub, nil
 }
 
@@ -75,7 +76,12 @@ func (s *subjects) SubjectRevision(ctx context.Context, id issuer.AgentID) (stri
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.rev[id] + "/" + a.Status + "/" + a.Visibility, nil
+	return s.revision(id, a), nil
+}
+
+// revision is id's revision token, given its state; s.mu is held.
+func (s *subjects) revision(id issuer.AgentID, a agentState) string {
+	return s.rev[id] + "/" + a.Status + "/" + a.Visibility
 }
 
 // set gives id the subject sub and a new revision.

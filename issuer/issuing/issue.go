@@ -100,7 +100,10 @@ func (e *BundleTooLargeError) Error() string {
 type Draft struct {
 	// Passport is the document to sign; EvidenceRoot and EvidenceCount are
 	// set.
-	Passport   passport.Passport
+	Passport passport.Passport
+	// Revision is the revision token of the subject the passport was
+	// assembled from (Subject.Revision): the store state it describes.
+	Revision   string
 	collection *Collection
 	tree       *evidence.Tree
 	previews   []int // leaf indices behind the source previews, sorted
@@ -118,6 +121,9 @@ type Issued struct {
 	PassportHash string
 	// Passport is the signed document.
 	Passport passport.Passport
+	// Revision is the subject revision the passport describes (see
+	// Draft.Revision); it is not part of the passport.
+	Revision string
 }
 
 // Issue collects, assembles and signs a passport for s, disclosing
@@ -199,7 +205,7 @@ func Assemble(s *Subject, c *Collection, opt Options) (*Draft, error) {
 		}
 	}
 	slices.Sort(previews)
-	return &Draft{Passport: p, collection: c, tree: tree, previews: slices.Compact(previews)}, nil
+	return &Draft{Passport: p, Revision: s.Revision, collection: c, tree: tree, previews: slices.Compact(previews)}, nil
 }
 
 // Collection returns the evidence the draft was assembled from.
@@ -245,7 +251,7 @@ func (dr *Draft) Sign(signer Signer, d Disclosure) (*Issued, error) {
 		return nil, fmt.Errorf("issuing: the signed snapshot does not parse: %w", err)
 	}
 	return &Issued{
-		Bundle: bundle, PassportHash: snap.PassportHash, Passport: p,
+		Bundle: bundle, PassportHash: snap.PassportHash, Passport: p, Revision: dr.Revision,
 		EvidenceFile: evidenceFile(dr.collection, dr.tree.Root().String(), snap.PassportHash),
 	}, nil
 }

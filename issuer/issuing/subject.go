@@ -73,6 +73,15 @@ type Subject struct {
 	// (MaxInputMemories, MaxInputEvents): the collection is then marked
 	// truncated whatever it holds.
 	Truncated bool
+
+	// Revision is the subject's revision token in the snapshot the
+	// subject was read from ("" before the first write that changed its
+	// evidence): it names exactly the state these records describe.
+	Revision string
+	// At is when the subject was read: taken after the snapshot was
+	// pinned, so that no record in it was written later. Its passport is
+	// issued as of At.
+	At time.Time
 }
 
 // Capability is one declared capability.

@@ -127,6 +127,27 @@ func (c *cache) add(id issuer.AgentID, k cacheKey, v any) any {
 	return v
 }
 
+// addBeside is add for an entry that may be older than those cached: it
+// stores v only when id has no entries under another revision or hour,
+// which it would drop, and returns the entry kept or v.
+func (c *cache) addBeside(id issuer.AgentID, k cacheKey, v any) any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if se, ok := c.subjects[id]; ok {
+		s := se.Value.(*subjectEntries)
+		if e, ok := s.entries[k]; ok {
+			return e.Value.(*cacheEntry).value
+		}
+		for key := range s.entries {
+			if key.revision != k.revision || key.hour != k.hour {
+				return v
+			}
+		}
+	}
+	c.putLocked(id, k, v)
+	return v
+}
+
 // invalidate drops every entry of id.
 func (c *cache) invalidate(id issuer.AgentID) {
 	c.mu.Lock()

@@ -48,6 +48,7 @@ func (d *Discovery) entry(ctx context.Context, id issuer.AgentID, rev string, no
 	if err != nil {
 		return w, err
 	}
+	w.Revision = draft.Revision
 	p := &draft.Passport
 	at := calendar.Of(p.IssuedAt.UTC())
 	w.Listed, w.AssessedOn = true, at.String()
@@ -64,7 +65,7 @@ func (d *Discovery) entry(ctx context.Context, id issuer.AgentID, rev string, no
 		row := IndexedSkill{
 			Subject: id, Skill: sp.Skill, Level: sp.EvidenceLevel, State: sp.State, Assessment: sp.Assessment,
 			Contested: sp.Contested, Stale: sp.Stale, Operators: sp.Effective.Operators, SourceCount: sp.SourceCount,
-			AssessmentHash: sp.AssessmentHash, AssessedOn: sp.AssessedAt, Revision: rev,
+			AssessmentHash: sp.AssessmentHash, AssessedOn: sp.AssessedAt, Revision: w.Revision,
 		}
 		c := &ceilings[i]
 		for d, dim := range evidence.Dimensions {

@@ -42,13 +42,15 @@ type Store interface {
 // demo read subjects through it.
 type SubjectSource interface {
 	// LoadSubject reads a public, active subject's records as they stand,
-	// within the collection limits, in one read-only transaction (a
-	// consistent snapshot): its profile, declared capabilities, activity,
-	// reputation, memories, the events on them and the owner-binding
-	// history of every agent those events name. at is the issuing time:
-	// records after it are not read. An unknown, private, unlisted or
-	// suspended subject is issuer.CodeNotFound.
-	LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) (*issuing.Subject, error)
+	// within the collection limits, in one read-only transaction (one
+	// snapshot): its profile, declared capabilities, activity, reputation,
+	// memories, the events on them, the owner-binding history of every
+	// agent those events name, and its revision token, so that the
+	// revision names exactly the state read. now is called once the
+	// snapshot is pinned: its time, the subject's At, is later than every
+	// record read. No record is left out for its time. An unknown,
+	// private, unlisted or suspended subject is issuer.CodeNotFound.
+	LoadSubject(ctx context.Context, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error)
 	// SubjectRevision returns the subject's current revision token: a
 	// random token replaced in the same transaction as any write that
 	// changes the subject's evidence, "" before the first such write.

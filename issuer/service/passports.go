@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"sync"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/issuing"
@@ -81,6 +84,16 @@ type PassportOptions struct {
 // rotation a cached passport signed by the previous key is served until
 // its hour ends or its subject changes; it verifies, as rotation keeps the
 // previous key published while what it signed is unexpired.
+//
+// A passport describes one state of the store: its subject is read in one
+// snapshot, and it is cached under the revision token read in that
+// snapshot, never under a token read before or after it. Requests that
+// miss the cache for the same revision and hour share one build.
+//
+// Besides the cache of current passports it keeps recently signed
+// passports by passportHash, so that several reads can be pinned to one
+// passport ([issuer.TrustQuery.Passport]), and the last passport built for
+// each subject, which [Passports.Latest] shows while a newer one is built.
 type Passports struct {
 	st        SubjectStore
 	keys      ActiveKey
@@ -89,8 +102,20 @@ type Passports struct {
 	validity  time.Duration
 	retention time.Duration
 	cache     *cache
+	builds    flights
+	signed    *lru.Cache[string, *issuedDraft]         // by passportHash
+	last      *lru.Cache[issuer.AgentID, *issuedDraft] // the last built, by subject
 	observer  PassportObserver
 }
+
+// Bounds of the passports kept besides the cache: signed ones by
+// passportHash, and the last one built per subject. Most are the cache's
+// own; each may hold a whole collection, so the bounds are small: a pin
+// needs to outlive one page's reads, not more.
+const (
+	keptSigned = 64
+	keptLast   = 64
+)
 
 // NewPassports returns the issuing use case over st, signing with keys.
 func NewPassports(st SubjectStore, keys ActiveKey, opts PassportOptions) *Passports {
@@ -99,6 +124,8 @@ func NewPassports(st SubjectStore, keys ActiveKey, opts PassportOptions) *Passpo
 		validity:  cmp.Or(opts.Validity, DefaultPassportValidity),
 		retention: cmp.Or(opts.Retention, DefaultEvidenceRetention),
 		cache:     newCache(),
+		signed:    mustLRU[string, *issuedDraft](keptSigned),
+		last:      mustLRU[issuer.AgentID, *issuedDraft](keptLast),
 		observer:  opts.Observer,
 	}
 	if p.observer == nil {
@@ -142,14 +169,15 @@ func (p *Passports) Issue(ctx context.Context, id issuer.AgentID, d issuing.Disc
 	if err != nil {
 		return nil, err
 	}
-	rev, err := p.st.SubjectRevision(ctx, id)
+	e, err := p.current(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	e, err := p.draft(ctx, id, rev, p.now().UTC())
-	if err != nil {
-		return nil, err
-	}
+	return p.issue(ctx, id, e, d)
+}
+
+// issue signs e for d and counts the passport issued.
+func (p *Passports) issue(ctx context.Context, id issuer.AgentID, e *issuedDraft, d issuing.Disclosure) (*issuing.Issued, error) {
 	is, err := p.sign(ctx, id, e, d)
 	if err != nil {
 		return nil, err
@@ -158,26 +186,113 @@ func (p *Passports) Issue(ctx context.Context, id issuer.AgentID, d issuing.Disc
 	return is, nil
 }
 
-// draft returns the cached assembled passport of id at revision rev for
-// now's hour, assembling it when missing.
-func (p *Passports) draft(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (*issuedDraft, error) {
-	key := cacheKey{revision: rev, context: "passport", hour: hourBucket(now)}
-	v, ok := p.cache.get(id, key)
-	p.observer.ObserveCacheLookup(CachePassport, ok)
-	if ok {
-		return v.(*issuedDraft), nil
-	}
-	built, err := p.assemble(ctx, id, now)
+// current returns the hour's passport of id's current revision: the
+// cached one when the revision read now has one, else a fresh one, which
+// may describe a later revision than the one read (a write committed
+// meanwhile) but never an earlier one.
+func (p *Passports) current(ctx context.Context, id issuer.AgentID) (*issuedDraft, error) {
+	rev, err := p.st.SubjectRevision(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return p.cache.add(id, key, built).(*issuedDraft), nil
+	return p.draft(ctx, id, rev, p.now().UTC())
 }
 
-// assemble loads and assembles a fresh passport for id, issued at now,
-// with the active key that will sign it.
-func (p *Passports) assemble(ctx context.Context, id issuer.AgentID, now time.Time) (*issuedDraft, error) {
-	draft, err := p.build(ctx, id, now)
+// draft returns the cached assembled passport of id at revision rev for
+// now's hour; when there is none it assembles one from a new snapshot and
+// caches it under the revision and hour it describes. Concurrent misses
+// of one revision and hour share one assembly.
+func (p *Passports) draft(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (*issuedDraft, error) {
+	if e, ok := p.cached(id, rev, now); ok {
+		return e, nil
+	}
+	f, _ := p.build(ctx, id, rev, now)
+	return f.wait(ctx)
+}
+
+// cached returns the cached passport of id at revision rev for now's hour.
+func (p *Passports) cached(id issuer.AgentID, rev string, now time.Time) (*issuedDraft, bool) {
+	v, ok := p.cache.get(id, cacheKey{revision: rev, context: "passport", hour: hourBucket(now)})
+	p.observer.ObserveCacheLookup(CachePassport, ok)
+	if !ok {
+		return nil, false
+	}
+	return v.(*issuedDraft), true
+}
+
+// build starts, or joins, the assembly of id's passport for a reader that
+// read revision rev at now; joined reports that another request had
+// started it. The passport is cached under the revision and hour it
+// describes, and becomes the subject's last built passport. The assembly
+// outlives a caller that gives up: others may share it.
+func (p *Passports) build(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (f *flight, joined bool) {
+	key := string(id) + "\x00" + rev + "\x00" + strconv.FormatInt(hourBucket(now), 10)
+	return p.builds.start(key, func() (*issuedDraft, error) {
+		built, err := p.assemble(context.WithoutCancel(ctx), id)
+		if err != nil {
+			return nil, err
+		}
+		at := built.draft.Passport.IssuedAt.UTC()
+		kept := p.cache.add(id, cacheKey{revision: built.draft.Revision, context: "passport", hour: hourBucket(at)}, built).(*issuedDraft)
+		if prev, ok := p.last.Get(id); !ok || !prev.draft.Passport.IssuedAt.After(kept.draft.Passport.IssuedAt.Time) {
+			p.last.Add(id, kept)
+		}
+		return kept, nil
+	})
+}
+
+// Latest returns the passport of the agent id to show on a page, with the
+// records d discloses: the current one when it is built, and otherwise,
+// while another request builds the current one (the subject changed since
+// its last passport), the last passport built for id in this hour, if there
+// is one; else it builds the current one and waits for it. Either is one
+// state of the store. A page that shows it reads everything
+// else pinned to its passportHash ([issuer.TrustQuery.Passport]). Errors
+// are those of [Passports.Issue].
+func (p *Passports) Latest(ctx context.Context, id issuer.AgentID, d issuing.Disclosure) (*issuing.Issued, error) {
+	d, err := issuing.ParseDisclosure(string(d))
+	if err != nil {
+		return nil, err
+	}
+	rev, err := p.st.SubjectRevision(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	now := p.now().UTC()
+	e, ok := p.cached(id, rev, now)
+	if !ok {
+		f, joined := p.build(ctx, id, rev, now)
+		prev, held := p.last.Get(id)
+		if e = prev; !joined || !held || hourBucket(prev.draft.Passport.IssuedAt.UTC()) != hourBucket(now) {
+			if e, err = f.wait(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p.issue(ctx, id, e, d)
+}
+
+// pinned returns the passport hash issued to id, when it is still held.
+func (p *Passports) pinned(id issuer.AgentID, hash string) (*issuedDraft, error) {
+	if e, ok := p.signed.Get(hash); ok && e.draft.Passport.Subject.ID == string(id) {
+		return e, nil
+	}
+	return nil, issuer.Errorf(issuer.CodeUnavailable, "the passport this read is pinned to is no longer held; read the agent's passport again")
+}
+
+// mustLRU returns an LRU cache of size entries; size is positive.
+func mustLRU[K comparable, V any](size int) *lru.Cache[K, V] {
+	c, err := lru.New[K, V](size)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// assemble loads and assembles a fresh passport for id with the active
+// key that will sign it.
+func (p *Passports) assemble(ctx context.Context, id issuer.AgentID) (*issuedDraft, error) {
+	draft, err := p.assembleUnsigned(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -188,12 +303,13 @@ func (p *Passports) assemble(ctx context.Context, id issuer.AgentID, now time.Ti
 	return &issuedDraft{draft: draft, signer: signer, kid: k.KID, signed: map[issuing.Disclosure]signResult{}}, nil
 }
 
-// build loads and assembles a fresh, unsigned passport for id, issued at
-// now. The subject is read as of now exactly, and the passport says it was
-// issued at now's second: a record made earlier in that second is
-// included. A subject without a public profile is not_found.
-func (p *Passports) build(ctx context.Context, id issuer.AgentID, now time.Time) (*issuing.Draft, error) {
-	sub, err := p.st.LoadSubject(ctx, id, now)
+// assembleUnsigned loads id's subject in one snapshot and assembles a
+// fresh, unsigned passport of it, issued at the second of the subject's At (the
+// time read once the snapshot was pinned, so no record in it is later);
+// the draft's Revision is the revision it describes. A subject without a
+// public profile is not_found.
+func (p *Passports) assembleUnsigned(ctx context.Context, id issuer.AgentID) (*issuing.Draft, error) {
+	sub, err := p.st.LoadSubject(ctx, id, p.now)
 	if err != nil {
 		return nil, err
 	}
@@ -204,24 +320,26 @@ func (p *Passports) build(ctx context.Context, id issuer.AgentID, now time.Time)
 	if _, err := io.ReadFull(p.rand, pk); err != nil {
 		return nil, fmt.Errorf("service: pseudonym key: %w", err)
 	}
-	c, err := issuing.Collect(sub, pk, now)
+	at := sub.At.UTC().Truncate(time.Second)
+	c, err := issuing.Collect(sub, pk, at)
 	if err != nil {
 		return nil, err
 	}
-	return issuing.Assemble(sub, c, issuing.Options{Issuer: p.keys.Issuer(), IssuedAt: now.Truncate(time.Second), Validity: p.validity})
+	return issuing.Assemble(sub, c, issuing.Options{Issuer: p.keys.Issuer(), IssuedAt: at, Validity: p.validity})
 }
 
 // unsigned returns the assembled passport of id at revision rev as of
 // now, for a reader that signs nothing (the discovery index): the cached
 // draft of that revision and hour when there is one, else a fresh assembly
-// that is neither cached nor dependent on a signing key, so that indexing
-// every subject neither evicts the passports being served nor needs a key.
+// (of rev or a later revision, as its Revision says) that is neither
+// cached nor dependent on a signing key, so that indexing every subject
+// neither evicts the passports being served nor needs a key.
 func (p *Passports) unsigned(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (*issuing.Draft, error) {
 	key := cacheKey{revision: rev, context: "passport", hour: hourBucket(now)}
 	if v, ok := p.cache.get(id, key); ok {
 		return v.(*issuedDraft).draft, nil
 	}
-	return p.build(ctx, id, now)
+	return p.assembleUnsigned(ctx, id)
 }
 
 // sign signs the cached draft for d once, and keeps its evidence file the
@@ -247,6 +365,7 @@ func (p *Passports) sign(ctx context.Context, id issuer.AgentID, e *issuedDraft,
 			return nil, err
 		}
 		e.saved = true
+		p.signed.Add(is.PassportHash, e)
 	}
 	return r.issued, nil
 }

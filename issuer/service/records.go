@@ -119,8 +119,8 @@ func (s *Service) DeclareCapabilities(ctx context.Context, p issuer.Principal, c
 
 // LoadSubject reads a public, active subject's records for issuing; see
 // [SubjectSource.LoadSubject].
-func (s *Service) LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) (*issuing.Subject, error) {
-	return s.store.LoadSubject(ctx, id, at)
+func (s *Service) LoadSubject(ctx context.Context, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error) {
+	return s.store.LoadSubject(ctx, id, now)
 }
 
 // SubjectRevision returns a subject's current revision token; see

@@ -131,6 +131,16 @@ func clipSkill(s string) string {
 	return s
 }
 
+// checkTasks is checkTask of each task.
+func checkTasks(tasks []skilltrust.Task) error {
+	for _, task := range tasks {
+		if err := checkTask(task); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkTask refuses a task the trust model cannot assess: a skill term of
 // more than evidence.MaxTextLen bytes or blank once normalised, or a
 // context label too long or blank once normalised (SPEC.md §4.2).
@@ -159,82 +169,121 @@ func skillKey(task skilltrust.Task, rev string, hour int64) cacheKey {
 // one pass (skilltrust.AssessSkills, as issuing assesses a passport's
 // skills).
 func (p *Passports) skills(ctx context.Context, id issuer.AgentID, tasks []skilltrust.Task) ([]*skillEntry, error) {
-	for _, task := range tasks {
-		if err := checkTask(task); err != nil {
-			return nil, err
-		}
+	if err := checkTasks(tasks); err != nil {
+		return nil, err
 	}
 	rev, err := p.st.SubjectRevision(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return p.skillsAt(ctx, id, rev, p.now().UTC(), tasks)
-}
-
-// current reads the subject's revision and returns it with the time of the
-// read and the hour's passport of that revision.
-func (p *Passports) current(ctx context.Context, id issuer.AgentID) (string, time.Time, *issuedDraft, error) {
-	rev, err := p.st.SubjectRevision(ctx, id)
-	if err != nil {
-		return "", time.Time{}, nil, err
-	}
 	now := p.now().UTC()
+	hour := hourBucket(now)
+	have, all := p.cachedSkills(id, rev, hour, tasks)
+	if all {
+		return have, nil
+	}
 	d, err := p.draft(ctx, id, rev, now)
-	return rev, now, d, err
+	if err != nil {
+		return nil, err
+	}
+	if d.draft.Revision != rev || hourBucket(d.draft.Passport.IssuedAt.UTC()) != hour {
+		have = nil // looked up under another key: look up again
+	}
+	return p.skillsOf(id, d, tasks, have)
 }
 
-// skillsAt is skills for the subject at revision rev, read at now; the
-// tasks are already checked.
-func (p *Passports) skillsAt(ctx context.Context, id issuer.AgentID, rev string, now time.Time, tasks []skilltrust.Task) ([]*skillEntry, error) {
-	hour := hourBucket(now)
+// pinnedSkills is skills for the passport hash issued to id (see
+// issuer.TrustQuery.Passport).
+func (p *Passports) pinnedSkills(id issuer.AgentID, hash string, tasks []skilltrust.Task) ([]*skillEntry, error) {
+	if err := checkTasks(tasks); err != nil {
+		return nil, err
+	}
+	d, err := p.pinned(id, hash)
+	if err != nil {
+		return nil, err
+	}
+	return p.skillsOf(id, d, tasks, nil)
+}
+
+// passportOf returns the passport hash issued to id, or id's current
+// passport when hash is "".
+func (p *Passports) passportOf(ctx context.Context, id issuer.AgentID, hash string) (*issuedDraft, error) {
+	if hash == "" {
+		return p.current(ctx, id)
+	}
+	return p.pinned(id, hash)
+}
+
+// cachedSkills returns the cached skill passports of id at revision rev
+// in hour for tasks, and whether every one was cached.
+func (p *Passports) cachedSkills(id issuer.AgentID, rev string, hour int64, tasks []skilltrust.Task) ([]*skillEntry, bool) {
 	out := make([]*skillEntry, len(tasks))
-	var missing []int
+	all := true
 	for i, task := range tasks {
 		v, ok := p.cache.get(id, skillKey(task, rev, hour))
 		p.observer.ObserveCacheLookup(CacheSkill, ok)
 		if ok {
 			out[i] = v.(*skillEntry)
-		} else {
-			missing = append(missing, i)
+		}
+		all = all && ok
+	}
+	return out, all
+}
+
+// skillsOf returns the skill passports of tasks assessed from the one
+// passport d, so that every answer describes the revision d describes:
+// those cached for d's revision and hour, and the missing ones assessed
+// in one pass (skilltrust.AssessSkills, as issuing assesses a passport's
+// skills) and cached. have, when not nil, holds the entries already found
+// under d's revision and hour. The tasks are already checked.
+func (p *Passports) skillsOf(id issuer.AgentID, d *issuedDraft, tasks []skilltrust.Task, have []*skillEntry) ([]*skillEntry, error) {
+	issued := d.draft.Passport.IssuedAt.UTC()
+	hour := hourBucket(issued)
+	out := have
+	if out == nil {
+		var all bool
+		if out, all = p.cachedSkills(id, d.draft.Revision, hour, tasks); all {
+			return out, nil
 		}
 	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	d, err := p.draft(ctx, id, rev, now)
-	if err != nil {
-		return nil, err
+	var missing []int
+	for i := range tasks {
+		if out[i] == nil {
+			missing = append(missing, i)
+		}
 	}
 	assess := make([]skilltrust.Task, len(missing))
 	for j, i := range missing {
 		assess[j] = skilltrust.Task{Skill: skilltrust.Skills1().Normalize(tasks[i].Skill).Name, Context: tasks[i].Context.Normalized()}
 	}
-	issued := d.draft.Passport.IssuedAt.UTC()
 	as, err := skilltrust.AssessSkills(d.draft.Collection().Set(), assess, calendar.Of(issued))
 	if err != nil {
 		return nil, taskError(err)
 	}
 	for j, a := range as {
-		e, err := newSkillEntry(d, id, rev, a, assess[j].Context == (evidence.Context{}))
+		e, err := newSkillEntry(d, id, a, assess[j].Context == (evidence.Context{}))
 		if err != nil {
 			return nil, err
 		}
+		// d may be older than the subject's cached passport (a pinned
+		// one, or a write's passport cached meanwhile): its entries must
+		// not displace the newer ones.
 		i := missing[j]
-		out[i] = p.cache.add(id, skillKey(tasks[i], rev, hour), e).(*skillEntry)
+		out[i] = p.cache.addBeside(id, skillKey(tasks[i], d.draft.Revision, hour), e).(*skillEntry)
 	}
 	return out, nil
 }
 
-// newSkillEntry serialises a, assessed from d's collection at revision
-// rev; noContext says that its task stated no context.
-func newSkillEntry(d *issuedDraft, id issuer.AgentID, rev string, a *skilltrust.Assessment, noContext bool) (*skillEntry, error) {
+// newSkillEntry serialises a, assessed from d's collection; noContext
+// says that its task stated no context.
+func newSkillEntry(d *issuedDraft, id issuer.AgentID, a *skilltrust.Assessment, noContext bool) (*skillEntry, error) {
 	sp, err := a.SkillPassport()
 	if err != nil {
 		return nil, err
 	}
 	issued := d.draft.Passport.IssuedAt.UTC()
 	h := SkillHistory{
-		Subject: id, Skill: sp.Skill, Policy: a.Policy, SourceRevision: rev, AssessedAt: issued, Hour: hourBucket(issued), State: string(sp.State),
+		Subject: id, Skill: sp.Skill, Policy: a.Policy, SourceRevision: d.draft.Revision, AssessedAt: issued, Hour: hourBucket(issued), State: string(sp.State),
 		Operators: a.Effective.Operators, Contradictions: len(a.Contradictions),
 		Contested: sp.Contested, InsufficientEvidence: sp.Assessment == passport.AssessmentInsufficientEvidence,
 		AssessmentHash: sp.AssessmentHash,

@@ -57,7 +57,7 @@ func NewTrust(p *Passports, hs HistoryStore, opts TrustOptions) (*Trust, error) 
 // summarised, in the passport's order. An unknown agent, and one without a
 // public profile, is not_found.
 func (t *Trust) Skills(ctx context.Context, id issuer.AgentID) (issuer.SkillList, error) {
-	rev, now, d, err := t.p.current(ctx, id)
+	d, err := t.p.current(ctx, id)
 	if err != nil {
 		return issuer.SkillList{}, err
 	}
@@ -66,7 +66,7 @@ func (t *Trust) Skills(ctx context.Context, id issuer.AgentID) (issuer.SkillList
 	for i, sp := range listed {
 		tasks[i] = skilltrust.Task{Skill: sp.Skill}
 	}
-	es, err := t.p.skillsAt(ctx, id, rev, now, tasks)
+	es, err := t.p.skillsOf(id, d, tasks, nil)
 	if err != nil {
 		return issuer.SkillList{}, err
 	}
@@ -99,7 +99,14 @@ func (t *Trust) PureSkillTrust(ctx context.Context, id issuer.AgentID, q issuer.
 
 // skillTrust is SkillTrust, recording history only when record is set.
 func (t *Trust) skillTrust(ctx context.Context, id issuer.AgentID, q issuer.TrustQuery, record bool) (issuer.SkillTrust, error) {
-	es, err := t.p.skills(ctx, id, []skilltrust.Task{{Skill: q.Skill, Context: q.Context}})
+	tasks := []skilltrust.Task{{Skill: q.Skill, Context: q.Context}}
+	var es []*skillEntry
+	var err error
+	if q.Passport == "" {
+		es, err = t.p.skills(ctx, id, tasks)
+	} else {
+		es, err = t.p.pinnedSkills(id, q.Passport, tasks)
+	}
 	if err != nil {
 		return issuer.SkillTrust{}, err
 	}
@@ -136,7 +143,7 @@ func (t *Trust) SkillEvidence(ctx context.Context, id issuer.AgentID, q issuer.E
 	if q.Limit < 1 || q.Limit > issuer.MaxEvidenceLimit || q.Offset < 0 || q.Offset > issuer.MaxEvidenceOffset {
 		return issuer.EvidencePage{}, issuer.Errorf(issuer.CodeLimitOutOfRange, "limit must be 1 to %d and offset 0 to %d", issuer.MaxEvidenceLimit, issuer.MaxEvidenceOffset)
 	}
-	rev, _, d, err := t.p.current(ctx, id)
+	d, err := t.p.passportOf(ctx, id, q.Passport)
 	if err != nil {
 		return issuer.EvidencePage{}, err
 	}
@@ -152,7 +159,7 @@ func (t *Trust) SkillEvidence(ctx context.Context, id issuer.AgentID, q issuer.E
 	if err != nil {
 		return issuer.EvidencePage{}, err
 	}
-	bind := cursorBinding(id, rev, is.PassportHash, term.Normalized, used)
+	bind := cursorBinding(id, d.draft.Revision, is.PassportHash, term.Normalized, used)
 	order := skilltrust.SourceOrder(a.Sources)
 	start := min(q.Offset, len(order))
 	if q.Cursor != "" {

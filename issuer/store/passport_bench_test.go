@@ -135,19 +135,19 @@ func BenchmarkPassportAtTheLimits(b *testing.B) {
 			if _, err := db.SubjectRevision(ctx, id); err != nil {
 				b.Fatal(err)
 			}
-			now := time.Now().UTC()
-			sub, err := db.LoadSubject(ctx, id, now)
+			sub, err := db.LoadSubject(ctx, id, time.Now)
 			if err != nil {
 				b.Fatal(err)
 			}
 			t1 := time.Now()
+			now := sub.At.Truncate(time.Second)
 			key := make([]byte, service.PseudonymKeySize)
 			rand.Read(key)
 			col, err := issuing.Collect(sub, key, now)
 			if err != nil {
 				b.Fatal(err)
 			}
-			draft, err := issuing.Assemble(sub, col, issuing.Options{Issuer: ring.Issuer(), IssuedAt: now.Truncate(time.Second), Validity: service.DefaultPassportValidity})
+			draft, err := issuing.Assemble(sub, col, issuing.Options{Issuer: ring.Issuer(), IssuedAt: now, Validity: service.DefaultPassportValidity})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -415,7 +415,7 @@ func TestConcurrentOutcomeReports(t *testing.T) {
 			t.Fatalf("rebuild changed %v", changed)
 		}
 		// The loaded subject holds every current report.
-		s, err := db.LoadSubject(f.ctx, author.AgentID, time.Now().Add(time.Second))
+		s, err := db.LoadSubject(f.ctx, author.AgentID, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}

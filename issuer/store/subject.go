@@ -25,23 +25,28 @@ const (
 	loadEvents   = evidence.MaxReports
 )
 
-// LoadSubject reads what subject id's passport is computed from, as of at,
-// in one read-only transaction (REPEATABLE READ on PostgreSQL; one SQLite
-// read transaction), so that every list comes from one snapshot.
+// LoadSubject reads what subject id's passport is computed from, as it
+// stands, in one read-only transaction (REPEATABLE READ on PostgreSQL; one
+// SQLite read transaction): every list, and the subject's revision token,
+// come from one snapshot, so the subject returned is one state the store
+// was in, and its Revision names exactly that state. The first statement
+// pins the snapshot; now is read after it, so that every record the
+// snapshot holds was written before the subject's At. No read is filtered
+// by a time: a row updated in place is read as the snapshot holds it.
 //
-// Bounded reads: the subject's memories created by at, oldest first, at
-// most 2,000; the events on them by at, oldest first, at most 10,000 of
-// all kinds together. Reaching either bound sets Truncated. Keeping the
-// oldest keeps every withdrawal with the contradiction it withdraws.
-// Events come from: position changes to corroborate, contradict,
-// used_successfully and used_unsuccessfully (feedback_history, the full
-// history), with the context of the outcome report that set them;
-// partial and uncertain outcome reports; public, active memories of other
-// active authors that contradict the subject's memory; a change of
-// position away from contradict (a resolution of that contradiction); and
-// the subject's memories that supersede its own earlier memory (a
-// revision of the earlier one).
-func (db *DB) LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) (*issuing.Subject, error) {
+// Bounded reads: the subject's memories, oldest first, at most 2,000; the
+// events on them, oldest first, at most 10,000 of all kinds together.
+// Reaching either bound sets Truncated. Keeping the oldest keeps every
+// withdrawal with the contradiction it withdraws. Events come from:
+// position changes to corroborate, contradict, used_successfully and
+// used_unsuccessfully (feedback_history, the full history), with the
+// context of the outcome report that set them; partial and uncertain
+// outcome reports; public, active memories of other active authors that
+// contradict the subject's memory; a change of position away from
+// contradict (a resolution of that contradiction); and the subject's
+// memories that supersede its own earlier memory (a revision of the
+// earlier one).
+func (db *DB) LoadSubject(ctx context.Context, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error) {
 	opts := &sql.TxOptions{ReadOnly: true}
 	if db.engine == Postgres {
 		opts.Isolation = sql.LevelRepeatableRead
@@ -53,7 +58,7 @@ func (db *DB) LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) 
 			return fmt.Errorf("store: begin: %w", err)
 		}
 		defer tx.Rollback()
-		out, err = loadSubject(ctx, tx, id, at.UTC())
+		out, err = loadSubject(ctx, tx, id, now)
 		if err != nil {
 			return err
 		}
@@ -65,7 +70,7 @@ func (db *DB) LoadSubject(ctx context.Context, id issuer.AgentID, at time.Time) 
 	return out, nil
 }
 
-func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, at time.Time) (*issuing.Subject, error) {
+func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error) {
 	var a struct {
 		Key         int64  `db:"id"`
 		PublicID    string `db:"public_id"`
@@ -73,8 +78,12 @@ func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, at time.Ti
 		Description string `db:"description"`
 		Status      string `db:"status"`
 		Visibility  string `db:"visibility"`
+		Revision    string `db:"revision"`
 	}
-	if err := get(ctx, tx, &a, `SELECT id, public_id, name, description, status, visibility FROM agents WHERE public_id = ?`, id); err != nil {
+	// The first statement pins the snapshot: the revision is read in it.
+	if err := get(ctx, tx, &a, `SELECT a.id, a.public_id, a.name, a.description, a.status, a.visibility,
+		COALESCE(r.revision, '') AS revision
+		FROM agents a LEFT JOIN skill_trust_revisions r ON r.agent_id = a.id WHERE a.public_id = ?`, id); err != nil {
 		return nil, notFound(err, "agent %s not found", id)
 	}
 	if a.Status != string(issuer.AgentActive) || a.Visibility != string(issuer.VisibilityPublic) {
@@ -83,14 +92,15 @@ func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, at time.Ti
 	s := &issuing.Subject{
 		Key: issuing.Key(a.Key), PublicID: issuer.AgentID(a.PublicID), Name: a.Name, Description: a.Description,
 		Visibility: issuer.Visibility(a.Visibility), Status: issuer.AgentStatus(a.Status),
+		Revision: a.Revision, At: now().UTC(),
 	}
-	if err := loadProfile(ctx, tx, s, at); err != nil {
+	if err := loadProfile(ctx, tx, s); err != nil {
 		return nil, err
 	}
-	if err := loadMemoriesOf(ctx, tx, s, at); err != nil {
+	if err := loadMemoriesOf(ctx, tx, s); err != nil {
 		return nil, err
 	}
-	if err := loadEventsOf(ctx, tx, s, at); err != nil {
+	if err := loadEventsOf(ctx, tx, s); err != nil {
 		return nil, err
 	}
 	if err := loadOwners(ctx, tx, s); err != nil {
@@ -100,13 +110,13 @@ func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, at time.Ti
 }
 
 // loadProfile reads the capabilities, activity and reputation.
-func loadProfile(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.Time) error {
+func loadProfile(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error {
 	var caps []struct {
 		Name       string    `db:"name"`
 		DeclaredAt time.Time `db:"declared_at"`
 	}
-	if err := sel(ctx, tx, &caps, `SELECT name, declared_at FROM agent_capabilities WHERE agent_id = ? AND declared_at <= ?
-		ORDER BY name LIMIT ?`, s.Key, at, issuing.MaxInputCapabilities); err != nil {
+	if err := sel(ctx, tx, &caps, `SELECT name, declared_at FROM agent_capabilities WHERE agent_id = ?
+		ORDER BY name LIMIT ?`, s.Key, issuing.MaxInputCapabilities); err != nil {
 		return fmt.Errorf("store: read capabilities: %w", err)
 	}
 	for _, c := range caps {
@@ -162,7 +172,7 @@ func loadProfile(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.T
 
 // loadMemoriesOf reads the subject's memories (oldest first, bounded) with
 // their links and version roots.
-func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.Time) error {
+func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error {
 	var rows []struct {
 		Key         int64          `db:"id"`
 		PublicID    string         `db:"public_id"`
@@ -178,7 +188,7 @@ func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at tim
 	if err := sel(ctx, tx, &rows, `SELECT m.id, m.public_id, m.visibility, m.status, m.created_at, m.applies_claim, m.content_hash,
 		t.id AS root_id, t.public_id AS root_public_id, `+namedTarget+` AS root_named
 		FROM memories m LEFT JOIN memories t ON t.id = m.version_root_id LEFT JOIN agents ta ON ta.id = t.author_id
-		WHERE m.author_id = ? AND m.created_at <= ? ORDER BY m.created_at, m.id LIMIT ?`, s.Key, at, loadMemories+1); err != nil {
+		WHERE m.author_id = ? ORDER BY m.created_at, m.id LIMIT ?`, s.Key, loadMemories+1); err != nil {
 		return fmt.Errorf("store: read memories: %w", err)
 	}
 	if len(rows) > loadMemories {
@@ -219,7 +229,7 @@ func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at tim
 	}
 	if err := sel(ctx, tx, &links, `WITH mine AS (`+mineSQL+`) SELECT l.memory_id, l.kind, l.target_id, t.public_id, `+namedTarget+` AS named
 		FROM mine JOIN memory_links l ON l.memory_id = mine.id JOIN memories t ON t.id = l.target_id JOIN agents ta ON ta.id = t.author_id
-		ORDER BY l.memory_id, l.kind, l.position`, s.Key, at, loadMemories); err != nil {
+		ORDER BY l.memory_id, l.kind, l.position`, s.Key, loadMemories); err != nil {
 		return fmt.Errorf("store: read links: %w", err)
 	}
 	for _, l := range links {
@@ -239,8 +249,8 @@ func target(key int64, id string, named bool) issuing.Target {
 }
 
 // mineSQL selects the keys of the subject's memories LoadSubject reads:
-// its parameters are the subject's key, the time and the bound.
-const mineSQL = `SELECT id FROM memories WHERE author_id = ? AND created_at <= ? ORDER BY created_at, id LIMIT ?`
+// its parameters are the subject's key and the bound.
+const mineSQL = `SELECT id FROM memories WHERE author_id = ? ORDER BY created_at, id LIMIT ?`
 
 // namedTarget says whether memory t (author ta) may be named in a
 // passport: it is public and active, and so is its author.
@@ -261,7 +271,7 @@ type eventRow struct {
 
 // loadEventsOf reads the events on the subject's loaded memories, oldest
 // first, bounded.
-func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.Time) error {
+func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error {
 	if len(s.Memories) == 0 {
 		return nil
 	}
@@ -272,22 +282,22 @@ func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject, at time.
 			h.created_at AS ev_at, mo.context
 		FROM mine JOIN feedback f ON f.memory_id = mine.id JOIN feedback_history h ON h.feedback_id = f.id
 		LEFT JOIN memory_outcomes mo ON mo.feedback_id = h.feedback_id AND mo.feedback_revision = h.revision
-		WHERE h.change = 'position' AND h.created_at <= ?
+		WHERE h.change = 'position'
 		UNION ALL
 		SELECT 'o', mo.id, 0, 0, mo.outcome, mo.evaluator_id, mo.memory_id, mo.updated_at, mo.context
-		FROM mine JOIN memory_outcomes mo ON mo.memory_id = mine.id WHERE mo.feedback_id IS NULL AND mo.updated_at <= ?
+		FROM mine JOIN memory_outcomes mo ON mo.memory_id = mine.id WHERE mo.feedback_id IS NULL
 		UNION ALL
 		SELECT 'c', t.id, 0, 0, 'contradicts', t.author_id, l.target_id, t.created_at, NULL
 		FROM mine JOIN memory_links l ON l.target_id = mine.id AND l.kind = 'contradicts'
 		JOIN memories t ON t.id = l.memory_id JOIN agents ta ON ta.id = t.author_id
-		WHERE ` + namedTarget + ` AND t.author_id <> ? AND t.created_at <= ?
+		WHERE ` + namedTarget + ` AND t.author_id <> ?
 		UNION ALL
 		SELECT 'r', t.id, 0, 0, 'supersedes', t.author_id, l.target_id, t.created_at, NULL
 		FROM mine JOIN memory_links l ON l.target_id = mine.id AND l.kind = 'supersedes'
 		JOIN memories t ON t.id = l.memory_id
-		WHERE t.author_id = ? AND t.created_at <= ?
+		WHERE t.author_id = ?
 	) e ORDER BY ev_at, source, id LIMIT ?`
-	args := []any{s.Key, at, loadMemories, at, at, s.Key, at, s.Key, at, 2*loadEvents + 2}
+	args := []any{s.Key, loadMemories, s.Key, s.Key, 2*loadEvents + 2}
 	rows, err := scanEvents(ctx, tx, query, args)
 	if err != nil {
 		return fmt.Errorf("store: read events: %w", err)

@@ -81,8 +81,7 @@ func BenchmarkLoadSubject(b *testing.B) {
 			db := storetest.Open(b, e, store.Options{Logger: storetest.Logger(b)})
 			id := seedAtLimits(b, db)
 			ctx := context.Background()
-			at := time.Now()
-			s, err := db.LoadSubject(ctx, id, at)
+			s, err := db.LoadSubject(ctx, id, time.Now)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -94,11 +93,11 @@ func BenchmarkLoadSubject(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				t0 := time.Now()
-				if _, err := db.LoadSubject(ctx, id, at); err != nil {
+				if _, err := db.LoadSubject(ctx, id, time.Now); err != nil {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
-				if _, err := issuing.Collect(s, key, at); err != nil {
+				if _, err := issuing.Collect(s, key, s.At); err != nil {
 					b.Fatal(err)
 				}
 				load += t1.Sub(t0)

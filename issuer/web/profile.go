@@ -121,16 +121,12 @@ type domainRow struct {
 // page lists every one, page by page.
 const profileSources = 10
 
-// errChanged refuses a page whose reads did not all see one passport
-// twice in a row (SPEC.md §18.2).
-var errChanged = issuer.Errorf(issuer.CodeUnavailable, "the agent's evidence changed while this page was read; load it again")
-
 // readShown reads the public profile of the agent the request's path
-// names, then runs read, which reports whether its reads all saw one
-// passport, and runs it once more when they did not: between two reads of
-// a page the subject may change or the hour turn. Every agent that is not
-// shown is errNoAgent.
-func (h *Handler) readShown(r *http.Request, read func(ctx context.Context, id issuer.AgentID) (bool, error)) (issuer.PublicProfile, error) {
+// names, then runs read, which reads one passport (Passports.Latest) and
+// everything else pinned to it (SPEC.md §18.2). A pinned passport the
+// issuer dropped meanwhile, or a busy store, makes read run once more. Every agent that is
+// not shown is errNoAgent.
+func (h *Handler) readShown(r *http.Request, read func(ctx context.Context, id issuer.AgentID) error) (issuer.PublicProfile, error) {
 	id, err := issuer.ParseAgentID(r.PathValue("publicId"))
 	if err != nil {
 		return issuer.PublicProfile{}, errNoAgent
@@ -139,21 +135,19 @@ func (h *Handler) readShown(r *http.Request, read func(ctx context.Context, id i
 	if err != nil {
 		return prof, agentError(err)
 	}
-	for range 2 {
-		ok, err := read(r.Context(), id)
-		if err != nil || ok {
-			return prof, agentError(err)
-		}
+	err = read(r.Context(), id)
+	if issuer.ErrorCode(err) == issuer.CodeUnavailable {
+		err = read(r.Context(), id)
 	}
-	return prof, errChanged
+	return prof, agentError(err)
 }
 
 // profile answers GET /agents/{publicId}.
 func (h *Handler) profile(w http.ResponseWriter, r *http.Request) error {
 	var page profilePage
-	prof, err := h.readShown(r, func(ctx context.Context, id issuer.AgentID) (ok bool, err error) {
-		page, ok, err = h.readProfile(ctx, id)
-		return ok, err
+	prof, err := h.readShown(r, func(ctx context.Context, id issuer.AgentID) (err error) {
+		page, err = h.readProfile(ctx, id)
+		return err
 	})
 	if err != nil {
 		return err
@@ -172,14 +166,11 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request) error {
 
 // readProfile reads the agent's passport, then each listed skill's trust
 // and first sources from the trust service (the sources kept per passport,
-// firstPages), then the passport again, and reports whether every read saw
-// the passport read first: the page of sources it read names it, and so
-// does the last read. Between two reads that see one passport, every read
-// saw it: revision tokens are never reused and hours only advance.
-func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePage, bool, error) {
-	is, err := h.cfg.Passports.Issue(ctx, id, issuing.DisclosePreviews)
+// firstPages), each read pinned to that passport.
+func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePage, error) {
+	is, err := h.cfg.Passports.Latest(ctx, id, issuing.DisclosePreviews)
 	if err != nil {
-		return profilePage{}, false, err
+		return profilePage{}, err
 	}
 	p := &is.Passport
 	page := profilePage{
@@ -195,20 +186,17 @@ func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePa
 	}
 	page.VerifyCommand = "passport verify --trust " + page.TrustFileName + " --subject " + string(id) + " " + page.PassportFile
 	for _, sp := range p.SkillPassports {
-		q := issuer.TrustQuery{Skill: sp.Skill}
+		q := issuer.TrustQuery{Skill: sp.Skill, Passport: is.PassportHash}
 		st, err := h.cfg.Trust.PureSkillTrust(ctx, id, q)
 		if err != nil {
-			return profilePage{}, false, err
+			return profilePage{}, err
 		}
 		ev, ok := h.first.get(is.PassportHash, sp.Skill)
 		if !ok {
 			if ev, err = h.cfg.Trust.SkillEvidence(ctx, id, issuer.EvidenceQuery{TrustQuery: q, Limit: profileSources}); err != nil {
-				return profilePage{}, false, err
+				return profilePage{}, err
 			}
 			h.first.put(sp.Skill, ev)
-			if ev.PassportHash != is.PassportHash {
-				return profilePage{}, false, nil
-			}
 		}
 		row := skillRowOf(sp, st, ev)
 		if ev.SourceCount > len(ev.Sources) {
@@ -217,11 +205,7 @@ func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePa
 		page.AssessedAt = sp.AssessedAt
 		page.Skills = append(page.Skills, row)
 	}
-	again, err := h.cfg.Passports.Issue(ctx, id, issuing.DisclosePreviews)
-	if err != nil {
-		return profilePage{}, false, err
-	}
-	return page, again.PassportHash == is.PassportHash, nil
+	return page, nil
 }
 
 // skillPath is the address of the page of the agent's skill, followed by

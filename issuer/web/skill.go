@@ -32,9 +32,9 @@ func (h *Handler) skill(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var page skillPage
-	prof, err := h.readShown(r, func(ctx context.Context, id issuer.AgentID) (ok bool, err error) {
-		page, ok, err = h.readSkill(ctx, id, q)
-		return ok, err
+	prof, err := h.readShown(r, func(ctx context.Context, id issuer.AgentID) (err error) {
+		page, err = h.readSkill(ctx, id, q)
+		return err
 	})
 	if err != nil {
 		return err
@@ -44,27 +44,27 @@ func (h *Handler) skill(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readSkill reads the agent's passport, then the skill's trust and a page
-// of its sources, and reports whether the page names the passport read
-// first (see readProfile).
-func (h *Handler) readSkill(ctx context.Context, id issuer.AgentID, q issuer.EvidenceQuery) (skillPage, bool, error) {
-	is, err := h.cfg.Passports.Issue(ctx, id, issuing.DisclosePreviews)
+// of its sources, pinned to that passport (see readProfile).
+func (h *Handler) readSkill(ctx context.Context, id issuer.AgentID, q issuer.EvidenceQuery) (skillPage, error) {
+	is, err := h.cfg.Passports.Latest(ctx, id, issuing.DisclosePreviews)
 	if err != nil {
-		return skillPage{}, false, err
+		return skillPage{}, err
 	}
+	q.Passport = is.PassportHash
 	st, err := h.cfg.Trust.PureSkillTrust(ctx, id, q.TrustQuery)
 	if err != nil {
-		return skillPage{}, false, err
+		return skillPage{}, err
 	}
 	ev, err := h.cfg.Trust.SkillEvidence(ctx, id, q)
-	if err != nil || ev.PassportHash != is.PassportHash {
-		return skillPage{}, false, err
+	if err != nil {
+		return skillPage{}, err
 	}
 	page := skillPage{
 		ID: string(id), ProfileURL: "/agents/" + string(id), Skill: st.Skill, Listed: st.Listed,
 		Context: stated(st.Context), PassportHash: is.PassportHash, Row: skillRowOf(st.SkillPassport, st, ev),
 	}
 	pageLinks(&page.Row.Why.Sources, id, q.Limit, ev)
-	return page, true, nil
+	return page, nil
 }
 
 // stated returns the stated dimensions of c, in dimension order.

@@ -29,10 +29,11 @@ type Profiles interface {
 	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
 }
 
-// Passports issues an agent's signed passport. *service.Passports
-// implements it.
+// Passports gives the signed passport a page shows: the agent's current
+// one, or while that is being built, the last one built (SPEC.md §18.2).
+// *service.Passports implements it.
 type Passports interface {
-	Issue(ctx context.Context, id issuer.AgentID, d issuing.Disclosure) (*issuing.Issued, error)
+	Latest(ctx context.Context, id issuer.AgentID, d issuing.Disclosure) (*issuing.Issued, error)
 }
 
 // Trust is the public trust service the API serves (SPEC.md §16): one
