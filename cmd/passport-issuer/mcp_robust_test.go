@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"testing"
-	"time"
 
 	"github.com/remnant/passportkit/internal/mcpwire/mcpwiretest"
 	"github.com/remnant/passportkit/issuer/mcpserver"
@@ -40,33 +37,7 @@ func TestMCPRobustnessBinary(t *testing.T) {
 
 	// A budget above the suite's request count: rate limits are not under test.
 	cmd := exec.Command(bin, "--db", db, "serve", "--addr", "127.0.0.1:0", "--rate", "1000", "--burst", "1000")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	urls := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`msg=serving url=(http://127\.0\.0\.1:\d+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case urls <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	var base string
-	select {
-	case base = <-urls:
-	case <-time.After(time.Minute):
-		t.Fatal("passport-issuer serve did not start")
-	}
+	base := startProcess(t, cmd)
 
 	mcpwiretest.Run(t, &mcpwiretest.HTTP{URL: base + "/mcp", Bearer: agent.APIKey},
 		mcpwiretest.Options{MaxFrame: mcpserver.MaxMessage, HTTP: true, Stateless: true, Tools: 13})

@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/store"
 )
 
 // reputationCmd groups the reputation commands.
@@ -17,7 +19,7 @@ type reputationCmd struct {
 }
 
 type reputationRecountCmd struct {
-	Check bool `help:"Only report the agents whose counters differ; change nothing (exit 1 when any do)."`
+	Check bool `help:"Only report each counter that differs from history, stored against counted; change nothing (exit 1 when any does)."`
 }
 
 func (c *reputationRecountCmd) Run(e *env) error {
@@ -30,14 +32,17 @@ func (c *reputationRecountCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range drift {
-		fmt.Fprintf(e.stdout, "%s: stored %+v, counted %+v\n", d.Agent, d.Stored, d.Counted)
+	if len(drift) == 0 {
+		fmt.Fprintln(e.stdout, "activity counters match history")
+	} else {
+		printDrift(e.stdout, drift)
 	}
 	if c.Check {
 		if len(drift) > 0 {
+			fmt.Fprintf(e.stdout, "the activity counters of %s differ from history; `passport-issuer reputation recount` corrects them\n",
+				plural(len(drift), "agent", "agents"))
 			return cli.Silent(cli.ExitFailed)
 		}
-		fmt.Fprintln(e.stdout, "activity counters match history")
 		return nil
 	}
 	n, err := db.RebuildActivity(e.ctx)
@@ -46,6 +51,30 @@ func (c *reputationRecountCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "corrected the activity counters of %s\n", plural(n, "agent", "agents"))
 	return nil
+}
+
+// printDrift writes an aligned table with one row per counter that
+// differs from history: the agent, the counter as the API names it, the
+// stored figure and the counted one.
+func printDrift(w io.Writer, drift []store.ActivityDrift) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "agent\tcounter\tstored\tcounted")
+	for _, d := range drift {
+		for _, c := range []struct {
+			name            string
+			stored, counted int
+		}{
+			{"memoriesPublished", d.Stored.MemoriesPublished, d.Counted.MemoriesPublished},
+			{"retrievals", d.Stored.Retrievals, d.Counted.Retrievals},
+			{"consultations", d.Stored.Consultations, d.Counted.Consultations},
+			{"feedbackGiven", d.Stored.FeedbackGiven, d.Counted.FeedbackGiven},
+		} {
+			if c.stored != c.counted {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", d.Agent, c.name, c.stored, c.counted)
+			}
+		}
+	}
+	tw.Flush()
 }
 
 type reputationRebuildCmd struct {

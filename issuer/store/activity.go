@@ -16,10 +16,14 @@ type activityCounter string
 
 // The activity counters.
 const (
-	// countPublished counts the agent's active memories: Publish adds one,
-	// moderation away from active removes one and back to active adds one.
+	// countPublished counts the agent's public, active memories: Publish
+	// of a public memory adds one, moderation of a public memory away from
+	// active removes one and back to active adds one. A private memory is
+	// never counted.
 	countPublished activityCounter = "memories_published"
-	// countRetrievals counts full retrievals outside consultations.
+	// countRetrievals counts full retrievals of public memories outside
+	// consultations; an author reading its own private memory is not
+	// counted.
 	countRetrievals activityCounter = "retrievals"
 	// countConsultations counts receipts.
 	countConsultations activityCounter = "consultations"
@@ -29,14 +33,21 @@ const (
 	countFeedbackGiven activityCounter = "feedback_given"
 )
 
+// increment is the statement that adds its second argument to the counter
+// of the agent its first argument names, creating the agent's row when it
+// has none.
+func (c activityCounter) increment() string {
+	return `INSERT INTO agent_activity_counters (agent_id, ` + string(c) + `) VALUES (?, ?)
+		ON CONFLICT (agent_id) DO UPDATE SET ` + string(c) + ` = agent_activity_counters.` + string(c) + ` + excluded.` + string(c)
+}
+
 // addActivity adds n (positive or negative) to one of agent's counters in
 // the caller's transaction. The row is created by the first increment; a
 // decrement only follows an increment, so it finds the row.
 func addActivity(ctx context.Context, tx sqlx.ExtContext, agent int64, c activityCounter, n int) error {
 	var err error
 	if n >= 0 {
-		_, err = exec(ctx, tx, `INSERT INTO agent_activity_counters (agent_id, `+string(c)+`) VALUES (?, ?)
-			ON CONFLICT (agent_id) DO UPDATE SET `+string(c)+` = agent_activity_counters.`+string(c)+` + excluded.`+string(c), agent, n)
+		_, err = exec(ctx, tx, c.increment(), agent, n)
 	} else {
 		_, err = exec(ctx, tx, `UPDATE agent_activity_counters SET `+string(c)+` = `+string(c)+` - ? WHERE agent_id = ?`, -n, agent)
 	}
@@ -46,22 +57,18 @@ func addActivity(ctx context.Context, tx sqlx.ExtContext, agent int64, c activit
 	return nil
 }
 
-// countFeedback records that agent gave feedback it had not given before:
-// a first direct validation of a memory, or a first validation of a
-// consultation. The validation write path calls it in its transaction.
-func countFeedback(ctx context.Context, tx sqlx.ExtContext, agent int64) error {
-	return addActivity(ctx, tx, agent, countFeedbackGiven, 1)
-}
-
 // activityRecount reads the agent's stored counters (zero when it has none
-// yet) side by side with the same figures counted from history.
+// yet) side by side with the same figures counted from history, as the
+// write paths count them: a private memory is neither published nor
+// retrieved in these figures.
 const activityRecount = `SELECT a.public_id,
 	COALESCE(c.memories_published, 0) AS memories_published,
 	COALESCE(c.retrievals, 0) AS retrievals,
 	COALESCE(c.consultations, 0) AS consultations,
 	COALESCE(c.feedback_given, 0) AS feedback_given,
-	(SELECT COUNT(*) FROM memories m WHERE m.author_id = a.id AND m.status = 'active') AS counted_published,
-	(SELECT COUNT(*) FROM retrievals r WHERE r.agent_id = a.id AND r.receipt_id IS NULL) AS counted_retrievals,
+	(SELECT COUNT(*) FROM memories m WHERE m.author_id = a.id AND m.status = 'active' AND m.visibility = 'public') AS counted_published,
+	(SELECT COUNT(*) FROM retrievals r JOIN memories m ON m.id = r.memory_id
+		WHERE r.agent_id = a.id AND r.receipt_id IS NULL AND m.visibility = 'public') AS counted_retrievals,
 	(SELECT COUNT(*) FROM receipts rc WHERE rc.agent_id = a.id) AS counted_consultations,
 	(SELECT COUNT(*) FROM feedback f WHERE f.evaluator_id = a.id AND f.direct)
 		+ (SELECT COUNT(*) FROM consultation_feedback cf WHERE cf.agent_id = a.id) AS counted_feedback

@@ -121,6 +121,65 @@ func TestProfileReadsCountersAndRebuildRecounts(t *testing.T) {
 	})
 }
 
+// A private memory is never counted: not as published, not as retrieved by
+// its author, whatever its moderation. The recount counts what the write
+// paths count, so it finds no drift and changes nothing.
+func TestPrivateMemoryIsNeverCounted(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		author, reader := f.agent("author"), f.agent("reader")
+		public := f.publish(author, "sql")
+		private := f.publishWith(author, issuer.Publication{Visibility: issuer.MemoryPrivate}).ID
+		f.retrieve(author, private)
+		f.retrieve(author, public)
+		f.retrieve(reader, public)
+		for _, st := range []issuer.MemoryStatus{issuer.MemoryQuarantined, issuer.MemoryActive} {
+			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, private, issuer.Moderation{Status: st}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		drift, err := db.CheckActivity(f.ctx)
+		if err != nil || len(drift) != 0 {
+			t.Fatalf("drift %+v, %v", drift, err)
+		}
+		want := issuer.AgentStats{MemoriesPublished: 1, Retrievals: 1}
+		if s := f.profile(author).Stats; s != want {
+			t.Fatalf("stats %+v, want %+v", s, want)
+		}
+		if n, err := db.RebuildActivity(f.ctx); err != nil || n != 0 {
+			t.Fatalf("rebuild changed %d agents (%v), want none", n, err)
+		}
+		if s := f.profile(author).Stats; s != want {
+			t.Fatalf("after rebuild %+v, want %+v", s, want)
+		}
+	})
+}
+
+// Migration 12 recounts the published and retrieval counters that an
+// earlier release let a private memory inflate: a recount that counted it
+// as published, and its author reading it.
+func TestMigrationRecountsPrivateMemoriesOut(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		author := f.agent("author")
+		f.publish(author, "sql")
+		f.retrieve(author, f.publishWith(author, issuer.Publication{Visibility: issuer.MemoryPrivate}).ID)
+		x := db.UnsafeSQL()
+		if _, err := x.Exec(x.Rebind(`UPDATE agent_activity_counters SET memories_published = 2, retrievals = 1 WHERE agent_id = ?`), author.Key); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := x.Exec(`DELETE FROM goose_db_version WHERE version_id = 12`); err != nil {
+			t.Fatal(err)
+		}
+		if applied, err := db.Migrate(f.ctx); err != nil || len(applied) != 1 || applied[0].Version != 12 {
+			t.Fatalf("migrate applied %+v (%v), want migration 12", applied, err)
+		}
+		if s, want := f.profile(author).Stats, (issuer.AgentStats{MemoriesPublished: 1}); s != want {
+			t.Fatalf("stats %+v, want %+v", s, want)
+		}
+	})
+}
+
 // The eligibility check of a consultation's validation counts the
 // retrievals under one receipt through the receipt index, not through the
 // agent's whole retrieval history.

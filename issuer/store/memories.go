@@ -341,8 +341,10 @@ func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.Memory
 			p.Key, m.Key, db.timestamp()); err != nil {
 			return fmt.Errorf("store: record retrieval: %w", err)
 		}
-		if err := addActivity(ctx, tx, p.Key, countRetrievals, 1); err != nil {
-			return err
+		if m.Visibility == string(issuer.MemoryPublic) {
+			if err := addActivity(ctx, tx, p.Key, countRetrievals, 1); err != nil {
+				return err
+			}
 		}
 		out, err = m.memory(ctx, tx, p.Key)
 		return err

@@ -11,6 +11,16 @@
 // from the schema files and row locks, and one behavioural test suite runs
 // against both, through the service.
 //
+// # The SQLite file
+//
+// The database holds private memories, so Open creates a missing SQLite
+// file with mode 0600 whatever the umask (SQLite gives the -wal and -shm
+// files it keeps beside it the same mode), and refuses a database file,
+// -wal or -shm file that its group or others may read or write with a
+// [*PermissionError] naming each and the chmod that fixes it, as the key
+// directory does. Names SQLite reads as no file (":memory:") or as a URI
+// ("file:…") are refused.
+//
 // # Transactions
 //
 // Every write is one transaction. A validation is two calls of its
@@ -95,7 +105,8 @@ type DB struct {
 var bindSQLite sync.Once
 
 // Open connects to the database named by dsn (see the package
-// documentation) and checks that it answers. It does not migrate.
+// documentation) and checks that it answers. It does not migrate. A
+// SQLite file is created private, and refused when it is not.
 func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	db := &DB{now: opts.Now, rand: opts.Rand, log: opts.Logger, writer: make(chan struct{}, 1)}
 	if db.now == nil {
@@ -120,8 +131,14 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		db.engine = SQLite
 		bindSQLite.Do(func() { sqlx.BindDriver("sqlite", sqlx.QUESTION) })
 		path := strings.TrimPrefix(dsn, "sqlite:")
-		if path == "" || strings.ContainsAny(path, "?#") {
+		// SQLite reads ":memory:" and "file:" names as no file or as a
+		// URI: the file that prepareSQLiteFile protects must be the one
+		// SQLite opens.
+		if path == "" || strings.ContainsAny(path, "?#") || path == ":memory:" || strings.HasPrefix(path, "file:") {
 			return nil, fmt.Errorf("store: %q is not a usable SQLite file path", dsn)
+		}
+		if err := prepareSQLiteFile(path); err != nil {
+			return nil, err
 		}
 		q := url.Values{
 			"_busy_timeout": {"10000"},

@@ -470,9 +470,7 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 			ON CONFLICT (agent_id, evaluator_id) DO UPDATE SET positions = excluded.positions`, c.Author, ev, c.N)
 	}
 	if plan.FeedbackGiven > 0 {
-		add(`INSERT INTO agent_activity_counters (agent_id, `+string(countFeedbackGiven)+`) VALUES (?, ?)
-			ON CONFLICT (agent_id) DO UPDATE SET `+string(countFeedbackGiven)+` = agent_activity_counters.`+string(countFeedbackGiven)+` + excluded.`+string(countFeedbackGiven),
-			ev, plan.FeedbackGiven)
+		add(countFeedbackGiven.increment(), ev, plan.FeedbackGiven)
 	}
 	if o := plan.Outcome; o != nil {
 		ctxJSON, err := json.Marshal(o.Context)
