@@ -167,7 +167,7 @@ type SearchPage struct {
 	// agent and the authors it validated positively) or "explicit".
 	TrustSet string `json:"trustSet"`
 	// UnknownTrustSet lists the explicit trust-set IDs that name no
-	// active, visible agent; they seed nothing.
+	// listed agent (active and public); they seed nothing.
 	UnknownTrustSet []AgentID `json:"unknownTrustSet,omitempty"`
 	// HiddenLowTrust counts the matches in the ranked window left out
 	// because the reader does not trust their author enough; include_low

@@ -25,6 +25,7 @@ import (
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/issuer/web"
 	"github.com/remnant/passportkit/passport"
 )
 
@@ -37,14 +38,16 @@ func newTrust(t testing.TB, passports *service.Passports, db *store.DB) *service
 }
 
 // trustWorld is the demo world on one store, served on loopback as serve
-// serves it (the public trust API's routes and /mcp over one trust API),
+// serves it (the API's routes, the web pages and /mcp over one trust API),
 // with a clock the test moves for issuing and an MCP session of an agent
-// of its own.
+// of its own, whose key is key.
 type trustWorld struct {
 	transports
-	db    *store.DB
-	w     *demoworld.World
-	clock *demoworld.Clock
+	db        *store.DB
+	w         *demoworld.World
+	clock     *demoworld.Clock
+	passports *service.Passports
+	key       issuer.APIKey
 }
 
 func newTrustWorld(t testing.TB, engine store.Engine) *trustWorld {
@@ -67,16 +70,20 @@ func newTrustWorld(t testing.TB, engine store.Engine) *trustWorld {
 	if _, ok := t.(*testing.B); ok {
 		log = slog.New(slog.DiscardHandler) // a benchmark measures the reads, not the test log
 	}
-	tools := mcpserver.Handler(app, log, "test", mcpserver.WithPassports(passports), mcpserver.WithTrustAPI(trust))
+	tools := mcpserver.Handler(app, log, "test", mcpserver.WithPassports(passports), mcpserver.WithTrust(ring), mcpserver.WithTrustAPI(trust))
+	pages, err := web.New(web.Config{Profiles: app, Passports: passports, Trust: trust, Keys: ring, Now: clock.Now, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, Keys: ring, Passports: passports,
-		Trust: trust, MCP: tools}))
+		Trust: trust, Pages: pages, MCP: tools}))
 	t.Cleanup(srv.Close)
 	caller, err := db.CreateAgent(ctx, store.NewAgent{Name: "Caller"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &trustWorld{transports: transports{t: t, srv: srv, cs: mcpwiretest.Session(t, srv.URL+"/mcp", string(caller.Key))},
-		db: db, w: w, clock: clock}
+		db: db, w: w, clock: clock, passports: passports, key: caller.Key}
 }
 
 // historyRows counts the skill history rows.

@@ -24,9 +24,10 @@ import (
 // listed agents' passports say per skill, its maintenance and its status.
 // issuer/store implements it for both engines.
 type DiscoveryStore interface {
-	// SubjectRevision returns the subject's current revision token (see
-	// [SubjectSource]); not_found for an unknown agent.
-	SubjectRevision(ctx context.Context, id issuer.AgentID) (string, error)
+	// RevisionOf returns the subject's current revision token (see
+	// [SubjectSource.SubjectRevision]) whether it is listed or not;
+	// not_found for an unknown agent.
+	RevisionOf(ctx context.Context, id issuer.AgentID) (string, error)
 	// PendingSubjects returns at most n subjects awaiting re-indexing:
 	// first those never indexed or whose revision token differs from the
 	// one indexed (by key), then the listed ones whose figures were

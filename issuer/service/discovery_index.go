@@ -24,7 +24,7 @@ import (
 // written: not when a later write changed the subject meanwhile (its own
 // re-indexing follows), nor for an unknown agent.
 func (d *Discovery) IndexSubject(ctx context.Context, id issuer.AgentID) (bool, error) {
-	rev, err := d.st.SubjectRevision(ctx, id)
+	rev, err := d.st.RevisionOf(ctx, id)
 	if issuer.ErrorCode(err) == issuer.CodeNotFound {
 		return false, nil
 	}

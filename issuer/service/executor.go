@@ -51,10 +51,11 @@ type SubjectSource interface {
 	// record read. No record is left out for its time. An unknown,
 	// private, unlisted or suspended subject is issuer.CodeNotFound.
 	LoadSubject(ctx context.Context, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error)
-	// SubjectRevision returns the subject's current revision token: a
-	// random token replaced in the same transaction as any write that
-	// changes the subject's evidence, "" before the first such write.
-	// An unknown agent is issuer.CodeNotFound.
+	// SubjectRevision returns a listed subject's current revision token:
+	// a random token replaced in the same transaction as any write that
+	// changes the subject's evidence, visibility or status, "" before the
+	// first such write. An unknown agent and one that is private, unlisted
+	// or suspended are issuer.CodeNotFound alike, at the same cost.
 	SubjectRevision(ctx context.Context, id issuer.AgentID) (string, error)
 }
 

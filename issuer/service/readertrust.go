@@ -36,7 +36,7 @@ func newSearchState(opts SearchOptions) *searchState {
 
 // readerTrust returns the reader's propagated trust by agent key, from
 // p's own trust set (p and the authors p validated positively) or from the
-// explicit trust set, with the explicit IDs that name no visible agent.
+// explicit trust set, with the explicit IDs that name no listed agent.
 // It is cached per trust set for the cache's TTL.
 func (s *Service) readerTrust(ctx context.Context, p issuer.Principal, explicit []issuer.AgentID) (map[int64]float64, []issuer.AgentID, error) {
 	var (
@@ -59,7 +59,7 @@ func (s *Service) readerTrust(ctx context.Context, p issuer.Principal, explicit 
 			}
 		}
 		if len(seeds) == 0 {
-			return nil, nil, issuer.Errorf(issuer.CodeInvalid, "trust names no active, visible agent: a trust set is the agents whose judgement you trust directly")
+			return nil, nil, issuer.Errorf(issuer.CodeInvalid, "trust names no listed agent: a trust set is the agents whose judgement you trust directly")
 		}
 		slices.Sort(seeds)
 		parts := make([]string, len(seeds))

@@ -22,8 +22,9 @@ type SearchStore interface {
 	// its trust edges (its current eligible positive positions), heaviest
 	// first, at most max.
 	TrustSeeds(ctx context.Context, agent int64, max int) ([]int64, error)
-	// ResolveTrustSet maps the IDs of active agents that are not private
-	// to their keys; other IDs are missing from the map.
+	// ResolveTrustSet maps the IDs of listed agents (active and public)
+	// to their keys; other IDs, unlisted, private and suspended agents'
+	// among them, are missing from the map.
 	ResolveTrustSet(ctx context.Context, ids []issuer.AgentID) (map[issuer.AgentID]int64, error)
 	// TrustNeighbourhood reads, in one depth-capped recursive query, the
 	// trust edges reader-local propagation of the given depth needs from

@@ -27,14 +27,23 @@ type agentRow struct {
 	CreatedAt   time.Time `db:"created_at"`
 }
 
-// listed reports whether the agent has a public profile.
-func (a *agentRow) listed() bool {
-	return a.Status == string(issuer.AgentActive) && a.Visibility == string(issuer.VisibilityPublic)
-}
+// listedNow is the SQL condition that the agent row a is listed (active
+// and public) as the statement reads it. Every public answer about an
+// agent filters with it in the statement that finds the agent, so that an
+// unlisted, private or suspended agent, like an unknown id, yields no row:
+// the same answer, after the same work.
+const listedNow = `a.status = 'active' AND a.visibility = 'public'`
 
 func (db *DB) loadAgent(ctx context.Context, q sqlx.ExtContext, id issuer.AgentID) (*agentRow, error) {
+	return db.findAgent(ctx, q, id, `a.public_id = ?`, id)
+}
+
+// findAgent reads the row of the agent id, which the condition where on
+// the agent row a finds with args; no row is not_found, with the message
+// of an unknown id.
+func (db *DB) findAgent(ctx context.Context, q sqlx.ExtContext, id issuer.AgentID, where string, args ...any) (*agentRow, error) {
 	var a agentRow
-	err := get(ctx, q, &a, `SELECT id, public_id, name, description, status, visibility, created_at FROM agents WHERE public_id = ?`, id)
+	err := get(ctx, q, &a, `SELECT a.id, a.public_id, a.name, a.description, a.status, a.visibility, a.created_at FROM agents a WHERE `+where, args...)
 	if err != nil {
 		return nil, notFound(err, "agent %s not found", id)
 	}
@@ -143,12 +152,9 @@ func (db *DB) Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, 
 // other agent answers not_found. Name and description that fail the
 // safe-text checks are replaced by neutral text.
 func (db *DB) PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error) {
-	a, err := db.loadAgent(ctx, db.x, id)
+	a, err := db.findAgent(ctx, db.x, id, `a.public_id = ? AND `+listedNow, id)
 	if err != nil {
 		return issuer.PublicProfile{}, err
-	}
-	if !a.listed() {
-		return issuer.PublicProfile{}, issuer.Errorf(issuer.CodeNotFound, "agent %s not found", id)
 	}
 	out, err := db.profile(ctx, a)
 	out.Name, out.Description = issuer.PublicName(out.Name), issuer.PublicDescription(out.Description)
@@ -162,12 +168,9 @@ func (db *DB) PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.Publ
 // when it is public and active or is the caller. The subject must be public
 // and active, unless it is the caller.
 func (db *DB) Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error) {
-	a, err := db.loadAgent(ctx, db.x, id)
+	a, err := db.findAgent(ctx, db.x, id, `a.public_id = ? AND (`+listedNow+` OR a.id = ?)`, id, p.Key)
 	if err != nil {
 		return issuer.ReputationReport{}, err
-	}
-	if !a.listed() && a.Key != p.Key {
-		return issuer.ReputationReport{}, issuer.Errorf(issuer.CodeNotFound, "agent %s not found", id)
 	}
 	g, err := db.loadGlobal(ctx, a.Key)
 	if err != nil {

@@ -82,8 +82,18 @@ func TestHiddenAgentsAnswerNotFound(t *testing.T) {
 			wantCode(t, err, issuer.CodeNotFound)
 			_, err = svc(db).Reputation(f.ctx, viewer, a.AgentID, issuer.ReputationQuery{Limit: 20})
 			wantCode(t, err, issuer.CodeNotFound)
+			_, err = db.SubjectRevision(f.ctx, a.AgentID)
+			wantCode(t, err, issuer.CodeNotFound)
 		}
-		_, err := svc(db).PublicProfile(f.ctx, "agt_aaaaaaaaaaaaaaaaaaaaaaaaaa")
+		// A trust set resolves listed agents only.
+		set, err := db.ResolveTrustSet(f.ctx, []issuer.AgentID{viewer.AgentID, unlisted.AgentID, private.AgentID, suspended.AgentID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := set[viewer.AgentID]; !ok || len(set) != 1 {
+			t.Errorf("trust set resolved to %v", set)
+		}
+		_, err = svc(db).PublicProfile(f.ctx, "agt_aaaaaaaaaaaaaaaaaaaaaaaaaa")
 		wantCode(t, err, issuer.CodeNotFound)
 		// An agent may always read its own report.
 		if _, err := svc(db).Reputation(f.ctx, private, private.AgentID, issuer.ReputationQuery{Limit: 20}); err != nil {

@@ -249,13 +249,11 @@ const skillColumns = `d.public_id, a.name, d.skill, d.rank_key, d.level, d.lower
 	r.revision AS current
 	FROM discovery_skills d JOIN agents a ON a.id = d.agent_id LEFT JOIN skill_trust_revisions r ON r.agent_id = d.agent_id`
 
-// listedNow keeps the agents that are public and active now, whatever
-// their index entry says, so that a change of visibility or status takes
-// effect before the indexer has run.
-const listedNow = `a.status = 'active' AND a.visibility = 'public'`
-
 // skillPageSQL reads a page of a skill's rows: its parameters are the
-// skill, the position's key and public id, and the number of rows.
+// skill, the position's key and public id, and the number of rows. Like
+// every discovery read, it keeps the agents listed now, whatever their
+// index entry says, so that a change of visibility or status takes effect
+// before the indexer has run.
 const skillPageSQL = `SELECT ` + skillColumns + `
 	WHERE d.skill = ? AND (d.rank_key, d.public_id) > (?, ?) AND ` + listedNow + `
 	ORDER BY d.rank_key, d.public_id LIMIT ?`

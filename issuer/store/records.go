@@ -69,14 +69,27 @@ func memoryDependents(ctx context.Context, tx sqlx.ExtContext, mem, author int64
 	return out, nil
 }
 
-// SubjectRevision returns an agent's current revision token, "" when no
-// write has changed its evidence yet. It answers for any existing agent,
-// whatever its status or visibility, so that a cache keyed by it sees a
-// suspension as a change.
+// SubjectRevision returns a listed agent's current revision token, "" when
+// no write has changed its evidence yet. An unknown agent and one that is
+// unlisted, private or suspended are not_found alike, after the same one
+// statement that yields no row.
 func (db *DB) SubjectRevision(ctx context.Context, id issuer.AgentID) (string, error) {
+	return db.revision(ctx, id, `a.public_id = ? AND `+listedNow)
+}
+
+// RevisionOf returns an agent's current revision token, whatever its status
+// or visibility, for the discovery indexer, which enters a hidden agent as
+// not listed. An unknown agent is not_found.
+func (db *DB) RevisionOf(ctx context.Context, id issuer.AgentID) (string, error) {
+	return db.revision(ctx, id, `a.public_id = ?`)
+}
+
+// revision reads the revision token of the agent id, which the condition
+// where on the agent row a finds with id as its one parameter.
+func (db *DB) revision(ctx context.Context, id issuer.AgentID, where string) (string, error) {
 	var rev []string
 	err := sel(ctx, db.x, &rev, `SELECT COALESCE(r.revision, '') FROM agents a
-		LEFT JOIN skill_trust_revisions r ON r.agent_id = a.id WHERE a.public_id = ?`, id)
+		LEFT JOIN skill_trust_revisions r ON r.agent_id = a.id WHERE `+where, id)
 	if err != nil {
 		return "", fmt.Errorf("store: read revision: %w", err)
 	}

@@ -44,7 +44,7 @@ func (f *fixture) pub(pub issuer.Publication) issuer.Publication {
 // revision returns p's subject revision token.
 func (f *fixture) revision(p issuer.Principal) string {
 	f.t.Helper()
-	r, err := f.db.SubjectRevision(f.ctx, p.AgentID)
+	r, err := f.db.RevisionOf(f.ctx, p.AgentID)
 	if err != nil {
 		f.t.Fatalf("revision: %v", err)
 	}
@@ -307,6 +307,9 @@ func TestRevisionFollowsEvidence(t *testing.T) {
 			}
 		})
 		_, err = db.SubjectRevision(f.ctx, "agt_"+issuer.AgentID(strings.Repeat("c", 26)))
+		wantCode(t, err, issuer.CodeNotFound)
+		// A public read of the revision answers for listed agents only.
+		_, err = db.SubjectRevision(f.ctx, author.AgentID)
 		wantCode(t, err, issuer.CodeNotFound)
 	})
 }

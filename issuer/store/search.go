@@ -27,15 +27,15 @@ func (db *DB) TrustSeeds(ctx context.Context, agent int64, max int) ([]int64, er
 	return out, nil
 }
 
-// ResolveTrustSet maps the IDs of active agents that are not private to
-// their keys.
+// ResolveTrustSet maps the IDs of listed agents (active and public) to
+// their keys. An unlisted, private or suspended agent is missing from the
+// map, as an unknown ID is.
 func (db *DB) ResolveTrustSet(ctx context.Context, ids []issuer.AgentID) (map[issuer.AgentID]int64, error) {
 	out := map[issuer.AgentID]int64{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	query, args, err := sqlx.In(`SELECT id, public_id FROM agents
-		WHERE public_id IN (?) AND status = 'active' AND visibility <> 'private'`, ids)
+	query, args, err := sqlx.In(`SELECT a.id, a.public_id FROM agents a WHERE a.public_id IN (?) AND `+listedNow, ids)
 	if err != nil {
 		return nil, err
 	}
