@@ -38,14 +38,14 @@ type serveCmd struct {
 	BodyTimeout       time.Duration `env:"PASSPORT_BODY_TIMEOUT" default:"10s" help:"Time for a request body to arrive once its headers are read; a slower one is answered 408."`
 	WriteTimeout      time.Duration `env:"PASSPORT_WRITE_TIMEOUT" default:"60s" help:"Time to handle a request and write its response, from the end of its headers."`
 	IdleTimeout       time.Duration `env:"PASSPORT_IDLE_TIMEOUT" default:"2m" help:"Time a kept-alive connection may wait for its next request."`
-	MaxHeaderBytes    int           `env:"PASSPORT_MAX_HEADER_BYTES" default:"16384" help:"Bytes of request line and headers; more is answered 431."`
+	MaxHeaderBytes    int           `env:"PASSPORT_MAX_HEADER_BYTES" default:"16384" help:"Bytes of a request's head, counted exactly: the request line and the header lines with their line endings, and the empty line that ends them; more is answered 431."`
 }
 
 // Help is the long help of serve: the fixed request bounds, which the
 // README's "Limits and timeouts" repeats.
 func (c *serveCmd) Help() string {
-	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation, %d for a trust comparison and %d for an MCP message (%d for a call of verify_passport); more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
-		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, issuer.MaxAssessBody, mcpserver.MaxMessage, mcpserver.MaxVerifyMessage, shutdownGrace)
+	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation, %d for a trust comparison and %d for an MCP message (%d for a call of verify_passport); more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. A body whose Content-Length is over its bound is refused unread: a client that sent Expect: 100-continue is answered 413, never 100 Continue. Once a request is refused, what its client still sends is read and discarded for up to %s and %d MiB before the connection closes, so that the client reads the answer. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
+		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, issuer.MaxAssessBody, mcpserver.MaxMessage, mcpserver.MaxVerifyMessage, httpserve.LingerTime, httpserve.LingerBytes>>20, shutdownGrace)
 }
 
 // shutdownGrace bounds how long in-flight requests may finish after a stop

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/internal/clitest"
+	"github.com/remnant/passportkit/issuer/mcpserver"
 )
 
 // cmd runs one command against db and returns its stdout.
@@ -92,8 +94,19 @@ func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
 	// The refusals made before or while reading a request are problem
 	// details too: oversized headers, an unparseable request, a stalled body.
 	addr := strings.TrimPrefix(base, "http://")
-	res, body := clitest.Exchange(t, addr, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 12<<10)+"\r\n\r\n")
+	if res, body := clitest.Exchange(t, addr, clitest.Head("GET /healthz HTTP/1.1", 4096)); res.StatusCode != 200 {
+		t.Fatalf("a head of exactly --max-header-bytes: %s %s", res.Status, body)
+	}
+	res, body := clitest.Exchange(t, addr, clitest.Head("GET /healthz HTTP/1.1", 4097))
 	clitest.WantProblem(t, res, body, 431, "header_too_large")
+	// An MCP message over even the largest bound by its Content-Length is
+	// refused before the client is asked to send it.
+	res, body = clitest.Exchange(t, addr, fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", reviewer.APIKey, mcpserver.MaxVerifyMessage+1))
+	clitest.WantProblem(t, res, body, 413, "body_too_large")
+	if !strings.Contains(string(body), `"jsonrpc":"2.0","id":null`) {
+		t.Fatalf("413 on /mcp without the JSON-RPC members: %s", body)
+	}
 	res, body = clitest.Exchange(t, addr, "GET /healthz HTTP/1.1\r\n\r\n")
 	clitest.WantProblem(t, res, body, 400, "invalid_request")
 	res, body = clitest.Exchange(t, addr, "POST /api/memories/"+mem+"/feedback HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+reviewer.APIKey+

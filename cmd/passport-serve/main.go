@@ -39,7 +39,7 @@ type server struct {
 	BodyTimeout       time.Duration `help:"Time for a bundle to arrive once the headers are read; a slower one is answered 408." default:"10s"`
 	WriteTimeout      time.Duration `help:"Time to verify and write the response, from the end of the headers." default:"15s"`
 	IdleTimeout       time.Duration `help:"Time a kept-alive connection may wait for its next request." default:"60s"`
-	MaxHeaderBytes    int           `help:"Bytes of request line and headers; more is answered 431." default:"16384"`
+	MaxHeaderBytes    int           `help:"Bytes of a request's head, counted exactly: the request line and the header lines with their line endings, and the empty line that ends them; more is answered 431." default:"16384"`
 }
 
 // env is what Run receives: the process's streams and a context cancelled
@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // Help is the long help: the fixed bounds, which the README's "Limits"
 // repeats.
 func (c *server) Help() string {
-	return fmt.Sprintf(`A bundle is at most %d bytes (512 KiB), also after gzip decompression; more is answered 413. A request waits at most 2s for a verification slot, then gets 503. Every error is an RFC 9457 problem detail.`, passport.MaxBundleSize)
+	return fmt.Sprintf(`A bundle is at most %d bytes (512 KiB), also after gzip decompression; more is answered 413, unread when its Content-Length says so (a client that sent Expect: 100-continue is never asked for it). Once a request is refused, what its client still sends is read and discarded for up to %s and %d MiB before the connection closes, so that the client reads the answer. A request waits at most 2s for a verification slot, then gets 503. Every error is an RFC 9457 problem detail.`, passport.MaxBundleSize, httpserve.LingerTime, httpserve.LingerBytes>>20)
 }
 
 // limits are the connection bounds the flags set.

@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/remnant/passportkit/internal/clitest"
+	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/vectors"
 )
 
@@ -54,8 +55,17 @@ func TestServeAnswersEveryRefusalWithProblemDetails(t *testing.T) {
 		}
 	}
 
-	res, body := clitest.Exchange(t, addr, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 8<<10)+"\r\n\r\n")
+	// The head bound is exact: 2048 bytes are read, 2049 refused.
+	if res, body := clitest.Exchange(t, addr, clitest.Head("GET /healthz HTTP/1.1", 2048)); res.StatusCode != 200 {
+		t.Fatalf("a head of exactly --max-header-bytes: %s %s", res.Status, body)
+	}
+	res, body := clitest.Exchange(t, addr, clitest.Head("GET /healthz HTTP/1.1", 2049))
 	clitest.WantProblem(t, res, body, 431, "header_too_large")
+
+	// A bundle over the bound by its Content-Length is refused before the
+	// client is asked to send it.
+	res, body = clitest.Exchange(t, addr, fmt.Sprintf("POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", passport.MaxBundleSize+1))
+	clitest.WantProblem(t, res, body, 413, "body_too_large")
 
 	res, body = clitest.Exchange(t, addr, "GET /healthz HTTP/1.1\r\n\r\n") // no Host
 	clitest.WantProblem(t, res, body, 400, "invalid_request")

@@ -121,6 +121,13 @@ func Exchange(t testing.TB, addr, raw string) (*http.Response, []byte) {
 	return res, body
 }
 
+// Head returns a request head of exactly n bytes: requestLine, a Host
+// header and a padding header, with CRLF line endings and the empty line.
+func Head(requestLine string, n int) string {
+	start := requestLine + "\r\nHost: x\r\nX-Pad: "
+	return start + strings.Repeat("p", n-len(start)-4) + "\r\n\r\n"
+}
+
 // WantProblem checks that res is application/problem+json with status and
 // the reason code, and that its type is derived from the code.
 func WantProblem(t testing.TB, res *http.Response, body []byte, status int, code string) {

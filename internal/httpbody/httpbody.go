@@ -51,20 +51,16 @@ const writeGrace = 5 * time.Second
 // Read returns r's body. A Content-Encoding of gzip is decoded (the bound
 // applies to the decoded bytes); any other encoding but identity is
 // unsupported_media_type, as is a Content-Type other than JSON when
-// opt.JSON is set. A body over the bound is body_too_large, one that does
-// not arrive within opt.Timeout is request_timeout (the connection is then
+// opt.JSON is set. A body over the bound is body_too_large, refused before
+// any of it is read when its Content-Length says so (a client waiting on
+// Expect: 100-continue is then never asked to send it); one that does not
+// arrive within opt.Timeout is request_timeout (the connection is then
 // closed after the answer), an unreadable one invalid_request.
 func Read(w http.ResponseWriter, r *http.Request, opt Options) ([]byte, error) {
 	if opt.JSON {
 		if err := checkJSONType(r.Header.Get("Content-Type")); err != nil {
 			return nil, err
 		}
-	}
-	rc := http.NewResponseController(w)
-	if opt.Timeout > 0 {
-		// An error means the connection cannot take a deadline (HTTP/2
-		// test recorders); the server's own ReadTimeout still applies.
-		_ = rc.SetReadDeadline(time.Now().Add(opt.Timeout))
 	}
 	gz := false
 	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
@@ -74,12 +70,23 @@ func Read(w http.ResponseWriter, r *http.Request, opt Options) ([]byte, error) {
 	default:
 		return nil, &Error{Code: problem.UnsupportedMedia, Detail: "the content encoding must be gzip or none"}
 	}
-	wire := opt.Limit + 1
+	wire := opt.Limit
 	if gz {
 		// gzip can expand incompressible bytes a little (a header, a
 		// trailer and a few bytes per block): allow for that on the wire,
 		// and bound the decoded bytes by Limit below.
 		wire = opt.Limit + opt.Limit/16 + 1024
+	}
+	rc := http.NewResponseController(w)
+	if r.ContentLength > wire {
+		// Refused on its stated length, unread: a client that sent
+		// Expect: 100-continue is not asked for the body.
+		return nil, readError(rc, &http.MaxBytesError{Limit: wire}, opt, "")
+	}
+	if opt.Timeout > 0 {
+		// An error means the connection cannot take a deadline (HTTP/2
+		// test recorders); the server's own ReadTimeout still applies.
+		_ = rc.SetReadDeadline(time.Now().Add(opt.Timeout))
 	}
 	var src io.Reader = http.MaxBytesReader(w, r.Body, wire)
 	if gz {

@@ -33,7 +33,10 @@ type Limits struct {
 	// IdleTimeout is how long a kept-alive connection may wait for its next
 	// request.
 	IdleTimeout time.Duration
-	// MaxHeaderBytes bounds the request line and headers; more is 431.
+	// MaxHeaderBytes bounds a request's head: the request line and the
+	// header lines, each with its line ending, and the empty line that
+	// ends them. More is 431. The listener of [Limits.Listen] counts it
+	// exactly.
 	MaxHeaderBytes int
 }
 
@@ -53,9 +56,9 @@ func (l Limits) Validate() error {
 	return nil
 }
 
-// Server returns a server for h under l. Requests' contexts derive from
-// base without its cancellation, so that stopping base lets in-flight
-// requests finish.
+// Server returns a server for h under l, to serve on a listener from
+// [Limits.Listen]. Requests' contexts derive from base without its
+// cancellation, so that stopping base lets in-flight requests finish.
 func (l Limits) Server(base context.Context, h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
@@ -63,22 +66,27 @@ func (l Limits) Server(base context.Context, h http.Handler) *http.Server {
 		// Handlers read bodies under BodyTimeout and answer 408; this
 		// backstop covers a body no handler reads. Its expiry cancels a
 		// running request, so it is never shorter than WriteTimeout.
-		ReadTimeout:    max(l.ReadHeaderTimeout+l.BodyTimeout, l.WriteTimeout),
-		WriteTimeout:   l.WriteTimeout,
-		IdleTimeout:    l.IdleTimeout,
+		ReadTimeout:  max(l.ReadHeaderTimeout+l.BodyTimeout, l.WriteTimeout),
+		WriteTimeout: l.WriteTimeout,
+		IdleTimeout:  l.IdleTimeout,
+		// net/http's own, looser bound on heads backs up the listener's.
 		MaxHeaderBytes: l.MaxHeaderBytes,
+		ConnState:      connState,
 		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(base) },
 	}
 }
 
-// Listen listens on addr and wraps the listener so that the errors net/http
-// writes before any handler runs are problem details.
+// Listen listens on addr and wraps the listener so that each request's
+// head is held to MaxHeaderBytes exactly, the errors net/http writes before
+// any handler runs are problem details, and a connection closed while the
+// client may still be sending lingers until the client has read the answer
+// (see [listener]).
 func (l Limits) Listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	return problem.Listener(ln, l.MaxHeaderBytes), nil
+	return &listener{Listener: problem.Listener(ln, l.MaxHeaderBytes), maxHeader: l.MaxHeaderBytes}, nil
 }
 
 // Serve serves srv on ln until ctx ends, then shuts it down, giving

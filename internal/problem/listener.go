@@ -3,6 +3,7 @@ package problem
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -45,6 +46,17 @@ type conn struct {
 	max int
 }
 
+// CloseWrite half-closes the wrapped connection, which net/http does
+// before it closes a connection whose client may still be sending, so that
+// the client reads the answer before the close.
+func (c *conn) CloseWrite() error {
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return cw.CloseWrite()
+}
+
 func (c *conn) Write(b []byte) (int, error) {
 	if rewritten, ok := rewriteCanned(b, c.max); ok {
 		if _, err := c.Conn.Write(rewritten); err != nil {
@@ -81,13 +93,17 @@ func rewriteCanned(b []byte, maxHeaderBytes int) ([]byte, bool) {
 	default:
 		return nil, false
 	}
-	js, err := json.Marshal(d)
-	if err != nil {
-		return nil, false
-	}
-	js = append(js, '\n')
+	return Response(d), true
+}
+
+// Response returns d as a whole HTTP/1.1 response that closes the
+// connection, with the headers of [Write], for an answer written straight
+// to a connection before any handler runs.
+func Response(d Details) []byte {
+	js, _ := json.Marshal(d) // strings and an int: it cannot fail
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "HTTP/1.1 %d %s\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n\r\n", d.Status, http.StatusText(d.Status), len(js))
+	fmt.Fprintf(&out, "HTTP/1.1 %d %s\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n\r\n", d.Status, http.StatusText(d.Status), len(js)+1)
 	out.Write(js)
-	return out.Bytes(), true
+	out.WriteByte('\n')
+	return out.Bytes()
 }

@@ -23,10 +23,16 @@ func ProblemFor(err error, instance string) Problem {
 	return problem.New(issuer.ErrorCode(err), issuer.ErrorMessage(err), instance)
 }
 
-// writeProblem writes err as problem details. Faults on the server are
-// logged with their cause; refusals are logged at debug level with their
-// code only, as their message may quote the request's body.
+// writeProblem writes err as problem details.
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error) {
+	problem.Write(w, s.refusal(w, r, err))
+}
+
+// refusal logs err, sets the headers its code calls for, and returns its
+// problem details. Faults on the server are logged with their cause;
+// refusals are logged at debug level with their code only, as their
+// message may quote the request's body.
+func (s *Server) refusal(w http.ResponseWriter, r *http.Request, err error) Problem {
 	p := ProblemFor(err, r.URL.Path)
 	if p.Status >= 500 {
 		s.log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
@@ -39,5 +45,5 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 	case issuer.CodeInsufficientScope:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="passportkit", error="insufficient_scope"`)
 	}
-	problem.Write(w, p)
+	return p
 }

@@ -77,8 +77,9 @@ type Config struct {
 	// Burst is how many requests a key may make at once; 40 when zero.
 	Burst int
 	// MCP, when set, is served at /mcp behind bearer authentication; it
-	// finds the principal with [issuer.FromContext].
-	MCP http.Handler
+	// finds the principal with [issuer.FromContext], and answers the
+	// refusals made before it runs.
+	MCP MCPEndpoint
 	// Keys, when set, serves the issuer's public key documents under
 	// /.well-known/ (no authentication; cacheable).
 	Keys KeyPublisher
@@ -126,6 +127,16 @@ type Issuer interface {
 	ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error)
 	DeclareCapabilities(ctx context.Context, p issuer.Principal, caps []string) (issuer.Capabilities, error)
 	SearchMemories(ctx context.Context, p issuer.Principal, q issuer.SearchQuery) (issuer.SearchPage, error)
+}
+
+// MCPEndpoint is the MCP endpoint: it answers its messages, and, in the
+// form of its own errors, the refusals the API makes before a message
+// reaches it. *mcpserver.Transport implements it.
+type MCPEndpoint interface {
+	http.Handler
+	// Refuse answers r with err, a refusal made before the endpoint ran
+	// (no valid key, a rate limit), keeping the headers set on w.
+	Refuse(w http.ResponseWriter, r *http.Request, err error)
 }
 
 // Pages is a set of web pages: the http.ServeMux patterns it answers and
@@ -238,10 +249,14 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 		s.routeAgents(cfg.Agents)
 	}
 	if cfg.MCP != nil {
-		m.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
+		refuse := func(w http.ResponseWriter, r *http.Request, err error) {
+			s.refusal(w, r, err)
+			cfg.MCP.Refuse(w, r, err)
+		}
+		m.Handle("/mcp", s.authedAnswering(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
 			cfg.MCP.ServeHTTP(w, r) // it bounds and answers its own messages
 			return nil
-		}))
+		}, refuse))
 	}
 	return s
 }
@@ -301,19 +316,22 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, p issuer.Principal
 
 // authed authenticates the bearer key, applies the key's rate limit, and
 // runs h with the principal in the request context.
-func (s *Server) authed(h handlerFunc) http.Handler {
+func (s *Server) authed(h handlerFunc) http.Handler { return s.authedAnswering(h, s.writeProblem) }
+
+// authedAnswering is authed with refuse answering its refusals.
+func (s *Server) authedAnswering(h handlerFunc, refuse func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.authenticate(r)
 		if err != nil {
 			if ok, wait := s.clients.Allow(clientAddr(r)); !ok {
-				s.tooMany(w, r, wait)
+				refuse(w, r, tooMany(w, wait))
 				return
 			}
-			s.writeProblem(w, r, err)
+			refuse(w, r, err)
 			return
 		}
 		if ok, wait := s.keys.Allow(string(p.AgentID)); !ok {
-			s.tooMany(w, r, wait)
+			refuse(w, r, tooMany(w, wait))
 			return
 		}
 		r = r.WithContext(issuer.NewContext(r.Context(), p))
@@ -328,7 +346,7 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 func (s *Server) anonymous(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := s.clients.Allow(clientAddr(r)); !ok {
-			s.tooMany(w, r, wait)
+			s.writeProblem(w, r, tooMany(w, wait))
 			return
 		}
 		if err := h(w, r, issuer.Principal{}); err != nil {
@@ -337,9 +355,10 @@ func (s *Server) anonymous(h handlerFunc) http.Handler {
 	})
 }
 
-func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+// tooMany sets Retry-After to wait and returns the refusal.
+func tooMany(w http.ResponseWriter, wait time.Duration) error {
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-	s.writeProblem(w, r, issuer.Errorf(issuer.CodeRateLimited, "too many requests; retry later"))
+	return issuer.Errorf(issuer.CodeRateLimited, "too many requests; retry later")
 }
 
 func (s *Server) authenticate(r *http.Request) (issuer.Principal, error) {

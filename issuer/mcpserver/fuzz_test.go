@@ -190,7 +190,7 @@ func FuzzMessageBound(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	tr := transport{bounds: map[string]int{"verify_passport": MaxVerifyMessage}, largest: MaxVerifyMessage}
+	tr := Transport{bounds: map[string]int{"verify_passport": MaxVerifyMessage}, largest: MaxVerifyMessage}
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		msg, err := mcpwire.Decode(frame)
 		if err != nil {
@@ -216,7 +216,7 @@ func FuzzMessageBound(f *testing.F) {
 // it) and after them, with mcpwire.Decode of the same frame, which every
 // message pays, as the baseline of the same run.
 func BenchmarkMessageBound(b *testing.B) {
-	tr := transport{bounds: map[string]int{"verify_passport": MaxVerifyMessage}, largest: MaxVerifyMessage}
+	tr := Transport{bounds: map[string]int{"verify_passport": MaxVerifyMessage}, largest: MaxVerifyMessage}
 	frame := func(nameFirst bool) []byte {
 		name, args := `"name":"verify_passport"`, `"arguments":{"anySubject":true,"bundle":"`
 		head, tail := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+name+`,`+args, `"}}}`

@@ -41,7 +41,9 @@
 //
 // [Handler] expects the HTTP layer in front of it to have authenticated the
 // bearer key and put the principal in the request context
-// ([issuer.NewContext]); the HTTP API does so. The handler reads each
+// ([issuer.NewContext]); the HTTP API does so, and answers a request it
+// refuses (no valid key, a rate limit) with [Transport.Refuse], in the
+// form of the endpoint's own transport errors. The handler reads each
 // message itself (gzip-encoded bodies are decoded, and bounded after
 // decoding) and answers every transport error with problem details that
 // also carry the JSON-RPC error response (SPEC.md §14): malformed JSON is
@@ -167,7 +169,7 @@ func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mc
 
 // Handler returns the streamable HTTP handler for the tools. It is
 // stateless: any replica can answer any request.
-func Handler(app Issuer, logger *slog.Logger, version string, opts ...Option) http.Handler {
+func Handler(app Issuer, logger *slog.Logger, version string, opts ...Option) *Transport {
 	var cfg config
 	for _, o := range opts {
 		o(&cfg)
@@ -194,7 +196,7 @@ func Handler(app Issuer, logger *slog.Logger, version string, opts ...Option) ht
 		}
 		return &auth.TokenInfo{Scopes: scopes, UserID: string(p.AgentID), Extra: map[string]any{principalExtra: p}}, nil
 	}
-	return transport{
+	return &Transport{
 		next:        auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h),
 		bounds:      t.bounds,
 		largest:     largest,

@@ -38,6 +38,7 @@ var (
 	_ mcpserver.TrustPublisher = (*keyring.Keyring)(nil)
 	_ mcpserver.TrustReader    = (*service.Trust)(nil)
 	_ mcpserver.AgentFinder    = (*service.Discovery)(nil)
+	_ httpapi.MCPEndpoint      = (*mcpserver.Transport)(nil)
 )
 
 // newEnv serves the HTTP API with /mcp on loopback as serve builds it: the

@@ -37,13 +37,14 @@ var methods = map[string]bool{
 	"notifications/progress": false, "notifications/roots/list_changed": false,
 }
 
-// transport reads each POST to /mcp as one frame with [mcpwire.Decode]
-// before the SDK's handler sees it, so that every transport error is
-// answered the same way: an HTTP error status with RFC 9457 problem details
-// that also carry the JSON-RPC error response members (jsonrpc, id, error).
-// A well-formed request for an unknown method is not a transport error: it
-// gets a JSON-RPC -32601 response with status 200, like any other answer.
-type transport struct {
+// Transport is the MCP endpoint that [Handler] returns. It reads each POST
+// to /mcp as one frame with [mcpwire.Decode] before the SDK's handler sees
+// it, so that every transport error is answered the same way: an HTTP error
+// status with RFC 9457 problem details that also carry the JSON-RPC error
+// response members (jsonrpc, id, error). A well-formed request for an
+// unknown method is not a transport error: it gets a JSON-RPC -32601
+// response with status 200, like any other answer.
+type Transport struct {
 	next http.Handler
 	// bounds holds the message bound of each tool whose calls may exceed
 	// MaxMessage, and largest the largest bound of all.
@@ -56,7 +57,7 @@ type transport struct {
 
 // ServeHTTP checks the method, the media type, the size and the frame, then
 // passes the request on with its buffered body.
-func (t transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (t Transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	none := jsonrpc.ID{}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -131,10 +132,49 @@ func (t transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pw.finish()
 }
 
+// Refuse answers a request that the HTTP layer in front of the endpoint
+// refused before passing it on (no valid key, a rate limit) as the endpoint
+// answers its own transport errors: problem details of err that also carry
+// a JSON-RPC error response, -32600 (-32603 for a fault on the server),
+// under the id of the message when the body, read within [MaxMessage], has
+// one, else null. Headers already set on w (WWW-Authenticate, Retry-After)
+// go with it.
+func (t Transport) Refuse(w http.ResponseWriter, r *http.Request, err error) {
+	f := &mcpwire.Fault{ID: t.messageID(w, r), Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + issuer.ErrorMessage(err)}
+	if issuer.ErrorCode(err) == issuer.CodeInternal {
+		f.Code, f.Message = jsonrpc.CodeInternalError, "internal error"
+	}
+	writeProblem(w, r, err, f)
+}
+
+// messageID returns the id of the message r posts, if it is JSON read
+// within MaxMessage and the id is valid (as a refusal's reply would name
+// it); else the zero ID, written null.
+func (t Transport) messageID(w http.ResponseWriter, r *http.Request) jsonrpc.ID {
+	if r.Method != http.MethodPost || !jsonMediaType(r.Header.Get("Content-Type")) {
+		return jsonrpc.ID{}
+	}
+	body, err := httpbody.Read(w, r, httpbody.Options{Limit: MaxMessage, Timeout: t.bodyTimeout})
+	if err != nil {
+		return jsonrpc.ID{}
+	}
+	msg, err := mcpwire.Decode(body)
+	if fault, ok := errors.AsType[*mcpwire.Fault](err); ok {
+		return fault.ID
+	}
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		return m.ID
+	case *jsonrpc.Response:
+		return m.ID
+	}
+	return jsonrpc.ID{}
+}
+
 // bound returns the bound of a decoded message: the tool's own bound for a
 // tools/call request (with an id) whose params name, exactly, a tool that
 // has one, and MaxMessage for any other message.
-func (t transport) bound(msg jsonrpc.Message) int {
+func (t Transport) bound(msg jsonrpc.Message) int {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() || req.Method != "tools/call" || len(t.bounds) == 0 {
 		return MaxMessage
@@ -173,7 +213,7 @@ func toolName(params json.RawMessage) (string, bool) {
 
 // tooLarge answers a message over its bound (class 1 of SPEC.md §14): 413,
 // -32600, id null.
-func (t transport) tooLarge(w http.ResponseWriter, r *http.Request) {
+func (t Transport) tooLarge(w http.ResponseWriter, r *http.Request) {
 	detail := fmt.Sprintf("an MCP message may not exceed %d bytes after decompression", MaxMessage)
 	if names := slices.Sorted(maps.Keys(t.bounds)); len(names) > 0 {
 		parts := make([]string, len(names))
@@ -220,6 +260,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, err error, f *mcpwire.
 func writeProblemBody(w http.ResponseWriter, p rpcProblem) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)
 	json.NewEncoder(w).Encode(p)
 }

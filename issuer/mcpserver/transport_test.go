@@ -8,15 +8,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/internal/mcpwire/mcpwiretest"
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
@@ -304,4 +308,104 @@ func TestMCPMessageBounds(t *testing.T) {
 			t.Fatalf("%s: %d %s", c.name, a.Status, a.Body)
 		}
 	}
+}
+
+// rpcProblem is the body of an /mcp error: problem details with the
+// JSON-RPC error response members.
+type rpcProblem struct {
+	Status int            `json:"status"`
+	Code   issuer.Code    `json:"code"`
+	RPC    *string        `json:"jsonrpc"`
+	ID     any            `json:"id"`
+	Error  *jsonrpc.Error `json:"error"`
+}
+
+// wantRPCProblem checks an /mcp error answer: its status and code, the
+// JSON-RPC members with the id and error code given.
+func wantRPCProblem(t *testing.T, status int, contentType string, body []byte, wantStatus int, code issuer.Code, id any, rpc int64) {
+	t.Helper()
+	var p rpcProblem
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatalf("%d %q: %v", status, body, err)
+	}
+	if status != wantStatus || contentType != "application/problem+json" || p.Status != wantStatus || p.Code != code ||
+		p.RPC == nil || *p.RPC != "2.0" || p.ID != id || p.Error == nil || p.Error.Code != rpc || p.Error.Message == "" {
+		t.Fatalf("%d %s %s, want %d %s with id %v and JSON-RPC error %d", status, contentType, body, wantStatus, code, id, rpc)
+	}
+}
+
+// TestMCPRefusalsBeforeTheEndpointAreJSONRPC: a request the HTTP layer
+// refuses before /mcp reads it (no key, a key that is not one, an unknown
+// key, then too many of them) is answered like the endpoint's own transport
+// errors, with the JSON-RPC members and the message's id when it can be
+// read, keeping its status and headers; over raw TCP, with the MCP test
+// client, and with the SDK's own client.
+func TestMCPRefusalsBeforeTheEndpointAreJSONRPC(t *testing.T) {
+	db := storetest.Open(t, store.SQLite, store.Options{})
+	app := storetest.Service(db)
+	log := storetest.Logger(t)
+	serve := func(burst int) *httptest.Server {
+		srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1e-6, Burst: burst,
+			MCP: mcpserver.Handler(app, log, "test", mcpserver.WithBodyTimeout(5*time.Second))}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	srv := serve(1000)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	ping := `{"jsonrpc":"2.0","id":7,"method":"ping"}`
+	unknownKey := "pk_" + strings.Repeat("a", 52)
+	raw := func(auth, body string) string {
+		return "POST /mcp HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+			fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	wantUnauthorized := func(res *http.Response, body []byte, id any) {
+		t.Helper()
+		wantRPCProblem(t, res.StatusCode, res.Header.Get("Content-Type"), body, 401, issuer.CodeUnauthorized, id, jsonrpc.CodeInvalidRequest)
+		if !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer ") {
+			t.Fatalf("401 without a bearer challenge: %v", res.Header)
+		}
+	}
+
+	t.Run("raw TCP", func(t *testing.T) {
+		for _, c := range []struct {
+			name, raw string
+			id        any
+		}{
+			{"no key", raw("", ping), 7.0},
+			{"not a key", raw("Authorization: Bearer nope\r\n", `{"jsonrpc":"2.0","id":"p","method":"tools/list"}`), "p"},
+			{"an unknown key", raw("Authorization: Bearer "+unknownKey+"\r\n", ping), 7.0},
+			{"not a message", raw("", `{"jsonrpc":"2.0","id":9}`), 9.0},
+			{"not JSON", raw("", `{"jsonrpc":`), nil},
+			// The body is not asked for: the answer comes before any
+			// 100 Continue.
+			{"over the bound, waiting to send it", "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+				fmt.Sprintf("Content-Length: %d\r\nExpect: 100-continue\r\n\r\n", mcpserver.MaxMessage+1), nil},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				res, body := clitest.Exchange(t, addr, c.raw)
+				wantUnauthorized(res, body, c.id)
+			})
+		}
+	})
+	t.Run("test client", func(t *testing.T) {
+		a := (&mcpwiretest.HTTP{URL: srv.URL + "/mcp", Bearer: "nope"}).Send(t, []byte(ping))
+		wantRPCProblem(t, a.Status, a.ContentType, a.Body, 401, issuer.CodeUnauthorized, 7.0, jsonrpc.CodeInvalidRequest)
+	})
+	t.Run("SDK client", func(t *testing.T) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+		_, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+		if err == nil || !strings.Contains(err.Error(), "Unauthorized") && !strings.Contains(err.Error(), "401") {
+			t.Fatalf("connecting without a key: %v", err)
+		}
+	})
+	t.Run("too many", func(t *testing.T) {
+		addr := strings.TrimPrefix(serve(1).URL, "http://")
+		res, body := clitest.Exchange(t, addr, raw("", ping))
+		wantUnauthorized(res, body, 7.0)
+		res, body = clitest.Exchange(t, addr, raw("", ping)) // the address's burst is spent
+		wantRPCProblem(t, res.StatusCode, res.Header.Get("Content-Type"), body, 429, issuer.CodeRateLimited, 7.0, jsonrpc.CodeInvalidRequest)
+		if res.Header.Get("Retry-After") == "" {
+			t.Fatal("429 without Retry-After")
+		}
+	})
 }
