@@ -1,8 +1,6 @@
 package issuer
 
 import (
-	"maps"
-	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -128,34 +126,33 @@ func NewFindAgentsQuery(skill *string, ctx ContextRequest, limit *int, cursor *s
 	return q, nil
 }
 
-// ParseFindAgentsQuery reads a find_agents query from a URL query: skill,
-// the six context dimensions of SPEC.md §4.4 (domain, environment,
-// protocol, version, workload, constraints), limit and cursor, each at most
-// once. Any other parameter is unknown_context_dimension: what a caller
-// adds to a discovery query is most likely a task-context label the trust
-// model does not define. A parameter given twice is invalid_request, as is
-// a limit that is not a decimal integer; an integer outside 1 to 100 is
-// limit_out_of_range. Checks run in that order (unknown names first, in
-// byte order, then repeated ones), then as [NewFindAgentsQuery] says.
-func ParseFindAgentsQuery(v url.Values) (FindAgentsQuery, error) {
+// FindAgentsParams returns the table of a find_agents query string:
+// skill, limit, cursor and the six context dimensions of SPEC.md §4.4,
+// each at most once. Any other name is unknown_context_dimension: what a
+// caller adds to a discovery query is most likely a task-context label the
+// trust model does not define.
+func FindAgentsParams() QuerySpec {
+	return QuerySpec{Params: append(Params("skill", "limit", "cursor"), ContextParams()...), Unknown: unknownFindAgentsField}
+}
+
+// ParseFindAgentsQuery reads a find_agents query from a raw URL query
+// string by [FindAgentsParams], whole ([QuerySpec.Read]: a field that does
+// not decode, then the first unknown name in byte order, then a parameter
+// given twice), then a limit that is not a decimal integer
+// (invalid_request; an integer outside 1 to 100 is limit_out_of_range),
+// then as [NewFindAgentsQuery] says.
+func ParseFindAgentsQuery(raw string) (FindAgentsQuery, error) {
+	v, err := FindAgentsParams().Read(raw)
+	if err != nil {
+		return FindAgentsQuery{}, err
+	}
 	var (
 		skill, cursor *string
 		limit         *int
 		ctx           ContextRequest
 	)
-	names := slices.Sorted(maps.Keys(v))
-	for _, name := range names {
-		switch name {
-		case "skill", "limit", "cursor", "domain", "environment", "protocol", "version", "workload", "constraints":
-		default:
-			return FindAgentsQuery{}, unknownFindAgentsField(name)
-		}
-	}
-	for _, name := range names {
-		if len(v[name]) != 1 {
-			return FindAgentsQuery{}, Errorf(CodeInvalid, "the query parameter %s is given more than once", name)
-		}
-	}
+	labels := map[string]**string{"domain": &ctx.Domain, "environment": &ctx.Environment, "protocol": &ctx.Protocol,
+		"version": &ctx.Version, "workload": &ctx.Workload, "constraints": &ctx.Constraints}
 	for name, vals := range v {
 		val := vals[0]
 		switch name {
@@ -172,18 +169,8 @@ func ParseFindAgentsQuery(v url.Values) (FindAgentsQuery, error) {
 				n = MaxFindAgentsLimit + 1 // more digits than any limit
 			}
 			limit = &n
-		case "domain":
-			ctx.Domain = &val
-		case "environment":
-			ctx.Environment = &val
-		case "protocol":
-			ctx.Protocol = &val
-		case "version":
-			ctx.Version = &val
-		case "workload":
-			ctx.Workload = &val
-		case "constraints":
-			ctx.Constraints = &val
+		default:
+			*labels[name] = &val
 		}
 	}
 	return NewFindAgentsQuery(skill, ctx, limit, cursor)

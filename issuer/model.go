@@ -213,4 +213,8 @@ type ReputationReport struct {
 	HasMore         bool                  `json:"hasMore"`
 	// NextCursor, when HasMore, is the cursor of the next (older) page.
 	NextCursor string `json:"nextCursor,omitempty"`
+	// Last is the journal key of the page's last event when HasMore:
+	// the position the service seals into NextCursor. It is internal and
+	// never shown.
+	Last int64 `json:"-"`
 }

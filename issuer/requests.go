@@ -3,7 +3,6 @@ package issuer
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"net/url"
 	"strconv"
 
 	"github.com/remnant/passportkit/reputation"
@@ -326,66 +325,64 @@ type ReputationQuery struct {
 	// Domain is a normalised domain, or "" for all domains.
 	Domain string
 	Limit  int
-	// After is where the page starts: the events older than this cursor,
-	// or the newest events when it is the zero Cursor.
-	After Cursor
+	// Cursor is the nextCursor of an earlier page as the caller gave it,
+	// "" for the newest events. Its form is checked here; only the
+	// service can open it (SPEC.md §13.5).
+	Cursor string
+	// After is the journal key the page follows, 0 for the newest
+	// events: the position Cursor seals, which the service sets once it
+	// has opened Cursor. It is internal and never shown.
+	After int64
 }
 
-// NewReputationQuery checks a report's filters; nil means absent. limit is
-// 1 to 50 (20 when absent); cursor is a nextCursor of an earlier page.
+// NewReputationQuery checks a report's filters, in this order; nil means
+// absent. limit is 1 to 50 (20 when absent); domain is one line of at
+// most 100 characters, not blank; cursor is a nextCursor of an earlier
+// page: 1 to [MaxCursor] characters of the base64url alphabet, else
+// cursor_invalid.
 func NewReputationQuery(domain *string, limit *int, cursor *string) (ReputationQuery, error) {
 	q := ReputationQuery{Limit: DefaultReputationLimit}
-	if domain != nil {
-		d, err := cleanText("domain", *domain, 0, MaxCategory, lineText)
-		if err != nil {
-			return q, err
-		}
-		q.Domain = reputation.NormalizeDomain(d)
-	}
 	if limit != nil {
 		if *limit < 1 || *limit > MaxReputationLimit {
 			return q, Errorf(CodeInvalid, "limit must be between 1 and %d", MaxReputationLimit)
 		}
 		q.Limit = *limit
 	}
-	if cursor != nil {
-		c, err := ParseCursor(*cursor)
+	if domain != nil {
+		d, err := cleanText("domain", *domain, 0, MaxCategory, lineText)
 		if err != nil {
 			return q, err
 		}
-		q.After = c
+		if q.Domain = reputation.NormalizeDomain(d); q.Domain == "" {
+			return q, Errorf(CodeInvalid, "domain must not be blank: name a domain, or leave it out for every domain")
+		}
+	}
+	if cursor != nil {
+		if !cursorForm(*cursor) {
+			return q, Errorf(CodeCursorInvalid, "cursor is not one this service returned")
+		}
+		q.Cursor = *cursor
 	}
 	return q, nil
 }
 
-// ParseReputationQuery reads domain, limit and cursor from a URL query.
-// Other parameters are refused, as is a parameter given twice.
-func ParseReputationQuery(v url.Values) (ReputationQuery, error) {
-	var (
-		domain, cursor *string
-		limit          *int
-	)
-	for name, vals := range v {
-		if len(vals) != 1 {
-			return ReputationQuery{}, Errorf(CodeInvalid, "the query parameter %q is given more than once", truncate(name, 40))
-		}
-		val := vals[0]
-		switch name {
-		case "domain":
-			domain = &val
-		case "cursor":
-			cursor = &val
-		case "limit":
-			n, err := parseSmallUint(val)
-			if err != nil {
-				return ReputationQuery{}, Errorf(CodeInvalid, "%s must be a non-negative integer", name)
-			}
-			limit = &n
-		default:
-			return ReputationQuery{}, Errorf(CodeInvalid, "unknown query parameter %q", truncate(name, 40))
-		}
+// reputationParams is the table of a reputation report's query string.
+var reputationParams = QuerySpec{Params: Params("domain", "limit", "cursor")}
+
+// ParseReputationQuery reads domain, limit and cursor from a raw URL query
+// string, whole ([QuerySpec.Read]: another parameter, or one given twice,
+// is refused), then a limit that is not a decimal integer, then as
+// [NewReputationQuery] says.
+func ParseReputationQuery(raw string) (ReputationQuery, error) {
+	v, err := reputationParams.Read(raw)
+	if err != nil {
+		return ReputationQuery{}, err
 	}
-	return NewReputationQuery(domain, limit, cursor)
+	limit, err := uintParam("limit", one(v, "limit"))
+	if err != nil {
+		return ReputationQuery{}, err
+	}
+	return NewReputationQuery(one(v, "domain"), limit, one(v, "cursor"))
 }
 
 // parseSmallUint reads 1 to 9 decimal digits.

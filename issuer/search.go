@@ -1,7 +1,6 @@
 package issuer
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +11,7 @@ import (
 const (
 	// MaxSearchQuery is the longest search text, in characters.
 	MaxSearchQuery = 256
-	// MaxSearchTerms is the most words of a search text that are searched.
+	// MaxSearchTerms is the most distinct words a search text may hold.
 	MaxSearchTerms = 16
 	// DefaultSearchLimit and MaxSearchLimit bound the results of a page.
 	DefaultSearchLimit = 10
@@ -40,8 +39,8 @@ type SearchQuery struct {
 }
 
 // NewSearchQuery checks a search's parameters; nil means absent. text is 1
-// to MaxSearchQuery characters holding at least one word (a run of letters
-// and digits; at most MaxSearchTerms are searched); limit is 1 to 50 (10
+// to MaxSearchQuery characters holding 1 to MaxSearchTerms distinct words
+// (runs of letters and digits, compared lower-cased); limit is 1 to 50 (10
 // when absent); offset is 0 or more and offset+limit at most
 // [SearchWindow]; trust lists 1 to [MaxSearchTrustSet] distinct agent IDs.
 func NewSearchQuery(text *string, includeLow *bool, limit, offset *int, trust []string) (SearchQuery, error) {
@@ -55,8 +54,11 @@ func NewSearchQuery(text *string, includeLow *bool, limit, offset *int, trust []
 	}
 	q.Text = t
 	q.Terms = SearchTerms(t)
-	if len(q.Terms) == 0 {
+	switch n := len(q.Terms); {
+	case n == 0:
 		return q, Errorf(CodeInvalid, "q must hold at least one word of letters or digits")
+	case n > MaxSearchTerms:
+		return q, Errorf(CodeInvalid, "q holds %d distinct words; a search takes at most %d, every one of which must match", n, MaxSearchTerms)
 	}
 	if includeLow != nil {
 		q.IncludeLow = *includeLow
@@ -92,9 +94,9 @@ func NewSearchQuery(text *string, includeLow *bool, limit, offset *int, trust []
 }
 
 // SearchTerms returns the words of a search text: maximal runs of letters
-// and digits, lower-cased, each once, in order, at most [MaxSearchTerms].
-// Everything else separates words, so no operator syntax of either
-// engine's full-text search reaches it.
+// and digits, lower-cased, each once, in order. Everything else separates
+// words, so no operator syntax of either engine's full-text search reaches
+// it.
 func SearchTerms(text string) []string {
 	var terms []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
@@ -102,61 +104,43 @@ func SearchTerms(text string) []string {
 		if !slices.Contains(terms, w) {
 			terms = append(terms, w)
 		}
-		if len(terms) == MaxSearchTerms {
-			break
-		}
 	}
 	return terms
 }
 
+// searchParams is the table of a search's query string.
+var searchParams = QuerySpec{Params: Params("q", "include_low", "limit", "offset", "trust")}
+
 // ParseSearchQuery reads q, include_low, limit, offset and trust (agent
-// IDs separated by commas) from a URL query. Other parameters are refused,
-// as is a parameter given twice.
-func ParseSearchQuery(v url.Values) (SearchQuery, error) {
-	var (
-		text          *string
-		includeLow    *bool
-		limit, offset *int
-		trust         []string
-	)
-	for name, vals := range v {
-		if len(vals) != 1 {
-			return SearchQuery{}, Errorf(CodeInvalid, "the query parameter %q is given more than once", truncate(name, 40))
-		}
-		val := vals[0]
-		switch name {
-		case "q":
-			text = &val
-		case "include_low":
-			var b bool
-			switch val {
-			case "true":
-				b = true
-			case "false":
-			default:
-				return SearchQuery{}, Errorf(CodeInvalid, "include_low must be true or false")
-			}
-			includeLow = &b
-		case "limit", "offset":
-			n, err := parseSmallUint(val)
-			if err != nil {
-				return SearchQuery{}, Errorf(CodeInvalid, "%s must be a non-negative integer", name)
-			}
-			if name == "limit" {
-				limit = &n
-			} else {
-				offset = &n
-			}
-		case "trust":
-			if len(val) > MaxSearchTrustSet*64 {
-				return SearchQuery{}, Errorf(CodeInvalid, "trust must list 1 to %d agent IDs", MaxSearchTrustSet)
-			}
-			trust = strings.Split(val, ",")
-		default:
-			return SearchQuery{}, Errorf(CodeInvalid, "unknown query parameter %q", truncate(name, 40))
-		}
+// IDs separated by commas) from a raw URL query string, whole
+// ([QuerySpec.Read]: another parameter, or one given twice, is refused),
+// then each value in that order, then as [NewSearchQuery] says.
+func ParseSearchQuery(raw string) (SearchQuery, error) {
+	v, err := searchParams.Read(raw)
+	if err != nil {
+		return SearchQuery{}, err
 	}
-	return NewSearchQuery(text, includeLow, limit, offset, trust)
+	var includeLow *bool
+	if low := one(v, "include_low"); low != nil {
+		b, ok := map[string]bool{"true": true, "false": false}[*low]
+		if !ok {
+			return SearchQuery{}, Errorf(CodeInvalid, "include_low must be true or false")
+		}
+		includeLow = &b
+	}
+	limit, err := uintParam("limit", one(v, "limit"))
+	if err != nil {
+		return SearchQuery{}, err
+	}
+	offset, err := uintParam("offset", one(v, "offset"))
+	if err != nil {
+		return SearchQuery{}, err
+	}
+	var trust []string
+	if tr := one(v, "trust"); tr != nil {
+		trust = strings.Split(*tr, ",") // at most MaxQuery bytes to split
+	}
+	return NewSearchQuery(one(v, "q"), includeLow, limit, offset, trust)
 }
 
 // SearchPage is one page of a memory search as the reader sees it. It

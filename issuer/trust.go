@@ -1,7 +1,6 @@
 package issuer
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -18,10 +17,6 @@ const (
 	// after decompression: five agents and eleven terms of 200 bytes,
 	// each written with \u escapes, fit.
 	MaxAssessBody = 16 << 10
-	// MaxTrustQuery bounds the query string of a trust or evidence read,
-	// in bytes as sent: six labels of 200 bytes, percent-encoded, and a
-	// cursor fit.
-	MaxTrustQuery = 8 << 10
 	// DefaultEvidenceLimit and MaxEvidenceLimit bound a page of sources.
 	DefaultEvidenceLimit = 50
 	MaxEvidenceLimit     = 50
@@ -62,15 +57,26 @@ type EvidenceQuery struct {
 	Cursor string
 }
 
+// trustParams is the table of a trust read's query string: the task
+// context's dimensions, and no parameter (SPEC.md §16.2).
+var trustParams = QuerySpec{Params: ContextParams(), Unknown: func(name string) error { return unknownDimension(name, "") }}
+
+// evidenceParams is the table of an evidence read's query string: the
+// task context's dimensions, limit, offset and cursor (SPEC.md §16.3).
+var evidenceParams = QuerySpec{
+	Params:  append(Params("limit", "offset", "cursor"), ContextParams()...),
+	Unknown: func(name string) error { return unknownDimension(name, "limit, offset and cursor") },
+}
+
 // ParseTrustQuery reads the skill term of a trust read (from its path,
 // already unescaped) and its raw query string, whose fields are the task
-// context's dimensions (SPEC.md §16.2). Fields are read in order; the first
-// fault wins: a field name that is not a dimension is
-// unknown_context_dimension, a field given twice or a bad label
-// invalid_request. The skill is checked after the query.
+// context's dimensions (SPEC.md §16.2), by [QuerySpec.ReadFields]: fields
+// in order, the first fault winning; a field name that is not a dimension
+// is unknown_context_dimension, a field given twice or a bad or blank
+// label invalid_request. The skill is checked after the query.
 func ParseTrustQuery(skill, rawQuery string) (TrustQuery, error) {
 	var q TrustQuery
-	err := readQuery(rawQuery, "", func(name, value string) (bool, error) { return false, nil }, &q.Context)
+	err := trustParams.ReadFields(rawQuery, func(name, value string) error { return setLabel(&q.Context, name, value) })
 	if err != nil {
 		return q, err
 	}
@@ -88,27 +94,19 @@ func ParseTrustQuery(skill, rawQuery string) (TrustQuery, error) {
 func ParseEvidenceQuery(skill, rawQuery string) (EvidenceQuery, error) {
 	q := EvidenceQuery{Limit: DefaultEvidenceLimit}
 	offset := false
-	param := func(name, value string) (bool, error) {
+	err := evidenceParams.ReadFields(rawQuery, func(name, value string) error {
 		switch name {
 		case "limit":
-			n, ok := smallInt(value)
-			if !ok {
-				n = -1
-			}
-			return true, q.setLimit(n)
+			return q.setLimit(smallInt(value))
 		case "offset":
-			n, ok := smallInt(value)
-			if !ok {
-				n = -1
-			}
 			offset = true
-			return true, q.setOffset(n)
+			return q.setOffset(smallInt(value))
 		case "cursor":
-			return true, q.setCursor(value)
+			return q.setCursor(value)
 		}
-		return false, nil
-	}
-	if err := readQuery(rawQuery, "limit, offset and cursor", param, &q.Context); err != nil {
+		return setLabel(&q.Context, name, value)
+	})
+	if err != nil {
 		return q, err
 	}
 	return q, q.finish(skill, offset)
@@ -202,52 +200,6 @@ func (q *EvidenceQuery) finish(skill string, offset bool) error {
 	return err
 }
 
-// readQuery reads the fields of a raw query string in order: each is
-// either a parameter of the route (param reports that it took it) or a
-// context dimension, set into ctx. params names the route's parameters for
-// messages, "" for none.
-func readQuery(raw, params string, param func(name, value string) (bool, error), ctx *evidence.Context) error {
-	if len(raw) > MaxTrustQuery {
-		return Errorf(CodeInvalid, "the query string exceeds %d bytes", MaxTrustQuery)
-	}
-	seen := map[string]bool{}
-	for field := range strings.SplitSeq(raw, "&") {
-		if field == "" {
-			continue
-		}
-		if strings.Contains(field, ";") {
-			return Errorf(CodeInvalid, "query fields are separated by &, not ;")
-		}
-		k, v, _ := strings.Cut(field, "=")
-		name, err1 := url.QueryUnescape(k)
-		value, err2 := url.QueryUnescape(v)
-		if err1 != nil || err2 != nil {
-			return Errorf(CodeInvalid, "the query field %q is not percent-encoded correctly", truncate(k, 40))
-		}
-		if seen[name] {
-			return Errorf(CodeInvalid, "the query field %q is given more than once", truncate(name, 40))
-		}
-		seen[name] = true
-		took, err := param(name, value)
-		if err != nil {
-			return err
-		}
-		if took {
-			continue
-		}
-		var probe evidence.Context
-		if !probe.Set(name, "x") {
-			return unknownDimension(name, params)
-		}
-		label, err := contextLabel(name, &value)
-		if err != nil {
-			return err
-		}
-		ctx.Set(name, label)
-	}
-	return nil
-}
-
 // unknownDimension refuses a context field that names no dimension.
 func unknownDimension(name, params string) error {
 	also := ""
@@ -258,17 +210,28 @@ func unknownDimension(name, params string) error {
 		truncate(name, 40), strings.Join(evidence.Dimensions, ", "), also)
 }
 
-// contextLabel checks one stated label: a claim as an appliesTo label is
-// (blank means not stated) that is not blank once normalised either.
+// contextLabel checks one stated label: a claim as an appliesTo label is,
+// that is not blank, nor blank once normalised. A nil label is not stated.
 func contextLabel(field string, s *string) (string, error) {
 	v, err := claim(field, s)
-	if err != nil {
+	if err != nil || s == nil {
 		return "", err
 	}
-	if v != "" && evidence.NormalizeLabel(v) == "" {
-		return "", Errorf(CodeInvalid, "%s is blank once normalised", field)
+	if evidence.NormalizeLabel(v) == "" {
+		return "", Errorf(CodeInvalid, "%s must not be blank: give a label or leave the dimension out", field)
 	}
 	return v, nil
+}
+
+// setLabel checks the label value of the dimension name and sets it in
+// ctx.
+func setLabel(ctx *evidence.Context, name, value string) error {
+	label, err := contextLabel(name, &value)
+	if err != nil {
+		return err
+	}
+	ctx.Set(name, label)
+	return nil
 }
 
 // ParseSkillTerm checks a skill term a caller asks about: one line of safe text,
@@ -285,16 +248,17 @@ func ParseSkillTerm(field, s string) (string, error) {
 	return v, nil
 }
 
-// smallInt reads a decimal integer of at most four digits (no sign).
-func smallInt(s string) (int, bool) {
+// smallInt reads a decimal integer of at most four digits (no sign); it
+// returns -1 for anything else.
+func smallInt(s string) int {
 	if s == "" || len(s) > 4 {
-		return 0, false
+		return -1
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 || strings.ContainsAny(s, "+-") {
-		return 0, false
+		return -1
 	}
-	return n, true
+	return n
 }
 
 // cursorForm reports whether s could be a cursor this service wrote:
@@ -332,8 +296,9 @@ type TaskContext struct {
 }
 
 // Labels checks the labels of c in dimension order, each as a stated
-// label of a trust read (SPEC.md §16.2; a blank one states nothing), and
-// returns them trimmed. A nil c states nothing.
+// label of a trust read (SPEC.md §16.2: absent or null states nothing, a
+// blank label is refused), and returns them trimmed. A nil c states
+// nothing.
 func (c *TaskContext) Labels() (evidence.Context, error) {
 	var out evidence.Context
 	if c == nil {

@@ -19,7 +19,7 @@ const (
 )
 
 func TestParseTrustQuery(t *testing.T) {
-	q, err := issuer.ParseTrustQuery(" Postgres indexing ", "workload=High-Write+Concurrency&version=17&domain=")
+	q, err := issuer.ParseTrustQuery(" Postgres indexing ", "workload=High-Write+Concurrency&version=17")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,9 @@ func TestParseTrustQuery(t *testing.T) {
 		{"x", "workload=" + strings.Repeat("a", 201), issuer.CodeInvalid},
 		{"x", "workload=a%00b", issuer.CodeInvalid},
 		{"x", "workload=%E2%80%8B", issuer.CodeInvalid}, // a zero-width space only
-		{"x", strings.Repeat("a", issuer.MaxTrustQuery+1), issuer.CodeInvalid},
+		{"x", "domain=", issuer.CodeInvalid},            // a blank label is refused, not read as absent
+		{"x", "domain=+%09", issuer.CodeInvalid},
+		{"x", strings.Repeat("a", issuer.MaxQuery+1), issuer.CodeInvalid},
 		{"", "", issuer.CodeInvalid},
 		{"  ", "", issuer.CodeInvalid},
 		{strings.Repeat("é", 101), "", issuer.CodeInvalid},
@@ -99,7 +101,7 @@ func TestParseEvidenceQuery(t *testing.T) {
 func TestNewEvidenceQuery(t *testing.T) {
 	n := func(v int) *int { return &v }
 	s := func(v string) *string { return &v }
-	ctx := &issuer.TaskContext{ContextRequest: issuer.ContextRequest{Workload: s(" OLTP "), Version: s("")}}
+	ctx := &issuer.TaskContext{ContextRequest: issuer.ContextRequest{Workload: s(" OLTP ")}}
 	q, err := issuer.NewEvidenceQuery(" SQLite ", ctx, nil, nil, nil)
 	if err != nil || q.Skill != "SQLite" || q.Limit != issuer.DefaultEvidenceLimit || q.Offset != 0 || q.Cursor != "" ||
 		q.Context != (evidence.Context{Workload: "OLTP"}) {
@@ -131,6 +133,7 @@ func TestNewEvidenceQuery(t *testing.T) {
 		{"cursor too long", "x", nil, nil, nil, s(strings.Repeat("a", issuer.MaxCursor+1)), issuer.CodeCursorInvalid},
 		{"offset 0 and cursor", "x", nil, nil, n(0), s("abc"), issuer.CodeInvalid},
 		{"a blank label", "x", blank, nil, nil, nil, issuer.CodeInvalid},
+		{"an empty label", "x", &issuer.TaskContext{ContextRequest: issuer.ContextRequest{Version: s("")}}, nil, nil, nil, issuer.CodeInvalid},
 		{"no skill", "", nil, nil, nil, nil, issuer.CodeInvalid},
 		// The first fault in order wins.
 		{"limit before offset", "", nil, n(0), n(-1), nil, issuer.CodeLimitOutOfRange},
@@ -193,7 +196,7 @@ func FuzzTrustArguments(f *testing.F) {
 			labels = append(labels, "workload="+url.QueryEscape(workload))
 		}
 		raw := strings.Join(append(fields, labels...), "&")
-		if len(raw) > issuer.MaxTrustQuery {
+		if len(raw) > issuer.MaxQuery {
 			return
 		}
 		same := func(what string, argErr, routeErr error, argQ, routeQ any) {

@@ -112,12 +112,12 @@ func (c *serveCmd) Run(e *env) error {
 	met := metrics.New(e.log)
 	met.WatchPool(string(db.Engine()), db)
 	met.WatchNetwork(db, nil)
-	app := service.New(db, service.Options{Observer: met})
-	passports := service.NewPassports(db, ring, service.PassportOptions{Observer: met})
 	sealer, err := cursorSealer(e.ctx, db)
 	if err != nil {
 		return err
 	}
+	app := service.New(db, service.Options{Observer: met, Cursors: sealer})
+	passports := service.NewPassports(db, ring, service.PassportOptions{Observer: met})
 	discovery := service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log})
 	// Replicas on one PostgreSQL database free each other's cached
 	// passports, and re-index the subject, as soon as a write commits.

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"net/url"
 
 	"github.com/remnant/passportkit/issuer"
 )
@@ -19,15 +18,10 @@ type AgentFinder interface {
 //
 //	GET /api/public/agents?skill=…&workload=…&limit=…&cursor=…   a page of find_agents (SPEC.md §17)
 //
-// The query is read by [issuer.ParseFindAgentsQuery]; a query string that
-// does not decode is invalid_request.
+// The query is read by [issuer.ParseFindAgentsQuery].
 func (s *Server) routeAgents(app AgentFinder) {
 	s.mux.Handle("GET /api/public/agents", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
-		v, err := url.ParseQuery(r.URL.RawQuery)
-		if err != nil {
-			return issuer.Errorf(issuer.CodeInvalid, "the query string does not decode: write it as URL-encoded name=value pairs")
-		}
-		q, err := issuer.ParseFindAgentsQuery(v)
+		q, err := issuer.ParseFindAgentsQuery(r.URL.RawQuery)
 		if err != nil {
 			return err
 		}

@@ -216,7 +216,7 @@ func (s *Server) reputation(w http.ResponseWriter, r *http.Request, p issuer.Pri
 	if err != nil {
 		return notFound(err)
 	}
-	q, err := issuer.ParseReputationQuery(r.URL.Query())
+	q, err := issuer.ParseReputationQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,12 @@ func documented(path string) bool {
 // that every route it can register is registered.
 func fullServer(t *testing.T) *httpapi.Server {
 	t.Helper()
-	db := storetest.Open(t, store.SQLite, store.Options{})
+	return fullServerOn(t, storetest.Open(t, store.SQLite, store.Options{}))
+}
+
+// fullServerOn is fullServer over db.
+func fullServerOn(t *testing.T, db *store.DB) *httpapi.Server {
+	t.Helper()
 	ring, err := keyring.New(db, keyring.Config{Issuer: "https://issuer.test", Dir: filepath.Join(t.TempDir(), "keys")})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ func (s *Server) searchMemories(w http.ResponseWriter, r *http.Request, p issuer
 	if err := p.Require(issuer.ScopeSearch); err != nil {
 		return err
 	}
-	q, err := issuer.ParseSearchQuery(r.URL.Query())
+	q, err := issuer.ParseSearchQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}

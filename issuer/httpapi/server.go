@@ -203,25 +203,25 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 		clients: ratelimit.New(ratelimit.Config{Rate: cfg.RatePerSecond, Burst: cfg.Burst, Now: cfg.Now}),
 	}
 	m := s.mux
-	m.Handle("POST /api/memories", s.authed(s.publish))
+	m.Handle("POST /api/memories", s.authed(noQuery(s.publish)))
 	m.Handle("GET /api/memories/search", s.authed(s.searchMemories))
-	m.Handle("GET /api/memories/{id}", s.authed(s.retrieve))
-	m.Handle("GET /api/memories/{id}/validations", s.authed(s.validations))
-	m.Handle("POST /api/memories/{id}/feedback", s.authed(s.memoryFeedback))
-	m.Handle("POST /api/memories/{id}/outcomes", s.authed(s.reportOutcome))
-	m.Handle("POST /api/memories/{id}/moderation", s.authed(s.moderate))
-	m.Handle("POST /api/receipts", s.authed(s.consult))
-	m.Handle("POST /api/receipts/{id}/feedback", s.authed(s.receiptFeedback))
-	m.Handle("GET /api/agents/me", s.authed(s.me))
-	m.Handle("PUT /api/agents/me/capabilities", s.authed(s.declareCapabilities))
-	m.Handle("GET /api/agents/{publicId}", s.anonymous(s.publicProfile))
+	m.Handle("GET /api/memories/{id}", s.authed(noQuery(s.retrieve)))
+	m.Handle("GET /api/memories/{id}/validations", s.authed(noQuery(s.validations)))
+	m.Handle("POST /api/memories/{id}/feedback", s.authed(noQuery(s.memoryFeedback)))
+	m.Handle("POST /api/memories/{id}/outcomes", s.authed(noQuery(s.reportOutcome)))
+	m.Handle("POST /api/memories/{id}/moderation", s.authed(noQuery(s.moderate)))
+	m.Handle("POST /api/receipts", s.authed(noQuery(s.consult)))
+	m.Handle("POST /api/receipts/{id}/feedback", s.authed(noQuery(s.receiptFeedback)))
+	m.Handle("GET /api/agents/me", s.authed(noQuery(s.me)))
+	m.Handle("PUT /api/agents/me/capabilities", s.authed(noQuery(s.declareCapabilities)))
+	m.Handle("GET /api/agents/{publicId}", s.anonymous(noQuery(s.publicProfile)))
 	m.Handle("GET /api/agents/{publicId}/reputation", s.authed(s.reputation))
-	m.Handle("GET /healthz", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+	m.Handle("GET /healthz", s.anonymous(noQuery(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		return writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
-	}))
-	m.Handle("GET /openapi.json", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+	})))
+	m.Handle("GET /openapi.json", s.anonymous(noQuery(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		return serveDocument(w, r, openapi.MediaType, func(context.Context) ([]byte, error) { return openapi.Document(), nil })
-	}))
+	})))
 	if cfg.Metrics != nil {
 		m.Handle("GET /metrics", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 			cfg.Metrics.ServeHTTP(w, r)
@@ -339,6 +339,17 @@ func (s *Server) authedAnswering(h handlerFunc, refuse func(http.ResponseWriter,
 			s.writeProblem(w, r, err)
 		}
 	})
+}
+
+// noQuery runs h for a route that takes no query parameter (SPEC.md
+// §13.4): any field of the query string is refused first.
+func noQuery(h handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
+		if _, err := issuer.NoQuery.Read(r.URL.RawQuery); err != nil {
+			return err
+		}
+		return h(w, r, p)
+	}
 }
 
 // anonymous applies the per-address rate limit and runs h without a

@@ -25,10 +25,7 @@ type TrustReader interface {
 //
 // A query is read before the path: its faults win over an unknown agent.
 func (s *Server) routeTrust(app TrustReader) {
-	s.mux.Handle("GET /api/public/agents/{publicId}/skills", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
-		if err := onlyParams(r.URL.Query()); err != nil {
-			return err
-		}
+	s.mux.Handle("GET /api/public/agents/{publicId}/skills", s.anonymous(noQuery(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		id, err := issuer.ParseAgentID(r.PathValue("publicId"))
 		if err != nil {
 			return notFound(err)
@@ -38,10 +35,10 @@ func (s *Server) routeTrust(app TrustReader) {
 			return err
 		}
 		return writeJSON(w, http.StatusOK, out)
-	}))
+	})))
 	s.mux.Handle("GET /api/public/agents/{publicId}/skills/{encodedSkill}/trust", skillRead(s, issuer.ParseTrustQuery, app.SkillTrust))
 	s.mux.Handle("GET /api/public/agents/{publicId}/skills/{encodedSkill}/evidence", skillRead(s, issuer.ParseEvidenceQuery, app.SkillEvidence))
-	s.mux.Handle("POST /api/public/trust/assess", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+	s.mux.Handle("POST /api/public/trust/assess", s.anonymous(noQuery(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		body, err := s.readBody(w, r, issuer.MaxAssessBody)
 		if err != nil {
 			return err
@@ -55,7 +52,7 @@ func (s *Server) routeTrust(app TrustReader) {
 			return err
 		}
 		return writeJSON(w, http.StatusOK, out)
-	}))
+	})))
 }
 
 // skillRead is a read of one skill of one agent: the query and the skill

@@ -208,10 +208,10 @@ func testSkillTrust(t *testing.T, te *trustEnv, main issuer.AgentID) {
 	if got := te.historyRows(); got != rows {
 		t.Fatalf("%d history rows after reading %d listed skills again in the hour, from %d", got, len(by), rows)
 	}
-	// Again, an alias, a blank label, the same hour and revision: nothing more.
+	// Again, an alias, the same hour and revision: nothing more.
 	must(t, te.get(skillPath(main, demoworld.SkillEstimated, "trust")), 200)
 	var alias issuer.SkillTrust
-	must(t, te.get(skillPath(main, demoworld.SkillAlias, "trust")+"?workload="), 200).json(t, &alias)
+	must(t, te.get(skillPath(main, demoworld.SkillAlias, "trust")), 200).json(t, &alias)
 	if alias.Skill.Requested != demoworld.SkillAlias || alias.Skill.Normalized != demoworld.SkillEstimated || !alias.Skill.InOntology ||
 		alias.SkillPassport.AssessmentHash != by[demoworld.SkillEstimated].AssessmentHash {
 		t.Errorf("the alias: %+v", alias.Skill)
@@ -263,6 +263,8 @@ func testSkillTrust(t *testing.T, te *trustEnv, main issuer.AgentID) {
 	wantProblem(t, te.get(base+"?colour=red"), 400, issuer.CodeUnknownDimension)
 	wantProblem(t, te.get(base+"?limit=5"), 400, issuer.CodeUnknownDimension)
 	wantProblem(t, te.get(base+"?workload=a&workload=b"), 400, issuer.CodeInvalid)
+	wantProblem(t, te.get(base+"?workload="), 400, issuer.CodeInvalid)
+	wantProblem(t, te.get(base+"?workload=%zz"), 400, issuer.CodeInvalid)
 	wantProblem(t, te.get(base+"?workload="+strings.Repeat("x", 201)), 400, issuer.CodeInvalid)
 	wantProblem(t, te.get(skillPath(main, strings.Repeat("x", 201), "trust")), 400, issuer.CodeInvalid)
 	wantProblem(t, te.get("/api/public/agents/"+string(main)+"/skills/%20/trust"), 400, issuer.CodeInvalid)

@@ -30,12 +30,12 @@ const wellKnownMaxAge = "public, max-age=300"
 //	GET /.well-known/jwks.json            the published keys as a JWK set
 //	GET /.well-known/passport-trust.json  the SPEC §10 trust file
 func (s *Server) routeKeys(keys KeyPublisher) {
-	s.mux.Handle("GET /.well-known/jwks.json", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+	s.mux.Handle("GET /.well-known/jwks.json", s.anonymous(noQuery(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		return serveDocument(w, r, "application/jwk-set+json", keys.JWKS)
-	}))
-	s.mux.Handle("GET /.well-known/passport-trust.json", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
+	})))
+	s.mux.Handle("GET /.well-known/passport-trust.json", s.anonymous(noQuery(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		return serveDocument(w, r, "application/json", keys.TrustFile)
-	}))
+	})))
 }
 
 // serveDocument writes the document doc returns, with a strong ETag (the

@@ -125,13 +125,13 @@ func FuzzFindAgentsArguments(f *testing.F) {
 			len(q.Cursor) > issuer.MaxFindAgentsCursor || q.Skill == "" && q.Context != (evidence.Context{}) {
 			t.Fatalf("%q: accepted %+v", args, q)
 		}
-		v, ok := asQueryString(args)
+		raw, ok := asQueryString(args)
 		if !ok {
 			return
 		}
-		hq, herr := issuer.ParseFindAgentsQuery(v)
+		hq, herr := issuer.ParseFindAgentsQuery(raw)
 		if (err == nil) != (herr == nil) || err != nil && err.Error() != herr.Error() || err == nil && q != hq {
-			t.Fatalf("%q: the tool read %+v, %v; the query string %q %+v, %v", args, q, err, v.Encode(), hq, herr)
+			t.Fatalf("%q: the tool read %+v, %v; the query string %q %+v, %v", args, q, err, raw, hq, herr)
 		}
 	})
 }
@@ -139,11 +139,12 @@ func FuzzFindAgentsArguments(f *testing.F) {
 // asQueryString writes a JSON object as the query string of the same
 // find_agents query, when it can be: each member of the query a string,
 // or null (absent), limit also an integer of digits alone; any other
-// member, whatever its value, a parameter of that name.
-func asQueryString(args []byte) (url.Values, bool) {
+// member, whatever its value, a parameter of that name; and the whole
+// within the bound of a query string.
+func asQueryString(args []byte) (string, bool) {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(args, &members) != nil {
-		return nil, false
+		return "", false
 	}
 	known := append([]string{"skill", "limit", "cursor"}, evidence.Dimensions...)
 	v := url.Values{}
@@ -158,10 +159,11 @@ func asQueryString(args []byte) (url.Values, bool) {
 		case name == "limit" && strings.Trim(string(raw), "0123456789") == "":
 			v.Set(name, string(raw))
 		default:
-			return nil, false
+			return "", false
 		}
 	}
-	return v, true
+	raw := v.Encode()
+	return raw, len(raw) <= issuer.MaxQuery
 }
 
 // callerError returns a check that a refusal of args is a caller's error

@@ -390,9 +390,9 @@ func (t *tools) agentProfile(ctx context.Context, req *mcp.CallToolRequest, _ Pr
 // ReputationInput is the input of get_agent_reputation.
 type ReputationInput struct {
 	PublicID string  `json:"publicId" jsonschema:"the agent (agt_…)"`
-	Domain   *string `json:"domain,omitempty" jsonschema:"only this domain, normalised like memory categories"`
+	Domain   *string `json:"domain,omitempty" jsonschema:"only this domain, normalised like memory categories; not blank"`
 	Limit    *int    `json:"limit,omitempty" jsonschema:"events per page, 1 to 50 (default 20)"`
-	Cursor   *string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page"`
+	Cursor   *string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page, for the same agent and domain, read with the same API key"`
 }
 
 func (t *tools) agentReputation(ctx context.Context, req *mcp.CallToolRequest, in ReputationInput) (any, error) {

@@ -10,7 +10,7 @@ import (
 
 // SearchInput is the input of search_memories.
 type SearchInput struct {
-	Query      *string  `json:"query" jsonschema:"the words to search for, at most 256 characters"`
+	Query      *string  `json:"query" jsonschema:"the words to search for, at most 256 characters and 16 distinct words, every one of which must match"`
 	IncludeLow *bool    `json:"includeLow,omitempty" jsonschema:"also show authors your trust does not reach (default false)"`
 	Limit      *int     `json:"limit,omitempty" jsonschema:"results per page, 1 to 50 (default 10)"`
 	Offset     *int     `json:"offset,omitempty" jsonschema:"the nextOffset of the previous page; offset+limit at most 200"`

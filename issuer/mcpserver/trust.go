@@ -210,7 +210,7 @@ func boundContext(s *jsonschema.Schema) {
 	for _, dim := range evidence.Dimensions {
 		l := s.Properties[dim]
 		l.MaxLength = integer(issuer.MaxClaimBytes)
-		l.Description = "a label of at most " + strconv.Itoa(issuer.MaxClaimBytes) + " bytes; blank states nothing"
+		l.Description = "a label of at most " + strconv.Itoa(issuer.MaxClaimBytes) + " bytes, not blank; leave the dimension out, or null, to state nothing"
 	}
 }
 

@@ -248,8 +248,7 @@ func testTrustAnswers(t *testing.T, tw *trustWorld, main issuer.AgentID) {
 		{"trust", "get_skill_trust", args("publicId", main, "skill", demoworld.SkillEstimated), trustPath(main, demoworld.SkillEstimated, "trust", "")},
 		{"trust in context", "get_skill_trust", args("publicId", main, "skill", demoworld.SkillEstimated, "context", ctx),
 			trustPath(main, demoworld.SkillEstimated, "trust", query)},
-		{"an alias, a blank label", "get_skill_trust", args("publicId", main, "skill", demoworld.SkillAlias, "context", map[string]string{"workload": ""}),
-			trustPath(main, demoworld.SkillAlias, "trust", "workload=")},
+		{"an alias", "get_skill_trust", args("publicId", main, "skill", demoworld.SkillAlias), trustPath(main, demoworld.SkillAlias, "trust", "")},
 		{"no evidence", "get_skill_trust", args("publicId", main, "skill", "  Haskell   Compilers "), trustPath(main, "  Haskell   Compilers ", "trust", "")},
 		{"a slash", "get_skill_trust", args("publicId", main, "skill", "CI/CD"), "/api/public/agents/" + string(main) + "/skills/CI%2FCD/trust"},
 		{"a contested skill", "get_skill_trust", args("publicId", main, "skill", demoworld.SkillContested), trustPath(main, demoworld.SkillContested, "trust", "")},
@@ -390,6 +389,8 @@ func testTrustRefusals(t *testing.T, tw *trustWorld, main issuer.AgentID) {
 			trustPath(main, skill, "trust", "workload="+strings.Repeat("x", 201)), issuer.CodeInvalid},
 		{"a label of invisible characters", "get_skill_evidence", ev("context", map[string]string{"version": "\u200b"}),
 			evidencePath("version=%E2%80%8B"), issuer.CodeInvalid},
+		{"a blank label", "get_skill_trust", args("publicId", main, "skill", skill, "context", map[string]string{"workload": " "}),
+			trustPath(main, skill, "trust", "workload=+"), issuer.CodeInvalid},
 	} {
 		a, r := tw.tool(c.tool, c.args), tw.http("GET", c.path, "")
 		if a.ok || a.problem.Code != c.code || r.problem.Code != c.code || a.problem.Status != r.problem.Status {

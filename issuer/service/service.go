@@ -33,6 +33,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/remnant/passportkit/internal/seal"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/reputation"
 )
@@ -48,6 +49,11 @@ type Options struct {
 	// Observer, when set, learns the outcome of every validation
 	// submission (metrics).
 	Observer ValidationObserver
+	// Cursors seals the reputation journal's cursors. Cursors last as
+	// long as its key: cmd/passport-issuer keys it with the database's
+	// cursor key, which every replica shares and restarts keep. When nil,
+	// a random key is drawn, and cursors last as long as the Service.
+	Cursors *seal.Sealer
 }
 
 // Service is the issuer's use cases over a [Store].
@@ -58,11 +64,12 @@ type Service struct {
 	// search holds the cache of readers' trust.
 	search   *searchState
 	observer ValidationObserver
+	cursors  *seal.Sealer
 }
 
 // New returns the service over st.
 func New(st Store, opts Options) *Service {
-	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search), observer: opts.Observer}
+	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search), observer: opts.Observer, cursors: opts.Cursors}
 	if s.observer == nil {
 		s.observer = unobserved{}
 	}
@@ -72,7 +79,21 @@ func New(st Store, opts Options) *Service {
 	if s.rand == nil {
 		s.rand = rand.Reader
 	}
+	if s.cursors == nil {
+		s.cursors = drawnSealer()
+	}
 	return s
+}
+
+// drawnSealer returns a sealer keyed by seal.KeySize random bytes.
+func drawnSealer() *seal.Sealer {
+	key := make([]byte, seal.KeySize)
+	rand.Read(key) // never fails: it crashes the program rather than return an error
+	sl, err := seal.New(key)
+	if err != nil {
+		panic(err) // the key is KeySize bytes
+	}
+	return sl
 }
 
 // timestamp returns the current time in UTC at the microsecond precision
@@ -136,12 +157,4 @@ func (s *Service) Profile(ctx context.Context, p issuer.Principal) (issuer.Profi
 // suspended agents are not found.
 func (s *Service) PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error) {
 	return s.store.PublicProfile(ctx, id)
-}
-
-// Reputation explains an agent's reputation to p (search scope).
-func (s *Service) Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error) {
-	if err := p.Require(issuer.ScopeSearch); err != nil {
-		return issuer.ReputationReport{}, err
-	}
-	return s.store.Reputation(ctx, p, id, q)
 }

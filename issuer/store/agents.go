@@ -163,7 +163,7 @@ func (db *DB) PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.Publ
 
 // Reputation explains an agent's reputation: its aggregates, the policy,
 // and a page of its journal, newest first, after q.After (keyset paging on
-// the journal's key). Reasons and internal IDs are never shown, references
+// the journal's key; the service seals the page's Last into its cursor). Reasons and internal IDs are never shown, references
 // to memories that are not active are hidden, and a validator is named only
 // when it is public and active or is the caller. The subject must be public
 // and active, unless it is the caller.
@@ -206,9 +206,9 @@ func (db *DB) Reputation(ctx context.Context, p issuer.Principal, id issuer.Agen
 		where.WriteString(` AND e.domain = ?`)
 		args = append(args, q.Domain)
 	}
-	if !q.After.IsZero() {
+	if q.After > 0 {
 		where.WriteString(` AND e.id < ?`)
-		args = append(args, q.After.ID())
+		args = append(args, q.After)
 	}
 	args = append(args, q.Limit+1)
 	// Keyset paging on the journal's key: a deep page costs what the first
@@ -224,7 +224,7 @@ func (db *DB) Reputation(ctx context.Context, p issuer.Principal, id issuer.Agen
 	}
 	if len(rows) > q.Limit {
 		out.HasMore, rows = true, rows[:q.Limit]
-		out.NextCursor = issuer.CursorAfter(rows[len(rows)-1].Key).String()
+		out.Last = rows[len(rows)-1].Key
 	}
 	for _, r := range rows {
 		// A validator is named only if it is public and active, or is

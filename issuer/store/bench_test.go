@@ -198,7 +198,7 @@ func BenchmarkReputationPageDepth(b *testing.B) {
 			if err := w.db.UnsafeSQL().Select(&oldest, w.db.UnsafeSQL().Rebind(`SELECT id FROM reputation_events WHERE author_id = ? ORDER BY id LIMIT 100`), author.Key); err != nil {
 				b.Fatal(err)
 			}
-			deep := issuer.ReputationQuery{Limit: 20, After: issuer.CursorAfter(oldest[len(oldest)-1])}
+			deep := issuer.ReputationQuery{Limit: 20, After: oldest[len(oldest)-1]}
 			first := issuer.ReputationQuery{Limit: 20}
 			read := func(q issuer.ReputationQuery) time.Duration {
 				t0 := time.Now()

@@ -84,19 +84,32 @@ func pad(vs []string, n int) []string {
 	return vs
 }
 
-// checkFields refuses a query with a field other than the context
-// dimensions and the names in allowed (unknown_context_dimension, the
-// first in byte order of the field names reported), then one with a field
-// given more than MaxFieldValues times (too_many_items).
-func checkFields(q url.Values, allowed ...string) error {
-	names := slices.Sorted(maps.Keys(q))
-	for _, k := range names {
-		if !slices.Contains(allowed, k) && !slices.Contains(evidence.Dimensions, k) {
-			return issuer.Errorf(issuer.CodeUnknownDimension,
-				"unknown field %q: the context dimensions are %s", clip(k), strings.Join(evidence.Dimensions, ", "))
-		}
+// compareParams is the table of the comparison form's query (SPEC.md
+// §18.3): agent, skill and the six context dimensions; any other name is
+// unknown_context_dimension.
+var compareParams = formParams(issuer.QuerySpec{
+	Params: append(issuer.Params("agent", "skill"), issuer.ContextParams()...),
+	Unknown: func(name string) error {
+		return issuer.Errorf(issuer.CodeUnknownDimension,
+			"unknown field %q: the context dimensions are %s", clip(name), strings.Join(evidence.Dimensions, ", "))
+	},
+})
+
+// formParams returns s with every parameter repeatable: a form sends a
+// field for each of its inputs, filled in or not, and a page drops the
+// blank values before its rules count them.
+func formParams(s issuer.QuerySpec) issuer.QuerySpec {
+	out := issuer.QuerySpec{Params: slices.Clone(s.Params), Unknown: s.Unknown}
+	for i := range out.Params {
+		out.Params[i].Multi = true
 	}
-	for _, k := range names {
+	return out
+}
+
+// checkCounts refuses a field of q given more than MaxFieldValues times
+// (too_many_items), the first in byte order reported.
+func checkCounts(q url.Values) error {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		if len(q[k]) > MaxFieldValues {
 			return issuer.Errorf(issuer.CodeTooManyItems, "the field %s is given %d times; at most %d", k, len(q[k]), MaxFieldValues)
 		}
@@ -117,36 +130,20 @@ func oneValue(q url.Values, d string) (*string, error) {
 	}
 }
 
-// parseContext reads the context dimensions of q after [checkFields]:
-// each at most once, at most MaxFieldBytes, blank meaning unstated.
-func parseContext(q url.Values, allowed ...string) (evidence.Context, error) {
-	var c evidence.Context
-	if err := checkFields(q, allowed...); err != nil {
-		return c, err
+// parseCompareQuery reads a comparison from the raw query of /trust/assess
+// as the request of POST /api/public/trust/assess (SPEC.md §18.3): after
+// [compareParams] (a field that does not decode, then an unknown one),
+// a field given too often (checkCounts) and a context dimension given
+// twice (invalid_request), the non-blank agents (trimmed), skills and
+// labels are checked by issuer.NewAssessRequest, the API's rules in the
+// API's order. A query without agents and skills is no comparison (ok
+// false).
+func parseCompareQuery(raw string) (r issuer.AssessRequest, ok bool, err error) {
+	q, err := compareParams.Read(raw)
+	if err != nil {
+		return r, false, err
 	}
-	for _, d := range evidence.Dimensions {
-		v, err := oneValue(q, d)
-		switch {
-		case err != nil:
-			return c, err
-		case v == nil:
-		case len(*v) > MaxFieldBytes:
-			return c, issuer.Errorf(issuer.CodeInvalid, "the %s label is longer than %d bytes", d, MaxFieldBytes)
-		default:
-			c.Set(d, strings.TrimSpace(*v))
-		}
-	}
-	return c, nil
-}
-
-// parseCompareQuery reads a comparison from the query of /trust/assess as
-// the request of POST /api/public/trust/assess (SPEC.md §18.3): after
-// [checkFields] and a context dimension given twice (invalid_request), the
-// non-blank agents (trimmed), skills and labels are checked by
-// issuer.NewAssessRequest, the API's rules in the API's order. A query
-// without agents and skills is no comparison (ok false).
-func parseCompareQuery(q url.Values) (r issuer.AssessRequest, ok bool, err error) {
-	if err := checkFields(q, "agent", "skill"); err != nil {
+	if err := checkCounts(q); err != nil {
 		return r, false, err
 	}
 	var c issuer.ContextRequest
@@ -213,9 +210,9 @@ type compareCell struct {
 // compare answers GET /trust/assess: the form, and when it names agents
 // and skills, their assessments side by side in input order.
 func (h *Handler) compare(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	page := comparePage{Form: formOf(q)}
-	req, ok, err := parseCompareQuery(q)
+	shown, _ := url.ParseQuery(r.URL.RawQuery) // for the form only: the fields that decode, as sent
+	page := comparePage{Form: formOf(shown)}
+	req, ok, err := parseCompareQuery(r.URL.RawQuery)
 	if err == nil && ok {
 		err = h.assess(r.Context(), req, &page)
 	}

@@ -79,15 +79,12 @@ type foundRow struct {
 // page of find_agents it names, as GET /api/public/agents reads and
 // answers it.
 func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
-	raw, decodeErr := url.ParseQuery(r.URL.RawQuery)
-	page := findPage{Form: findForm{Skill: firstValue(raw, "skill"), Limit: firstValue(raw, "limit"), Context: contextFields(raw)}}
-	if decodeErr == nil && len(raw) == 0 {
+	shown, _ := url.ParseQuery(r.URL.RawQuery) // for the form only: the fields that decode, as sent
+	page := findPage{Form: findForm{Skill: firstValue(shown, "skill"), Limit: firstValue(shown, "limit"), Context: contextFields(shown)}}
+	if r.URL.RawQuery == "" {
 		return h.render(w, http.StatusOK, "find", "Find agents", "find", page)
 	}
-	q, kept, err := readFindQuery(raw)
-	if decodeErr != nil {
-		err = issuer.Errorf(issuer.CodeInvalid, "the address's query does not decode: write it as URL-encoded name=value pairs")
-	}
+	q, kept, err := readFindQuery(r.URL.RawQuery)
 	var res issuer.FindAgentsPage
 	if err == nil {
 		res, err = h.cfg.Finder.FindAgents(r.Context(), q)
@@ -123,12 +120,18 @@ func firstValue(q url.Values, k string) string {
 	return ""
 }
 
-// readFindQuery reads the query of /agents: its blank values dropped (see
-// withoutBlanks), what is left is read by issuer.ParseFindAgentsQuery, as
+// readFindQuery reads the raw query of /agents: its fields decoded and
+// named as find_agents names them (a field that does not decode, then an
+// unknown name, blank or not), its blank values dropped (see
+// withoutBlanks), and what is left read by issuer.ParseFindAgentsQuery, as
 // GET /api/public/agents reads its query. It returns the values read.
-func readFindQuery(raw url.Values) (issuer.FindAgentsQuery, url.Values, error) {
-	kept := withoutBlanks(raw)
-	q, err := issuer.ParseFindAgentsQuery(kept)
+func readFindQuery(raw string) (issuer.FindAgentsQuery, url.Values, error) {
+	v, err := formParams(issuer.FindAgentsParams()).Read(raw)
+	if err != nil {
+		return issuer.FindAgentsQuery{}, nil, err
+	}
+	kept := withoutBlanks(v)
+	q, err := issuer.ParseFindAgentsQuery(kept.Encode())
 	return q, kept, err
 }
 

@@ -142,11 +142,11 @@ func New(cfg Config) (*Handler, error) {
 		h.pages[name] = t
 	}
 	h.route("GET /{$}", h.home)
-	h.route("GET /agents/{publicId}", h.profile)
+	h.route("GET /agents/{publicId}", noQuery(h.profile))
 	h.route("GET /agents/{publicId}/skills/{skill}", h.skill)
 	h.route("GET /trust/assess", h.compare)
-	h.route("GET /verify", h.verifyForm)
-	h.route("POST /verify", h.verify)
+	h.route("GET /verify", noQuery(h.verifyForm))
+	h.route("POST /verify", noQuery(h.verify))
 	h.route("GET /assets/{name}", h.asset)
 	if cfg.Finder != nil {
 		h.route("GET /agents", h.find)
@@ -166,6 +166,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // pageFunc answers one page: it renders, or returns an error for the error
 // page.
 type pageFunc func(w http.ResponseWriter, r *http.Request) error
+
+// noQuery answers f for a page that takes no query field: any field is
+// refused first, as the API refuses it (SPEC.md §13.4).
+func noQuery(f pageFunc) pageFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := issuer.NoQuery.Read(r.URL.RawQuery); err != nil {
+			return err
+		}
+		return f(w, r)
+	}
+}
 
 func (h *Handler) route(pattern string, f pageFunc) {
 	h.patterns = append(h.patterns, pattern)
@@ -271,6 +282,13 @@ func agentError(err error) error {
 	return err
 }
 
+// The tables of the pages' query strings (SPEC.md §18.1); the discovery
+// and comparison forms and a skill's page have their own.
+var (
+	homeParams  = issuer.QuerySpec{Params: issuer.Params("agent")}
+	assetParams = issuer.QuerySpec{Params: issuer.Params("v")}
+)
+
 // homePage is the body of the start page: Find says whether the discovery
 // page exists.
 type homePage struct{ Find bool }
@@ -278,16 +296,11 @@ type homePage struct{ Find bool }
 // home is the start page. Its form opens a profile: /?agent=ID redirects
 // to /agents/ID.
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	for k := range q {
-		if k != "agent" {
-			return issuer.Errorf(issuer.CodeInvalid, "unknown field %q", clip(k))
-		}
+	q, err := homeParams.Read(r.URL.RawQuery)
+	if err != nil {
+		return err
 	}
 	if v, ok := q["agent"]; ok {
-		if len(v) != 1 {
-			return issuer.Errorf(issuer.CodeInvalid, "give one agent id")
-		}
 		id, err := issuer.ParseAgentID(strings.TrimSpace(v[0]))
 		if err != nil {
 			return errNoAgent
@@ -333,6 +346,9 @@ func (h *Handler) assetURL(name string) (string, error) {
 // of its current version it may be cached for a year; under any other, it
 // is revalidated.
 func (h *Handler) asset(w http.ResponseWriter, r *http.Request) error {
+	if _, err := assetParams.Read(r.URL.RawQuery); err != nil {
+		return err
+	}
 	a, ok := h.assets[r.PathValue("name")]
 	if !ok {
 		return issuer.Errorf(issuer.CodeNotFound, "no such asset")

@@ -38,6 +38,7 @@ func TestPages(t *testing.T) {
 			t.Run("verify", func(t *testing.T) { testVerify(t, s) })
 			t.Run("api untouched", func(t *testing.T) { testAPIUntouched(t, s) })
 			t.Run("find", func(t *testing.T) { testFind(t, s) })
+			t.Run("query strings", func(t *testing.T) { testQueryStrings(t, s) })
 		})
 	}
 }

@@ -23,8 +23,10 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/internal/seal"
+	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/reputation"
 )
 
 // EnvURL names the environment variable holding the PostgreSQL test URL.
@@ -164,20 +166,33 @@ func adminPool(t testing.TB, url string) *sql.DB {
 // it: keyed by the database's cursor key.
 func Sealer(t testing.TB, db *store.DB) *seal.Sealer {
 	t.Helper()
-	key, err := db.CursorKey(context.Background())
-	if err != nil {
-		t.Fatalf("storetest: %v", err)
-	}
-	s, err := seal.New(key)
+	s, err := dbSealer(db)
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
 	return s
 }
 
+// dbSealer returns the sealer keyed by db's cursor key.
+func dbSealer(db *store.DB) (*seal.Sealer, error) {
+	key, err := db.CursorKey(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return seal.New(key)
+}
+
 // Service returns the issuer's use cases over db, as cmd/passport-issuer
-// wires them.
-func Service(db *store.DB) *service.Service { return service.New(db, service.Options{}) }
+// wires them: cursors sealed with the database's cursor key, so that two
+// services over one database accept each other's. It panics when the key
+// cannot be read.
+func Service(db *store.DB) *service.Service {
+	s, err := dbSealer(db)
+	if err != nil {
+		panic(fmt.Sprintf("storetest: %v", err))
+	}
+	return service.New(db, service.Options{Cursors: s})
+}
 
 // CommitFloor returns the rate of single-row write transactions (one audit
 // row each) that clients concurrent clients achieve on db, n transactions
@@ -213,4 +228,58 @@ func CommitFloor(b *testing.B, db *store.DB, clients, n int) float64 {
 		b.Fatal(err)
 	}
 	return float64(n) / time.Since(start).Seconds()
+}
+
+// Journal gives author a reputation journal on db, through the service: a
+// public memory in each of categories, retrieved and then corroborated by
+// each of evaluators in turn, so that the journal holds one entry per
+// evaluator and category, the last corroboration newest.
+func Journal(t testing.TB, db *store.DB, author issuer.Principal, evaluators []issuer.Principal, categories ...string) {
+	t.Helper()
+	ctx, app := context.Background(), Service(db)
+	for _, c := range categories {
+		m, err := app.Publish(ctx, author, issuer.Publication{Category: c, Domain: reputation.NormalizeDomain(c), Title: "A finding about " + c,
+			Content: "What was found about " + c + ".", Confidence: 500})
+		if err != nil {
+			t.Fatalf("storetest: %v", err)
+		}
+		for _, ev := range evaluators {
+			if _, err := app.Retrieve(ctx, ev, m.ID); err != nil {
+				t.Fatalf("storetest: %v", err)
+			}
+			if _, _, err := app.SubmitFeedback(ctx, ev, m.ID, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP); err != nil {
+				t.Fatalf("storetest: %v", err)
+			}
+		}
+	}
+}
+
+// ForgedCursors returns, by name, variants of cursor, a hidden token db's
+// sealer sealed for purpose, that no route may accept: one character
+// altered, the last one cut, one added, padding added, a line break
+// inserted, and its payload sealed for another purpose, with another key
+// and as a plain token.
+func ForgedCursors(t testing.TB, db *store.DB, purpose, cursor string) map[string]string {
+	t.Helper()
+	sl := Sealer(t, db)
+	payload, err := sl.OpenHidden(purpose, cursor)
+	if err != nil {
+		t.Fatalf("storetest: %q is not a cursor of %s: %v", cursor, purpose, err)
+	}
+	other, err := seal.New(make([]byte, seal.KeySize))
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	altered, mid := []byte(cursor), len(cursor)/2
+	if altered[mid] = 'A'; cursor[mid] == 'A' {
+		altered[mid] = 'B'
+	}
+	return map[string]string{
+		"altered":              string(altered),
+		"truncated":            cursor[:len(cursor)-1],
+		"extended":             cursor + "A",
+		"padded":               cursor + "=",
+		"another purpose":      Sealer(t, db).Seal(purpose+"-other", payload),
+		"another issuer's key": other.Seal(purpose, payload),
+	}
 }
