@@ -63,6 +63,33 @@ type Passport struct {
 	// evidence leaves, as 64 lower-case hex digits.
 	EvidenceRoot  string `json:"evidenceRoot"`
 	EvidenceCount int    `json:"evidenceCount"`
+
+	// Cnf names the holder keys that may present the passport; nil when
+	// the subject registered none.
+	Cnf *Confirmation `json:"cnf,omitempty"`
+	// Status points at the passport's entry in its issuer's status list;
+	// nil when the issuer keeps none.
+	Status *StatusRef `json:"status,omitempty"`
+}
+
+// Confirmation names the holder keys of a passport (RFC 7800's cnf): the
+// RFC 7638 SHA-256 thumbprints, base64url, of one to four public keys,
+// distinct and in byte order.
+type Confirmation struct {
+	JKTs []string `json:"jkts"`
+}
+
+// StatusRef is a passport's reference into a status list: the status
+// claim of the Token Status List draft.
+type StatusRef struct {
+	StatusList StatusListRef `json:"status_list"`
+}
+
+// StatusListRef names one entry of one status list: its index and the
+// list's URI.
+type StatusListRef struct {
+	Idx int    `json:"idx"`
+	URI string `json:"uri"`
 }
 
 // Subject identifies the agent a passport describes.

@@ -74,6 +74,11 @@ type Subject struct {
 	// truncated whatever it holds.
 	Truncated bool
 
+	// HolderKeys are the RFC 7638 SHA-256 thumbprints (base64url) of the
+	// holder keys the subject registered, at most four, in byte order: the
+	// passport's cnf names them.
+	HolderKeys []string
+
 	// Revision is the subject's revision token in the snapshot the
 	// subject was read from ("" before the first write that changed its
 	// evidence): it names exactly the state these records describe.
