@@ -48,10 +48,10 @@ const (
 )
 
 // need stops the test when an outside tool is missing: a skip with one
-// line, or a failure under CI.
+// line, or a failure where storetest.EnvRequired is set.
 func need(t *testing.T, format string, a ...any) {
 	t.Helper()
-	if os.Getenv("CI") != "" {
+	if storetest.Required() {
 		t.Fatalf(format, a...)
 	}
 	t.Skipf(format, a...)
