@@ -34,13 +34,13 @@ func ExampleVerifier_Verify() {
 		panic(err) // only a cancelled context or an invalid Policy
 	}
 	fmt.Println(res.Verified, res.Reason)
-	last := res.Checks[len(res.Checks)-1]
-	fmt.Println(last.Name, last.OK, last.Reason)
+	subject := res.Check(verifier.CheckSubject)
+	fmt.Println(subject.Name, subject.OK, subject.Reason)
 
 	// Accepting any subject is a choice the result records.
 	res, _ = v.Verify(context.Background(), c.Bundle, verifier.AnySubject().At(c.At))
-	last = res.Checks[len(res.Checks)-1]
-	fmt.Println(res.Verified, res.Subject, last.Name, last.OK, last.Reason)
+	subject = res.Check(verifier.CheckSubject)
+	fmt.Println(res.Verified, res.Subject, subject.Name, subject.OK, subject.Reason)
 	// Output:
 	// true ok
 	// subject true ok
