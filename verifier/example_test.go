@@ -46,3 +46,39 @@ func ExampleVerifier_Verify() {
 	// subject true ok
 	// true agt_7Qm2xKp9Lr4Vt8Wn subject false not_required
 }
+
+// A relying party that fetched the issuer's status list token earlier, from
+// the uri the passport names, checks that the passport still stands. The
+// token is verified once, against the same trust file, and serves every
+// verification after it; without one the status check reports
+// not_checked.
+func ExampleVerifier_ReadStatusList() {
+	trustJSON, cases, err := vectors.Load(vectors.FS)
+	if err != nil {
+		panic(err)
+	}
+	trust, err := verifier.ParseTrust(trustJSON)
+	if err != nil {
+		panic(err)
+	}
+	v, err := verifier.New(trust)
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range cases {
+		switch c.Name {
+		case "valid_status_list", "status_revoked_fail":
+			list := v.ReadStatusList(c.StatusList)
+			res, _ := v.Verify(context.Background(), c.Bundle, verifier.ForSubject("agt_7Qm2xKp9Lr4Vt8Wn").At(c.At).WithStatusList(list))
+			fmt.Println(res.Verified, res.Check(verifier.CheckStatus).Reason)
+
+			res, _ = v.Verify(context.Background(), c.Bundle, verifier.ForSubject("agt_7Qm2xKp9Lr4Vt8Wn").At(c.At))
+			fmt.Println(res.Verified, res.Check(verifier.CheckStatus).Reason)
+		}
+	}
+	// Output:
+	// false revoked
+	// true not_checked
+	// true ok
+	// true not_checked
+}

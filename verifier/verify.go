@@ -142,7 +142,10 @@ func New(trust *Trust, opts ...Option) (*Verifier, error) {
 // Policy is what a caller requires of one bundle beyond its validity. The
 // subject choice is mandatory: build a Policy with ForSubject or
 // AnySubject. Verify refuses the zero Policy, so that forgetting the
-// subject is an error and never a silent pass.
+// subject is an error and never a silent pass. A status list is optional
+// (WithStatusList): without one, the status check of a passport that names
+// a list is skipped and reported as passport.ReasonNotChecked, which a
+// caller that needs a fresh status treats as a refusal.
 type Policy struct {
 	subject    string
 	anySubject bool
