@@ -6,9 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/statuslist"
@@ -148,5 +151,92 @@ func FuzzStatusList(f *testing.F) {
 		case !res.Verified && (res.Reason != s.Reason || res.Passport != nil):
 			t.Fatalf("an unverified result with reason %s, status check %+v", res.Reason, s)
 		}
+	})
+}
+
+// BenchmarkStatusCheck measures the status check of one passport against a
+// list of 2^20 two-bit entries, 1% of them revoked at random: reading the
+// token once (verifying it and decoding the list), and then the check
+// itself, the difference between a verification of a 2 KiB bundle with
+// that list and one without.
+func BenchmarkStatusCheck(b *testing.B) {
+	f := newBenchFixture(b)
+	const entries = 1 << 20
+	rng := rand.New(rand.NewPCG(1, 2))
+	list, err := statuslist.New(2, entries)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range entries / 100 {
+		if err := list.Set(rng.IntN(entries), statuslist.Invalid); err != nil {
+			b.Fatal(err)
+		}
+	}
+	idx := rng.IntN(entries)
+	if err := list.Set(idx, statuslist.Valid); err != nil {
+		b.Fatal(err)
+	}
+	lst, err := list.Encode()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const uri = "https://issuer.example/status/bench"
+	payload, err := statuslist.MarshalPayload(statuslist.Payload{Exp: f.at.Add(time.Hour).Unix(), Iat: f.at.Add(-time.Minute).Unix(),
+		Iss: "https://issuer.example", StatusList: statuslist.Encoded{Bits: 2, Lst: lst}, Sub: uri, TTL: 300})
+	if err != nil {
+		b.Fatal(err)
+	}
+	token, err := passport.NewSigner(f.key).SignCompact(payload, statuslist.Typ)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := benchPassport(2, 2)
+	p.Status = &passport.StatusRef{StatusList: passport.StatusListRef{Idx: idx, URI: uri}}
+	bundle, err := passport.NewSigner(f.key).Sign(p, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	read := f.v.ReadStatusList([]byte(token))
+	if err := read.Err(); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("read", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(token)))
+		for b.Loop() {
+			if f.v.ReadStatusList([]byte(token)).Err() != nil {
+				b.Fatal("the token does not verify")
+			}
+		}
+		b.ReportMetric(float64(len(token)), "token-bytes")
+	})
+	without := verifier.AnySubject().At(f.at)
+	with := without.WithStatusList(read)
+	for policy, reason := range map[*verifier.Policy]passport.Reason{&without: passport.ReasonNotChecked, &with: passport.ReasonOK} {
+		res, err := f.v.Verify(context.Background(), bundle, *policy)
+		if err != nil || !res.Verified || res.Check(verifier.CheckStatus).Reason != reason {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+	// The two verifications interleaved, in thread CPU time, as
+	// BenchmarkVerifyVsBaseline measures, so that the difference holds on
+	// a busy machine.
+	b.Run("check", func(b *testing.B) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var bare, checked time.Duration
+		for b.Loop() {
+			t0 := clock()
+			f.v.Verify(context.Background(), bundle, without)
+			t1 := clock()
+			f.v.Verify(context.Background(), bundle, with)
+			t2 := clock()
+			bare += t1 - t0
+			checked += t2 - t1
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(bare.Nanoseconds())/n, "ns-verify-without-list")
+		b.ReportMetric(float64(checked.Nanoseconds())/n, "ns-verify-with-list")
+		b.ReportMetric(float64((checked-bare).Nanoseconds())/n, "ns-status-check")
 	})
 }
