@@ -24,10 +24,14 @@ const (
 	CodeJSONNumberRange     = problem.JSONNumberRange     // an integer beyond ±(2^53−1)
 	CodeJSONTooDeep         = problem.JSONTooDeep         // nesting deeper than 8 levels
 	CodeJSONTrailingData    = problem.JSONTrailingData    // data after the JSON object
-	CodeTooManyItems        = problem.TooManyItems        // more agents or skills than one request may name
+	CodeTooManyItems        = problem.TooManyItems        // more agents, skills or holder keys than one request may name
 	CodeUnknownDimension    = problem.UnknownDimension    // a context dimension the trust model does not define
 	CodeCursorInvalid       = problem.CursorInvalid       // a cursor the service did not issue, or one altered
 	CodeLimitOutOfRange     = problem.LimitOutOfRange     // a page limit or offset outside its bounds
+	CodeHolderKeyInvalid    = problem.HolderKeyInvalid    // not an Ed25519 or P-256 public JWK, or one with a private member
+	CodeHolderProofInvalid  = problem.HolderProofInvalid  // a proof of possession that is malformed, unsigned by its key, or not for this issuer and agent
+	CodeHolderNonceInvalid  = problem.HolderNonceInvalid  // a nonce this issuer did not hand to this agent
+	CodeHolderNonceExpired  = problem.HolderNonceExpired  // a nonce past its expiry
 	CodeUnauthorized        = problem.Unauthorized        // no valid API key
 	CodeInsufficientScope   = problem.InsufficientScope   // the key lacks the scope the operation needs
 	CodeAgentInactive       = problem.AgentInactive       // the calling agent is not active

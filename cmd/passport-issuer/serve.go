@@ -116,7 +116,7 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	app := service.New(db, service.Options{Observer: met, Cursors: sealer})
+	app := service.New(db, service.Options{Observer: met, Cursors: sealer, Issuer: ring.Issuer()})
 	passports := service.NewPassports(db, ring, service.PassportOptions{Observer: met})
 	discovery := service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log})
 	// Replicas on one PostgreSQL database free each other's cached

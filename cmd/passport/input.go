@@ -22,6 +22,15 @@ func readBounded(e *env, name string, limit int64) ([]byte, error) {
 
 // loadSigner reads a private JWK, as "passport keys generate" writes it.
 func loadSigner(e *env, path string) (*passport.Signer, error) {
+	key, err := loadPrivateKey(e, path)
+	if err != nil {
+		return nil, err
+	}
+	return passport.NewSigner(key), nil
+}
+
+// loadPrivateKey reads a private JWK.
+func loadPrivateKey(e *env, path string) (*passport.PrivateKey, error) {
 	b, err := readBounded(e, path, passport.MaxKeySize)
 	if err != nil {
 		return nil, err
@@ -30,7 +39,7 @@ func loadSigner(e *env, path string) (*passport.Signer, error) {
 	if err != nil {
 		return nil, cli.Usage(fmt.Errorf("%s: %w", path, err))
 	}
-	return passport.NewSigner(key), nil
+	return key, nil
 }
 
 // loadTrust reads a trust file, as "passport keys trust" writes it.

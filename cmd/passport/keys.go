@@ -16,6 +16,7 @@ type keysCmd struct {
 	Generate keysGenerateCmd `cmd:"" help:"Generate a signing key (a private JWK, mode 0600)."`
 	Public   keysPublicCmd   `cmd:"" help:"Print the public JWK of a key file."`
 	Trust    keysTrustCmd    `cmd:"" help:"Print a trust file for an issuer's keys."`
+	Prove    keysProveCmd    `cmd:"" help:"Prove to an issuer that you hold a key: sign its nonce (SPEC.md §20)."`
 }
 
 type keysGenerateCmd struct {

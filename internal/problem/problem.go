@@ -28,10 +28,14 @@ const (
 	JSONNumberRange     Code = "json_number_range"         // a number beyond what JSON readers hold exactly
 	JSONTooDeep         Code = "json_too_deep"             // nesting deeper than the request allows
 	JSONTrailingData    Code = "json_trailing_data"        // data after the JSON value
-	TooManyItems        Code = "too_many_items"            // more agents or skills than one request may name
+	TooManyItems        Code = "too_many_items"            // more agents, skills or holder keys than one request may name
 	UnknownDimension    Code = "unknown_context_dimension" // a context dimension the trust model does not define
 	CursorInvalid       Code = "cursor_invalid"            // a cursor this service did not issue, or one altered
 	LimitOutOfRange     Code = "limit_out_of_range"        // a page limit or offset outside its bounds
+	HolderKeyInvalid    Code = "holder_key_invalid"        // not an Ed25519 or P-256 public JWK, or one with a private member
+	HolderProofInvalid  Code = "holder_proof_invalid"      // a proof of possession that is malformed, unsigned by its key, or not for this issuer and agent
+	HolderNonceInvalid  Code = "holder_nonce_invalid"      // a nonce this issuer did not hand to this agent
+	HolderNonceExpired  Code = "holder_nonce_expired"      // a nonce past its expiry
 	Unauthorized        Code = "unauthorized"              // no valid API key
 	InsufficientScope   Code = "insufficient_scope"        // the key lacks the scope the operation needs
 	AgentInactive       Code = "agent_inactive"            // the calling agent is not active
@@ -76,6 +80,10 @@ var table = map[Code]Entry{
 	UnknownDimension:    {http.StatusBadRequest, "Unknown context dimension"},
 	CursorInvalid:       {http.StatusBadRequest, "Invalid cursor"},
 	LimitOutOfRange:     {http.StatusBadRequest, "Limit out of range"},
+	HolderKeyInvalid:    {http.StatusBadRequest, "Invalid holder key"},
+	HolderProofInvalid:  {http.StatusBadRequest, "Invalid proof of possession"},
+	HolderNonceInvalid:  {http.StatusBadRequest, "Invalid nonce"},
+	HolderNonceExpired:  {http.StatusBadRequest, "Nonce expired"},
 	Unauthorized:        {http.StatusUnauthorized, "Authentication required"},
 	InsufficientScope:   {http.StatusForbidden, "Insufficient scope"},
 	AgentInactive:       {http.StatusForbidden, "Agent not active"},

@@ -123,6 +123,8 @@ func TestHostileBodies(t *testing.T) {
 				`{"outcome":"partial","context":{"environment":"prod"}}`, 200, `{"outcome":"partial","context":["prod"]}`, ""},
 			{"capabilities", author, "/api/agents/me/capabilities", issuer.MaxCapabilitiesBody,
 				`{"capabilities":["sql tuning"]}`, 200, `{"capabilities":"sql tuning"}`, "PUT"},
+			{"holder keys", author, "/api/agents/me/holder-keys", issuer.MaxHolderKeysBody,
+				`{"keys":[]}`, 200, `{"keys":{}}`, "PUT"},
 			// Anonymous; the valid body names an agent that does not exist.
 			{"trust comparison", "", "/api/public/trust/assess", issuer.MaxAssessBody,
 				`{"agents":["agt_` + strings.Repeat("a", 26) + `"],"skills":["sql"]}`, 404, `{"agents":["agt_x"],"skills":"sql"}`, ""},

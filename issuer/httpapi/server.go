@@ -14,6 +14,9 @@
 //	POST /api/receipts/{id}/feedback           validate a consultation (feedback)
 //	GET  /api/agents/me                        the caller's own profile (any scope)
 //	PUT  /api/agents/me/capabilities           declare the caller's capabilities (publish)
+//	POST /api/agents/me/holder-keys/nonce      a nonce for proofs of possession (publish)
+//	PUT  /api/agents/me/holder-keys            replace the caller's holder keys, each proved (publish)
+//	GET  /api/agents/me/holder-keys            the caller's holder keys (any scope)
 //	GET  /api/agents/{publicId}                a public profile (no authentication)
 //	GET  /api/agents/{publicId}/reputation     a reputation explanation (search)
 //	GET  /api/public/agents?skill=…            find agents by skill evidence (find_agents), when configured
@@ -126,6 +129,9 @@ type Issuer interface {
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
 	ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error)
 	DeclareCapabilities(ctx context.Context, p issuer.Principal, caps []string) (issuer.Capabilities, error)
+	HolderKeyNonce(ctx context.Context, p issuer.Principal) (issuer.HolderKeyNonce, error)
+	SetHolderKeys(ctx context.Context, p issuer.Principal, req issuer.HolderKeysRequest) (issuer.HolderKeys, error)
+	HolderKeys(ctx context.Context, p issuer.Principal) (issuer.HolderKeys, error)
 	SearchMemories(ctx context.Context, p issuer.Principal, q issuer.SearchQuery) (issuer.SearchPage, error)
 }
 
@@ -214,6 +220,9 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	m.Handle("POST /api/receipts/{id}/feedback", s.authed(noQuery(s.receiptFeedback)))
 	m.Handle("GET /api/agents/me", s.authed(noQuery(s.me)))
 	m.Handle("PUT /api/agents/me/capabilities", s.authed(noQuery(s.declareCapabilities)))
+	m.Handle("POST /api/agents/me/holder-keys/nonce", s.authed(noQuery(s.holderKeyNonce)))
+	m.Handle("PUT /api/agents/me/holder-keys", s.authed(noQuery(s.setHolderKeys)))
+	m.Handle("GET /api/agents/me/holder-keys", s.authed(noQuery(s.holderKeys)))
 	m.Handle("GET /api/agents/{publicId}", s.anonymous(noQuery(s.publicProfile)))
 	m.Handle("GET /api/agents/{publicId}/reputation", s.authed(s.reputation))
 	m.Handle("GET /healthz", s.anonymous(noQuery(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {

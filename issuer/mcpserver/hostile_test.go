@@ -77,6 +77,8 @@ func TestHostileToolArguments(t *testing.T) {
 			{"get_agent_passport", `{"publicId":` + agent + `}`, `{"publicId":` + agent + `,"disclose":["all"]}`, issuer.CodeJSONUnknownMember},
 			{"verify_passport", `{"bundle":"{}","anySubject":true}`, `{"bundle":"{}","anySubject":"yes"}`, issuer.CodeJSONUnknownMember},
 			{"find_agents", `{"skill":"PostgreSQL indexing"}`, `{"skill":"PostgreSQL indexing","limit":"5"}`, issuer.CodeUnknownDimension},
+			{"holder_key_nonce", `{}`, `[]`, issuer.CodeJSONUnknownMember},
+			{"set_holder_keys", `{"keys":[]}`, `{"keys":{}}`, issuer.CodeJSONUnknownMember},
 		}
 		for _, tt := range tools {
 			t.Run(tt.tool, func(t *testing.T) {

@@ -14,6 +14,10 @@
 //   - get_agent_reputation: an agent's reputation explanation, paginated;
 //   - search_memories: memories matching a text, ranked in the caller's
 //     view, with statuses, the contested "why" and counts;
+//   - holder_key_nonce and set_holder_keys: a nonce for proofs of
+//     possession, and the caller's holder keys replaced, each with its
+//     proof, as POST /api/agents/me/holder-keys/nonce and PUT
+//     /api/agents/me/holder-keys do (SPEC.md §20);
 //   - get_agent_passport (with [WithPassports]): an agent's signed bundle,
 //     as GET /api/public/agents/{publicId}/passport serves it; its text
 //     content is the bundle's exact bytes;
@@ -88,6 +92,8 @@ type Issuer interface {
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
 	ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error)
 	SearchMemories(ctx context.Context, p issuer.Principal, q issuer.SearchQuery) (issuer.SearchPage, error)
+	HolderKeyNonce(ctx context.Context, p issuer.Principal) (issuer.HolderKeyNonce, error)
+	SetHolderKeys(ctx context.Context, p issuer.Principal, req issuer.HolderKeysRequest) (issuer.HolderKeys, error)
 }
 
 // Option configures [Handler]. An option that gives a use case
@@ -161,6 +167,7 @@ func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mc
 		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page.",
 	}, t.agentReputation)
 	addSearchTool(s, t)
+	addHolderKeyTools(s, t)
 	addPassportTools(s, t)
 	addTrustTools(s, t)
 	addFindAgentsTool(s, t)

@@ -35,6 +35,7 @@ type Store interface {
 
 	SubjectSource
 	SearchStore
+	HolderKeyStore
 }
 
 // SubjectSource reads what a passport is computed from. issuer/store
@@ -44,8 +45,9 @@ type SubjectSource interface {
 	// LoadSubject reads a public, active subject's records as they stand,
 	// within the collection limits, in one read-only transaction (one
 	// snapshot): its profile, declared capabilities, activity, reputation,
-	// memories, the events on them, the owner-binding history of every
-	// agent those events name, and its revision token, so that the
+	// holder keys' thumbprints (in byte order), memories, the events on
+	// them, the owner-binding history of every agent those events name,
+	// and its revision token, so that the
 	// revision names exactly the state read. now is called once the
 	// snapshot is pinned: its time, the subject's At, is later than every
 	// record read. No record is left out for its time. An unknown,

@@ -25,6 +25,13 @@
 // skill's trust in a task context with why, its sources page by page
 // behind sealed cursors, and comparisons; only its context-free read of a
 // listed skill writes skill history.
+//
+// # Holder keys
+//
+// [Service.SetHolderKeys] registers the public keys an agent proves it
+// holds, each by a proof of possession over a nonce of
+// [Service.HolderKeyNonce] (SPEC.md §20); a subject's thumbprints load
+// with the rest of what its passport is computed from.
 package service
 
 import (
@@ -49,11 +56,16 @@ type Options struct {
 	// Observer, when set, learns the outcome of every validation
 	// submission (metrics).
 	Observer ValidationObserver
-	// Cursors seals the reputation journal's cursors. Cursors last as
-	// long as its key: cmd/passport-issuer keys it with the database's
-	// cursor key, which every replica shares and restarts keep. When nil,
-	// a random key is drawn, and cursors last as long as the Service.
+	// Cursors seals the reputation journal's cursors and the nonces of
+	// holder-key proofs. They last as long as its key: cmd/passport-issuer
+	// keys it with the database's cursor key, which every replica shares
+	// and restarts keep. When nil, a random key is drawn, and they last as
+	// long as the Service.
 	Cursors *seal.Sealer
+	// Issuer is the issuer identifier passports name (SPEC.md §3): the
+	// audience a proof of possession of a holder key must name. When
+	// empty, no holder key can be proved.
+	Issuer string
 }
 
 // Service is the issuer's use cases over a [Store].
@@ -65,11 +77,12 @@ type Service struct {
 	search   *searchState
 	observer ValidationObserver
 	cursors  *seal.Sealer
+	issuerID string
 }
 
 // New returns the service over st.
 func New(st Store, opts Options) *Service {
-	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search), observer: opts.Observer, cursors: opts.Cursors}
+	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search), observer: opts.Observer, cursors: opts.Cursors, issuerID: opts.Issuer}
 	if s.observer == nil {
 		s.observer = unobserved{}
 	}

@@ -34,6 +34,8 @@ const (
 // snapshot holds was written before the subject's At. No read is filtered
 // by a time: a row updated in place is read as the snapshot holds it.
 //
+// The subject's holder keys load as their thumbprints, in byte order.
+//
 // Bounded reads: the subject's memories, oldest first, at most 2,000; the
 // events on them, oldest first, at most 10,000 of all kinds together.
 // Reaching either bound sets Truncated. Keeping the oldest keeps every
@@ -95,6 +97,10 @@ func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, now func()
 		Revision: a.Revision, At: now().UTC(),
 	}
 	if err := loadProfile(ctx, tx, s); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.HolderKeys, err = loadHolderKeys(ctx, tx, a.Key); err != nil {
 		return nil, err
 	}
 	if err := loadMemoriesOf(ctx, tx, s); err != nil {

@@ -191,16 +191,19 @@ func dbSealer(db *store.DB) (*seal.Sealer, error) {
 	return seal.New(key)
 }
 
+// Issuer is the issuer identifier of the services [Service] returns.
+const Issuer = "https://issuer.test"
+
 // Service returns the issuer's use cases over db, as cmd/passport-issuer
 // wires them: cursors sealed with the database's cursor key, so that two
-// services over one database accept each other's. It panics when the key
-// cannot be read.
+// services over one database accept each other's, and [Issuer] as the
+// issuer identifier. It panics when the key cannot be read.
 func Service(db *store.DB) *service.Service {
 	s, err := dbSealer(db)
 	if err != nil {
 		panic(fmt.Sprintf("storetest: %v", err))
 	}
-	return service.New(db, service.Options{Cursors: s})
+	return service.New(db, service.Options{Cursors: s, Issuer: Issuer})
 }
 
 // CommitFloor returns the rate of single-row write transactions (one audit
