@@ -12,8 +12,9 @@ import (
 	"github.com/remnant/passportkit/migrations"
 )
 
-// provider returns the goose migration provider for db's engine.
-func (db *DB) provider() (*goose.Provider, error) {
+// provider returns the goose migration provider for db's engine, with
+// extra options (tests only).
+func (db *DB) provider(extra ...goose.ProviderOption) (*goose.Provider, error) {
 	dialect, dir := goose.DialectPostgres, "postgres"
 	if db.engine == SQLite {
 		dialect, dir = goose.DialectSQLite3, "sqlite"
@@ -31,7 +32,7 @@ func (db *DB) provider() (*goose.Provider, error) {
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	}
-	p, err := goose.NewProvider(dialect, db.x.DB, fsys, opts...)
+	p, err := goose.NewProvider(dialect, db.x.DB, fsys, append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: migrations: %w", err)
 	}
@@ -46,7 +47,12 @@ type Migration struct {
 
 // Migrate applies every pending migration and returns those it applied.
 func (db *DB) Migrate(ctx context.Context) ([]Migration, error) {
-	p, err := db.provider()
+	return db.migrate(ctx)
+}
+
+// migrate is Migrate with extra provider options.
+func (db *DB) migrate(ctx context.Context, extra ...goose.ProviderOption) ([]Migration, error) {
+	p, err := db.provider(extra...)
 	if err != nil {
 		return nil, err
 	}
