@@ -77,7 +77,7 @@ func randomRecord(r *rand.Rand) evidence.Record {
 		}
 	}
 	if r.IntN(2) == 0 {
-		ps := []float64{0, 1, 0.5, 1e-7, 0.1 + 0.2, 1e21, 123456789.125, math.SmallestNonzeroFloat64, -0.0, r.Float64()}
+		ps := []float64{0, 1, 0.5, 1e-7, 0.1 + 0.2, 1e21, 123456789.125, math.SmallestNonzeroFloat64, math.Copysign(0, -1), r.Float64()}
 		rec.Prediction = &evidence.Prediction{Probability: ps[r.IntN(len(ps))]}
 		if r.IntN(2) == 0 {
 			rec.Prediction.Date = calendar.MustParse("1970-01-01").AddDays(r.IntN(30000))

@@ -16,8 +16,7 @@ func benchFile(n, cps int) []byte {
 		fmt.Fprintf(&b, "- cp-%03d.example · %s · parts, tools · supplier %d\n", i, kinds[i%4], i)
 	}
 	b.WriteString("\n## Events\n\n")
-	end := Date{}.AddDays(0)
-	end, _ = ParseDate("2026-10-22")
+	end, _ := ParseDate("2026-10-22")
 	seed := uint64(7)
 	for i := range n {
 		seed = seed*6364136223846793005 + 1442695040888963407

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,6 +39,3 @@ func mustParse(t testing.TB, text string) *File {
 	}
 	return f
 }
-
-// near reports whether got is within tol of want.
-func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }

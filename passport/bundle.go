@@ -29,7 +29,8 @@ type Bundle struct {
 	// Evidence discloses leaves of the passport's evidence tree, in
 	// increasing index order.
 	Evidence []Disclosure `json:"evidence"`
-	// Snapshot is the signed payload: {"passport":…,"passportHash":…}.
+	// Snapshot is the signed payload: {"passport":…,"passportHash":…} and,
+	// from passportVersion 0.2 on, the JWT claims.
 	Snapshot json.RawMessage `json:"snapshot"`
 }
 
@@ -40,10 +41,12 @@ type Disclosure struct {
 	Proof []evidence.Hash `json:"proof"`
 }
 
-// Snapshot is the signed payload of a credential.
+// Snapshot is the signed payload of a credential. A passport of version
+// 0.2 or later also carries its Claims there; Claims is nil for 0.1.
 type Snapshot struct {
 	Passport     json.RawMessage `json:"passport"`
 	PassportHash string          `json:"passportHash"`
+	*Claims
 }
 
 // ParseBundleUnverified decodes a bundle without verifying anything but

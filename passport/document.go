@@ -9,8 +9,10 @@ import (
 // Versions this package writes. A verifier accepts any minor version of a
 // major version it knows: minor versions only add members.
 const (
-	// Version is the passportVersion of the outer document.
-	Version = "0.1"
+	// Version is the passportVersion of the outer document. Version 0.2
+	// added the cnf and status members and the JWT claims of the signed
+	// payload (see [HasClaims]); 0.1 passports remain valid without them.
+	Version = "0.2"
 	// TrustModelVersion is the version of the skill passports' trust model.
 	TrustModelVersion = "2.1"
 	// BundleVersion is the version of the bundle format.
@@ -172,7 +174,7 @@ func (p *Passport) Validate() error {
 			return fmt.Errorf("skillPassports[%d]: %w", i, err)
 		}
 	}
-	return nil
+	return p.validateBinding()
 }
 
 // CheckVersion checks that got, a "MAJOR.MINOR" version of the named field,

@@ -62,13 +62,38 @@ const (
 	ReasonEvidenceRoot     Reason = "evidence_root_mismatch"
 	ReasonSubjectMismatch  Reason = "subject_mismatch"
 
+	// ReasonClaimsMalformed: a JWT claim of the signed payload is missing
+	// or mistyped, or a 0.1 passport's payload carries one.
+	ReasonClaimsMalformed Reason = "claims_malformed"
+	// ReasonClaimsMismatch: a JWT claim differs from the passport's field.
+	ReasonClaimsMismatch Reason = "claims_mismatch"
+
+	// Reasons of the status check (SPEC.md §11.2, step 20).
+
+	// ReasonRevoked: the status list says the passport is revoked.
+	ReasonRevoked Reason = "revoked"
+	// ReasonSuspended: the status list says the passport is suspended.
+	ReasonSuspended Reason = "suspended"
+	// ReasonStatusStale: the status list has expired or outlived its ttl.
+	ReasonStatusStale Reason = "status_stale"
+	// ReasonStatusUnknown: the status list holds a value this
+	// specification gives no meaning.
+	ReasonStatusUnknown Reason = "status_unknown"
+	// ReasonStatusListInvalid: the status list token does not verify, or
+	// does not cover the passport's index.
+	ReasonStatusListInvalid Reason = "status_list_invalid"
+	// ReasonStatusListMismatch: the status list is another list than the
+	// one the passport names.
+	ReasonStatusListMismatch Reason = "status_list_mismatch"
+
 	// Reasons of a REPUTATION.md summary signature check.
 
 	// ReasonSummaryIDMismatch: the JWS verifies but signs another summary id.
 	ReasonSummaryIDMismatch Reason = "summary_id_mismatch"
 	// ReasonNotSigned: a trust file was given but the summary carries no JWS.
 	ReasonNotSigned Reason = "not_signed"
-	// ReasonNotChecked: a JWS came without a trust file to check it against.
+	// ReasonNotChecked: a JWS came without a trust file to check it
+	// against, or a passport names a status list and none was supplied.
 	ReasonNotChecked Reason = "not_checked"
 )
 

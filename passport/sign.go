@@ -154,13 +154,17 @@ func checkSignedSkills(snapshot []byte) error {
 }
 
 // MarshalSnapshot returns the canonical signed payload for p:
-// {"passport":<canonical p>,"passportHash":"<hex SHA-256 of those bytes>"}.
+// {"passport":<canonical p>,"passportHash":"<hex SHA-256 of those bytes>"},
+// and from passportVersion 0.2 on also p's [Claims] (SPEC.md §7).
 func MarshalSnapshot(p *Passport) ([]byte, error) {
 	doc := *p
 	doc.normalize()
 	body, err := Marshal(&doc)
 	if err != nil {
 		return nil, err
+	}
+	if HasClaims(doc.PassportVersion) {
+		return claimsSnapshotFor(&doc, body)
 	}
 	return snapshotFor(body), nil
 }

@@ -137,7 +137,7 @@ var otc struct {
 }
 
 func otcGraph(b testing.TB) *Graph {
-	path := extdata.Path(b, "graphs", "soc-sign-bitcoinotc.csv")
+	path := extdata.Graph(b, "soc-sign-bitcoinotc.csv")
 	otc.once.Do(func() {
 		f, err := os.Open(path)
 		if err != nil {

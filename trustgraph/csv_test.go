@@ -44,7 +44,7 @@ func TestReadEdges(t *testing.T) {
 
 func TestReadSNAP(t *testing.T) {
 	for _, name := range []string{"soc-sign-bitcoinotc.csv", "soc-sign-bitcoinalpha.csv"} {
-		f, err := os.Open(extdata.Path(t, "graphs", name))
+		f, err := os.Open(extdata.Graph(t, name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,7 +78,7 @@ var generators = []generator{
 		return passes("ES256 passport (deterministic RFC 6979 signature)", b, err)
 	}},
 	{"valid_minimal", func(f *fixture) (Case, error) {
-		p := &passport.Passport{PassportVersion: passport.Version, TrustModelVersion: passport.TrustModelVersion, Issuer: Issuer,
+		p := &passport.Passport{PassportVersion: legacyVersion, TrustModelVersion: passport.TrustModelVersion, Issuer: Issuer,
 			Subject: passport.Subject{ID: "agt_min"}, IssuedAt: passport.NewTime(issuedAt), ExpiresAt: passport.NewTime(expiresAt)}
 		b, err := f.signed(f.ed, p, nil, nil)
 		return passes("minimal passport: no evidence (the empty tree's root), no skills", b, err)
@@ -148,9 +148,9 @@ var generators = []generator{
 	{"valid_minor_versions", func(f *fixture) (Case, error) {
 		p := basePassport()
 		p.PassportVersion, p.TrustModelVersion = "0.9", "2.7"
-		d := f.newDraft(p, baseRecords())
+		d := f.newClaimsDraft(p, baseRecords())
 		d.version = "1.4"
-		return passes("unknown minor versions of known major versions are accepted", d.bytes(), nil)
+		return passes("unknown minor versions of known major versions are accepted (passportVersion 0.9 carries the JWT claims of 0.2)", d.bytes(), nil)
 	}},
 	{"valid_without_trust_model", func(f *fixture) (Case, error) {
 		p := basePassport()

@@ -11,8 +11,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
-	"sort"
 	"strings"
 	"time"
 
@@ -86,8 +86,12 @@ func (f *fixture) trust() ([]byte, error) {
 	return t.MarshalJSON()
 }
 
-// basePassport is a realistic passport whose skill passports are assessed,
-// under trust model 2.0, from baseEvidence as of its issuance day.
+// legacyVersion is the passportVersion of the cases written before
+// version 0.2; they stay byte for byte as they were, and valid.
+const legacyVersion = "0.1"
+
+// basePassport is a realistic passport of version 0.1 whose skill passports
+// are assessed from baseEvidence as of its issuance day.
 func basePassport() *passport.Passport { return passportFor(baseEvidence()) }
 
 // passportFor is basePassport with skill passports assessed from recs.
@@ -98,7 +102,7 @@ func passportFor(recs []evidence.Record) *passport.Passport {
 // passportAs is passportFor under the given trust model version.
 func passportAs(recs []evidence.Record, version string) *passport.Passport {
 	p := &passport.Passport{
-		PassportVersion:      passport.Version,
+		PassportVersion:      legacyVersion,
 		TrustModelVersion:    version,
 		Issuer:               Issuer,
 		Subject:              passport.Subject{ID: "agt_7Qm2xKp9Lr4Vt8Wn", Name: "index-tuner", Description: "Tunes PostgreSQL indexes for write-heavy workloads."},
@@ -190,6 +194,9 @@ type draft struct {
 	credential []byte
 	// edit, when set, rewrites the finished bundle bytes.
 	edit func([]byte) []byte
+	// claims, when set, are the JWT claims the snapshot carries beside
+	// passport and passportHash (passportVersion 0.2 and later).
+	claims map[string]any
 }
 
 type disclosure struct {
@@ -210,6 +217,27 @@ func (f *fixture) newDraft(p *passport.Passport, records []json.RawMessage) *dra
 	}
 	d.setPassport(p)
 	return d
+}
+
+// newClaimsDraft is newDraft for a passport of version 0.2 or later, whose
+// snapshot carries p's JWT claims.
+func (f *fixture) newClaimsDraft(p *passport.Passport, records []json.RawMessage) *draft {
+	d := f.newDraft(p, records)
+	d.claims = claimsOf(p)
+	return d
+}
+
+// claimsOf returns the JWT claims of p as JSON members.
+func claimsOf(p *passport.Passport) map[string]any {
+	b, err := json.Marshal(passport.ClaimsOf(p))
+	if err != nil {
+		panic(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	return m
 }
 
 // setPassport sets the body from p, with the evidence root of d's records.
@@ -257,13 +285,22 @@ func (d *draft) snapshotBytes() []byte {
 	return d.signedSnapshot()
 }
 
-// signedSnapshot returns the snapshot made from the body and hash.
+// signedSnapshot returns the snapshot made from the body, hash and claims.
 func (d *draft) signedSnapshot() []byte {
 	hash := d.hash
 	if hash == "" {
 		hash = passport.PassportHash(d.body)
 	}
-	return []byte(`{"passport":` + string(d.body) + `,"passportHash":"` + hash + `"}`)
+	if d.claims == nil {
+		return []byte(`{"passport":` + string(d.body) + `,"passportHash":"` + hash + `"}`)
+	}
+	m := maps.Clone(d.claims)
+	m["passport"], m["passportHash"] = json.RawMessage(d.body), hash
+	b, err := passport.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
@@ -378,16 +415,6 @@ func hmacSHA256(key, msg []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write(msg)
 	return m.Sum(nil)
-}
-
-// sortedKeys returns m's keys in order, for deterministic output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // rehashSkill sets the assessmentHash of a skill passport, as decoded into a

@@ -10,6 +10,7 @@ package vectors
 import (
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -23,7 +24,8 @@ import (
 //go:embed testdata
 var embedded embed.FS
 
-// FS holds the vectors: trust.json, and cases/<name>/{bundle.json,case.json}.
+// FS holds the vectors: trust.json, and cases/<name>/{bundle.json,case.json}
+// with, for the cases that check a passport's status, status.jwt.
 var FS fs.FS = must(fs.Sub(embedded, "testdata"))
 
 func must(f fs.FS, err error) fs.FS {
@@ -47,18 +49,34 @@ type Case struct {
 	Reason string `json:"reason"`
 	// Check is the name of the check expected to fail ("" when Verified).
 	Check string `json:"check,omitempty"`
+	// Checks is the expected outcome of every check, in order.
+	Checks []CheckOutcome `json:"-"`
 	// Bundle is the bundle's exact bytes.
 	Bundle []byte `json:"-"`
+	// StatusList is the status list token to verify the bundle with (the
+	// case's status.jwt), or nil for none.
+	StatusList []byte `json:"-"`
+}
+
+// CheckOutcome is one check of a case's expected result: its name and
+// reason (SPEC.md §11.2, §11.3).
+type CheckOutcome struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // caseFile is the JSON form of case.json.
 type caseFile struct {
-	Description string `json:"description"`
-	At          string `json:"at"`
-	Verified    bool   `json:"verified"`
-	Reason      string `json:"reason"`
-	Check       string `json:"check,omitempty"`
+	Description string         `json:"description"`
+	At          string         `json:"at"`
+	Verified    bool           `json:"verified"`
+	Reason      string         `json:"reason"`
+	Check       string         `json:"check,omitempty"`
+	Checks      []CheckOutcome `json:"checks"`
 }
+
+// statusFile is the name of a case's status list token.
+const statusFile = "status.jwt"
 
 // Load reads the trust file and every case from fsys, in name order.
 func Load(fsys fs.FS) (trust []byte, cases []Case, err error) {
@@ -88,8 +106,12 @@ func Load(fsys fs.FS) (trust []byte, cases []Case, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		status, err := fs.ReadFile(fsys, path.Join(dir, statusFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
 		cases = append(cases, Case{Name: d.Name(), Description: cf.Description, At: at.Time,
-			Verified: cf.Verified, Reason: cf.Reason, Check: cf.Check, Bundle: bundle})
+			Verified: cf.Verified, Reason: cf.Reason, Check: cf.Check, Checks: cf.Checks, Bundle: bundle, StatusList: status})
 	}
 	return trust, cases, nil
 }
@@ -104,8 +126,12 @@ func Generate() (map[string][]byte, error) {
 	if files["trust.json"], err = f.trust(); err != nil {
 		return nil, err
 	}
+	v, err := f.verifier()
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
-	for _, g := range generators {
+	for _, g := range allGenerators() {
 		if seen[g.name] {
 			return nil, fmt.Errorf("vectors: case %s defined twice", g.name)
 		}
@@ -117,14 +143,15 @@ func Generate() (map[string][]byte, error) {
 		if c.Verified == strings.HasSuffix(g.name, "_fail") {
 			return nil, fmt.Errorf("vectors: %s: the _fail suffix must mark exactly the negative cases", g.name)
 		}
-		meta, err := json.MarshalIndent(caseFile{Description: c.Description, At: passport.NewTime(c.At).String(),
-			Verified: c.Verified, Reason: c.Reason, Check: c.Check}, "", "  ")
-		if err != nil {
-			return nil, err
+		if c.Checks, err = outcomes(v, &c); err != nil {
+			return nil, fmt.Errorf("vectors: %s: %w", g.name, err)
 		}
 		dir := path.Join("cases", g.name)
-		files[path.Join(dir, "case.json")] = append(meta, '\n')
+		files[path.Join(dir, "case.json")] = caseJSON(&c)
 		files[path.Join(dir, "bundle.json")] = c.Bundle
+		if c.StatusList != nil {
+			files[path.Join(dir, statusFile)] = c.StatusList
+		}
 	}
 	return files, nil
 }
@@ -132,7 +159,7 @@ func Generate() (map[string][]byte, error) {
 // Names returns the case names Generate produces, sorted.
 func Names() []string {
 	var names []string
-	for _, g := range generators {
+	for _, g := range allGenerators() {
 		names = append(names, g.name)
 	}
 	sort.Strings(names)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/remnant/passportkit/passport"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata from the generator")
@@ -105,5 +107,15 @@ func TestAssemblerMatchesSigner(t *testing.T) {
 	}
 	if got := d.bytes(); !bytes.Equal(got, want) {
 		t.Errorf("assembled ES256 bundle differs from the signer's")
+	}
+	for _, p := range []*passport.Passport{claimsPassport(false, false), claimsPassport(true, true)} {
+		d = f.newClaimsDraft(p, baseRecords())
+		want, err = f.signed(f.ed, p, baseRecords(), d.disclose)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.bytes(); !bytes.Equal(got, want) {
+			t.Errorf("assembled 0.2 bundle differs from the signer's:\n%s\n%s", got, want)
+		}
 	}
 }

@@ -187,11 +187,17 @@ func baseline(tb testing.TB, key *passport.PublicKey, bundle []byte) {
 	var snap struct {
 		Passport     passport.Passport `json:"passport"`
 		PassportHash string            `json:"passportHash"`
+		passport.Claims
 	}
 	if err := json.Unmarshal(payload, &snap); err != nil {
 		tb.Fatal(err)
 	}
-	body := payload[len(`{"passport":`) : len(payload)-len(`,"passportHash":"`)-64-2]
+	if p := &snap.Passport; snap.Issuer != p.Issuer || snap.Subject != p.Subject.ID || snap.IssuedAt != p.IssuedAt.Unix() ||
+		snap.NotBefore != p.IssuedAt.Unix() || snap.Expiry != p.ExpiresAt.Unix() {
+		tb.Fatal("claims mismatch")
+	}
+	start := bytes.Index(payload, []byte(`"passport":`)) + len(`"passport":`)
+	body := payload[start:bytes.LastIndex(payload, []byte(`,"passportHash":"`))]
 	if passport.PassportHash(body) != snap.PassportHash {
 		tb.Fatal("hash mismatch")
 	}

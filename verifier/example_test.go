@@ -34,15 +34,51 @@ func ExampleVerifier_Verify() {
 		panic(err) // only a cancelled context or an invalid Policy
 	}
 	fmt.Println(res.Verified, res.Reason)
-	last := res.Checks[len(res.Checks)-1]
-	fmt.Println(last.Name, last.OK, last.Reason)
+	subject := res.Check(verifier.CheckSubject)
+	fmt.Println(subject.Name, subject.OK, subject.Reason)
 
 	// Accepting any subject is a choice the result records.
 	res, _ = v.Verify(context.Background(), c.Bundle, verifier.AnySubject().At(c.At))
-	last = res.Checks[len(res.Checks)-1]
-	fmt.Println(res.Verified, res.Subject, last.Name, last.OK, last.Reason)
+	subject = res.Check(verifier.CheckSubject)
+	fmt.Println(res.Verified, res.Subject, subject.Name, subject.OK, subject.Reason)
 	// Output:
 	// true ok
 	// subject true ok
 	// true agt_7Qm2xKp9Lr4Vt8Wn subject false not_required
+}
+
+// A relying party that fetched the issuer's status list token earlier, from
+// the uri the passport names, checks that the passport still stands. The
+// token is verified once, against the same trust file, and serves every
+// verification after it; without one the status check reports
+// not_checked.
+func ExampleVerifier_ReadStatusList() {
+	trustJSON, cases, err := vectors.Load(vectors.FS)
+	if err != nil {
+		panic(err)
+	}
+	trust, err := verifier.ParseTrust(trustJSON)
+	if err != nil {
+		panic(err)
+	}
+	v, err := verifier.New(trust)
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range cases {
+		switch c.Name {
+		case "valid_status_list", "status_revoked_fail":
+			list := v.ReadStatusList(c.StatusList)
+			res, _ := v.Verify(context.Background(), c.Bundle, verifier.ForSubject("agt_7Qm2xKp9Lr4Vt8Wn").At(c.At).WithStatusList(list))
+			fmt.Println(res.Verified, res.Check(verifier.CheckStatus).Reason)
+
+			res, _ = v.Verify(context.Background(), c.Bundle, verifier.ForSubject("agt_7Qm2xKp9Lr4Vt8Wn").At(c.At))
+			fmt.Println(res.Verified, res.Check(verifier.CheckStatus).Reason)
+		}
+	}
+	// Output:
+	// false revoked
+	// true not_checked
+	// true ok
+	// true not_checked
 }

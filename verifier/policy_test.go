@@ -14,18 +14,7 @@ import (
 // Policy is refused, AnySubject reports the subject check as not_required
 // (never ok), and ForSubject checks the id.
 func TestPolicySubject(t *testing.T) {
-	trustJSON, cases, err := vectors.Load(vectors.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trust, err := verifier.ParseTrust(trustJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := verifier.New(trust)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, cases := vectorVerifier(t)
 	var c *vectors.Case
 	for i := range cases {
 		if cases[i].Verified {
@@ -66,9 +55,9 @@ func TestPolicySubject(t *testing.T) {
 			if err != nil {
 				return
 			}
-			last := res.Checks[len(res.Checks)-1]
-			if res.Verified != tt.verified || last.Name != verifier.CheckSubject || last.OK != tt.ok || last.Reason != tt.reason {
-				t.Fatalf("verified %v, subject check %+v; want %v ok=%v %s", res.Verified, last, tt.verified, tt.ok, tt.reason)
+			c := res.Check(verifier.CheckSubject)
+			if res.Verified != tt.verified || c.Name != verifier.CheckSubject || c.OK != tt.ok || c.Reason != tt.reason {
+				t.Fatalf("verified %v, subject check %+v; want %v ok=%v %s", res.Verified, c, tt.verified, tt.ok, tt.reason)
 			}
 		})
 	}

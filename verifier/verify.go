@@ -12,7 +12,12 @@
 // Verify never returns a bare bool. Its Result lists every check in the
 // order SPEC.md §11 gives, each with a stable reason code; the first
 // failure is the result's reason. The passport and its disclosed evidence
-// appear in a Result only when every check passed.
+// appear in a Result only when every check passed or was skipped
+// (Check.Skipped): a check the policy does not ask for, or the status
+// check of a passport whose status list the caller did not supply:
+//
+//	list := v.ReadStatusList(token) // fetched earlier from the passport's status uri
+//	res, err := v.Verify(ctx, bundle, verifier.ForSubject("agt_…").WithStatusList(list))
 //
 // The bundle is bounded before it is parsed, parsed once by a strict
 // canonical JSON parser that records byte ranges, and every hash and
@@ -137,11 +142,15 @@ func New(trust *Trust, opts ...Option) (*Verifier, error) {
 // Policy is what a caller requires of one bundle beyond its validity. The
 // subject choice is mandatory: build a Policy with ForSubject or
 // AnySubject. Verify refuses the zero Policy, so that forgetting the
-// subject is an error and never a silent pass.
+// subject is an error and never a silent pass. A status list is optional
+// (WithStatusList): without one, the status check of a passport that names
+// a list is skipped and reported as passport.ReasonNotChecked, which a
+// caller that needs a fresh status treats as a refusal.
 type Policy struct {
 	subject    string
 	anySubject bool
 	at         time.Time
+	statusList *StatusList
 }
 
 // ForSubject returns a Policy that requires the passport to describe the
@@ -168,13 +177,23 @@ func (p Policy) valid() bool { return p.anySubject != (p.subject != "") }
 
 // Check is the outcome of one verification step. OK is true only for a
 // check that ran and passed; a check that failed carries its reason, one
-// that did not run because an earlier one failed carries passport.ReasonNotReached,
-// and one the policy did not ask for carries passport.ReasonNotRequired.
+// that did not run because an earlier one failed carries
+// passport.ReasonNotReached, and one that was skipped (see Skipped) carries
+// passport.ReasonNotRequired or passport.ReasonNotChecked.
 type Check struct {
 	Name   CheckName       `json:"name"`
 	OK     bool            `json:"ok"`
 	Reason passport.Reason `json:"reason"`
 	Detail string          `json:"detail"`
+}
+
+// Skipped reports whether the check did not run and that is no failure: a
+// subject check under AnySubject, a claims check of a passport from before
+// version 0.2 or a status check of a passport that names no list
+// (passport.ReasonNotRequired), or a status check for which no list was
+// supplied (passport.ReasonNotChecked). A skipped check is never OK.
+func (c Check) Skipped() bool {
+	return c.Reason == passport.ReasonNotRequired || c.Reason == passport.ReasonNotChecked
 }
 
 // Leaf is one disclosed evidence record of a verified bundle.
@@ -200,6 +219,17 @@ type Result struct {
 	Passport json.RawMessage `json:"passport,omitempty"`
 	// Evidence holds the disclosed evidence records.
 	Evidence []Leaf `json:"evidence,omitempty"`
+}
+
+// Check returns the check named name, and the zero Check for a name Verify
+// does not report.
+func (r *Result) Check(name CheckName) Check {
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	return Check{}
 }
 
 // Indeterminate reports whether the bundle could not be judged because no
@@ -237,31 +267,37 @@ const (
 	CheckPassportHash CheckName = "passport_hash"
 	CheckVersion      CheckName = "version"
 	CheckFields       CheckName = "fields"
+	CheckClaims       CheckName = "claims"
 	CheckIssuer       CheckName = "issuer"
 	CheckKeyWindow    CheckName = "key_window"
 	CheckValidity     CheckName = "validity"
 	CheckEvidence     CheckName = "evidence"
 	CheckSubject      CheckName = "subject"
+	CheckStatus       CheckName = "status"
 )
 
 var checkNames = [...]CheckName{
 	CheckSize, CheckJSON, CheckBundle, CheckJWS, CheckHeader, CheckKey, CheckAlgorithm, CheckSignature,
-	CheckPayload, CheckSnapshot, CheckPassportHash, CheckVersion, CheckFields, CheckIssuer,
-	CheckKeyWindow, CheckValidity, CheckEvidence, CheckSubject,
+	CheckPayload, CheckSnapshot, CheckPassportHash, CheckVersion, CheckFields, CheckClaims, CheckIssuer,
+	CheckKeyWindow, CheckValidity, CheckEvidence, CheckSubject, CheckStatus,
 }
 
 // CheckNames returns the names of the checks Verify reports, in order.
 func CheckNames() []CheckName { return append([]CheckName(nil), checkNames[:]...) }
 
 // Verify checks bundle under policy. It returns an error only when ctx is
-// done or policy is not a valid Policy (ErrPolicy); an invalid bundle is a
-// Result with Verified false.
+// done, policy is not a valid Policy (ErrPolicy) or its status list was
+// read by another Verifier (ErrStatusList); an invalid bundle is a Result
+// with Verified false.
 func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if !policy.valid() {
 		return nil, ErrPolicy
+	}
+	if policy.statusList != nil && policy.statusList.v != v {
+		return nil, ErrStatusList
 	}
 	at := policy.at
 	if at.IsZero() {
@@ -279,8 +315,8 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	res.At, res.Checks = passport.NewTime(at).String(), alloc.checks[:0]
 	steps := [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
-		r.payload, r.snapshot, r.passportHash, r.version, r.fields, r.issuer,
-		r.keyWindow, r.validity, r.evidence, r.subject,
+		r.payload, r.snapshot, r.passportHash, r.version, r.fields, r.claims, r.issuer,
+		r.keyWindow, r.validity, r.evidence, r.subject, r.status,
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {
@@ -294,12 +330,12 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 			}
 			return res, nil
 		}
-		if r.notRequired {
-			res.Checks = append(res.Checks, Check{Name: checkNames[i], Reason: passport.ReasonNotRequired, Detail: r.detail})
+		if r.skipped != "" {
+			res.Checks = append(res.Checks, Check{Name: checkNames[i], Reason: r.skipped, Detail: r.detail})
 		} else {
 			res.Checks = append(res.Checks, Check{Name: checkNames[i], OK: true, Reason: passport.ReasonOK, Detail: r.detail})
 		}
-		r.detail, r.notRequired = "", false
+		r.detail, r.skipped = "", ""
 	}
 	res.Verified = true
 	res.Reason = passport.ReasonOK
@@ -350,9 +386,9 @@ type run struct {
 	policy Policy
 	at     time.Time
 	detail string // detail of the check that just passed
-	// notRequired says the check that just returned did not run because
-	// the policy does not ask for it.
-	notRequired bool
+	// skipped, when set, says why the check that just returned did not
+	// run: passport.ReasonNotRequired or passport.ReasonNotChecked.
+	skipped passport.Reason
 
 	// typ is the required typ header; "" accepts any or none (tests only).
 	typ string
@@ -373,7 +409,15 @@ type run struct {
 	disclosed  cjson.Value // the evidence member
 	body       cjson.Value
 	members    bodyMembers
+	claimed    snapshotClaims
 	hash       string
+	// hasClaims says the passport's version carries cnf, status and the
+	// JWT claims (passport.HasClaims).
+	hasClaims bool
+	// holderKeys and statusRef are the passport's cnf and status members,
+	// nil when it has none.
+	holderKeys *passport.Confirmation
+	statusRef  *passport.StatusRef
 
 	issuerID  string
 	subjectID string
@@ -695,18 +739,31 @@ func (r *run) snapshot() *passport.Error {
 
 func (r *run) passportHash() *passport.Error {
 	var hash cjson.Value
-	n := 0
+	c := &r.claimed
 	for k, val := range r.snap.Members() {
-		n++
 		switch string(name(k)) {
 		case "passport":
 			r.body = val
 		case "passportHash":
 			hash = val
+		case "exp":
+			c.exp = val
+		case "iat":
+			c.iat = val
+		case "iss":
+			c.iss = val
+		case "nbf":
+			c.nbf = val
+		case "status":
+			c.status = val
+		case "sub":
+			c.sub = val
+		default:
+			return fail(passport.ReasonPayloadMalformed, "the payload holds a member outside passport, passportHash and the JWT claims")
 		}
 	}
-	if n != 2 || r.body.Kind() != cjson.Object || hash.Kind() != cjson.String {
-		return fail(passport.ReasonPayloadMalformed, "the payload must hold exactly a passport object and a passportHash string")
+	if r.body.Kind() != cjson.Object || hash.Kind() != cjson.String {
+		return fail(passport.ReasonPayloadMalformed, "the payload must hold a passport object and a passportHash string")
 	}
 	// A hash is hex digits, which canonical JSON never escapes: the raw
 	// text is the one to compare.
@@ -727,7 +784,8 @@ func (r *run) passportHash() *passport.Error {
 // is the zero Value.
 type bodyMembers struct {
 	passportVersion, trustModelVersion, issuer, subject, issuedAt, expiresAt cjson.Value
-	evidenceRoot, evidenceCount, skillPassports                              cjson.Value
+	evidenceRoot, evidenceCount, skillPassports, cnf, status                 cjson.Value
+	subjectID                                                                cjson.Value // found by the fields check
 }
 
 func (r *run) version() *passport.Error {
@@ -752,6 +810,10 @@ func (r *run) version() *passport.Error {
 			m.evidenceCount = val
 		case "skillPassports":
 			m.skillPassports = val
+		case "cnf":
+			m.cnf = val
+		case "status":
+			m.status = val
 		}
 	}
 	pv := m.passportVersion
@@ -765,6 +827,7 @@ func (r *run) version() *passport.Error {
 	if err := passport.CheckVersion("passportVersion", s, passport.Version); err != nil {
 		return asError(err)
 	}
+	r.hasClaims = passport.HasClaims(s)
 	if tv := m.trustModelVersion; tv.Kind() != cjson.Invalid {
 		s, ok := tv.Text()
 		if !ok {
@@ -815,6 +878,7 @@ func (r *run) fields() *passport.Error {
 		return fail(passport.ReasonFieldInvalid, "subject must be an object")
 	}
 	id, _ := subject.Get("id")
+	m.subjectID = id
 	if r.subjectID, err = str(id, "id"); err != nil {
 		err.Detail = "subject." + err.Detail
 		return err
@@ -865,7 +929,7 @@ func (r *run) fields() *passport.Error {
 			i++
 		}
 	}
-	return nil
+	return r.binding()
 }
 
 func (r *run) issuer() *passport.Error {
@@ -896,7 +960,7 @@ func (r *run) validity() *passport.Error {
 }
 
 // evidence checks the disclosed evidence in three passes, so that a bundle
-// with several faults gets one reason (SPEC.md §11.2 step 17): first the
+// with several faults gets one reason (SPEC.md §11.2 step 18): first the
 // shape of every entry in order (evidence_malformed), then the root
 // (evidence_root_mismatch), then each entry in order, its proof
 // (evidence_proof_invalid) and then its numbers (json_not_canonical).
@@ -1008,7 +1072,7 @@ type entry struct {
 
 func (r *run) subject() *passport.Error {
 	if r.policy.anySubject {
-		r.notRequired = true
+		r.skipped = passport.ReasonNotRequired
 		r.detail = "the policy accepts any subject"
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -97,9 +98,20 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"passport-serve": main})
 }
 
+// freeAddr returns a loopback address whose port was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
 // TestReadmeCommand runs the `passport-serve` command lines of README.md, as
-// written, each in the background with a trust file of that name, until it
-// answers /healthz, and then stops it.
+// written but on a free port, each in the background with a trust file of
+// that name, until it answers /healthz, and then stops it.
 func TestReadmeCommand(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -117,8 +129,12 @@ func TestReadmeCommand(t *testing.T) {
 		}
 		trust := c[strings.Index(c, "--trust ")+len("--trust "):]
 		trust, _, _ = strings.Cut(trust, " ")
-		addr := c[strings.Index(c, "--addr ")+len("--addr "):]
-		addr, _, _ = strings.Cut(addr, " ")
+		readmeAddr := c[strings.Index(c, "--addr ")+len("--addr "):]
+		readmeAddr, _, _ = strings.Cut(readmeAddr, " ")
+		// The command as written, on a port that is free now: the README's
+		// own may be taken by a server the reader started.
+		addr := freeAddr(t)
+		c = strings.Replace(c, "--addr "+readmeAddr, "--addr "+addr, 1)
 		fmt.Fprintf(&script, "cp trust.json %s\nexec passport-serve %s &serve&\nhealthy http://%s/healthz\nkill -INT serve\nwait serve\n", trust, c, addr)
 	}
 	if script.Len() == 0 {

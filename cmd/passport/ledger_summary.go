@@ -122,22 +122,3 @@ func printSummaryCheck(e *env, out ledgertools.SummaryOut) error {
 	_, err := fmt.Fprintf(w, "  %s\n", out.Note)
 	return err
 }
-
-// readSigningFlags loads the optional signing key and trust file of the
-// MCP server.
-func readSigningFlags(e *env, sign, trust string) (*passport.Signer, *verifier.Trust, error) {
-	var s *passport.Signer
-	var t *verifier.Trust
-	var err error
-	if sign != "" {
-		if s, err = loadSigner(e, sign); err != nil {
-			return nil, nil, err
-		}
-	}
-	if trust != "" {
-		if t, err = loadTrust(e, trust); err != nil {
-			return nil, nil, err
-		}
-	}
-	return s, t, nil
-}

@@ -75,8 +75,16 @@ func TestVectorsCLI(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := []string{"verify", "--any-subject", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--json", "-"}
-			code := run(context.Background(), args, bytes.NewReader(c.Bundle), &stdout, &stderr)
+			args := []string{"verify", "--any-subject", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--json"}
+			if c.StatusList != nil {
+				// As a shell might save it, with a final line feed.
+				status := filepath.Join(dir, c.Name+".jwt")
+				if err := os.WriteFile(status, append(c.StatusList, '\n'), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--status", status)
+			}
+			code := run(context.Background(), append(args, "-"), bytes.NewReader(c.Bundle), &stdout, &stderr)
 			want := cli.ExitFailed
 			switch {
 			case c.Verified:
@@ -100,8 +108,13 @@ func TestVectorsCLI(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 				t.Fatalf("--json output: %v\n%s", err, stdout.String())
 			}
-			if res.Verified != c.Verified || res.Reason != c.Reason || len(res.Checks) == 0 {
+			if res.Verified != c.Verified || res.Reason != c.Reason || len(res.Checks) != len(c.Checks) {
 				t.Errorf("got verified %v reason %s, want %v %s", res.Verified, res.Reason, c.Verified, c.Reason)
+			}
+			for i := range min(len(res.Checks), len(c.Checks)) {
+				if got, want := res.Checks[i], c.Checks[i]; got.Name != want.Name || got.Reason != want.Reason {
+					t.Errorf("check %d: %s %s, want %s %s", i, got.Name, got.Reason, want.Name, want.Reason)
+				}
 			}
 			if !c.Verified && (res.PassportHash != "" || res.Subject != "" || bytes.Contains(stdout.Bytes(), []byte(`"passport":`))) {
 				t.Errorf("unverified passport content printed: %s", stdout.String())

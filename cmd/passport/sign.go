@@ -73,7 +73,10 @@ func (c *signCmd) Run(e *env) error {
 	p.Issuer = c.Issuer
 	p.IssuedAt = passport.NewTime(now)
 	p.ExpiresAt = passport.NewTime(now.Add(c.TTL))
-	if p.PassportVersion == "" {
+	// A passport signed now is of the version this package writes, so
+	// that its payload carries the JWT claims, whatever minor version the
+	// input names; an unknown major version is refused below.
+	if p.PassportVersion == "" || passport.CheckVersion("passportVersion", p.PassportVersion, passport.Version) == nil {
 		p.PassportVersion = passport.Version
 	}
 	if p.TrustModelVersion == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ type verifyCmd struct {
 	JSON       bool          `name:"json" help:"Print one JSON object instead of text."`
 	Recompute  bool          `help:"Recompute every skill passport from the disclosed evidence (or the --evidence file); fail on any difference."`
 	Evidence   string        `help:"With --recompute: the passport's complete evidence file (as the issuer serves it); its records' root must be the signed evidenceRoot, and every skill passport is recomputed from it." placeholder:"FILE" type:"path"`
+	Status     string        `help:"Status list token fetched earlier from the passport's status uri (a compact JWS; one final line feed is ignored): the status check verifies it with the trust file and reads the passport's entry. Without it, a passport that names a list reports the status check as not_checked." placeholder:"FILE" type:"path"`
 	Bundle     string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
 }
 
@@ -34,6 +36,14 @@ func (c *verifyCmd) Run(e *env) error {
 	bundle, err := readInput(e, c.Bundle, passport.MaxBundleSize)
 	if err != nil {
 		return err
+	}
+	if c.Status != "" {
+		token, err := readInput(e, c.Status, verifier.MaxStatusListSize)
+		if err != nil {
+			return err
+		}
+		token = bytes.TrimSuffix(bytes.TrimSuffix(token, []byte("\n")), []byte("\r"))
+		policy = policy.WithStatusList(v.ReadStatusList(token))
 	}
 	res, err := v.Verify(e.ctx, bundle, policy)
 	if err != nil {
@@ -157,7 +167,7 @@ func printResult(e *env, res *verifier.Result) {
 		switch {
 		case c.Reason == passport.ReasonNotReached:
 			mark = "--"
-		case c.Reason == passport.ReasonNotRequired:
+		case c.Skipped():
 			mark = "skip"
 			detail = string(c.Reason) + ": " + detail
 		case !c.OK:

@@ -11,8 +11,8 @@ import (
 // TestRunOTC runs a small experiment end to end on Bitcoin OTC.
 func TestRunOTC(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run([]string{"-edges", extdata.Path(t, "graphs", "soc-sign-bitcoinotc.csv"),
-		"-labels", extdata.Path(t, "graphs", "otc_gt.csv"), "-sybils", "20", "-attacks", "1,10", "-readers", "3"}, &out, &errb)
+	code := run([]string{"-edges", extdata.Graph(t, "soc-sign-bitcoinotc.csv"),
+		"-labels", extdata.Graph(t, "otc_gt.csv"), "-sybils", "20", "-attacks", "1,10", "-readers", "3"}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}

@@ -1,9 +1,12 @@
-// Package extdata locates the external test material that lives beside the
-// repository in ../shared/testdata. It is for tests only.
+// Package extdata locates external test material: reference vectors that
+// nobody here wrote. It is for tests only.
 //
-// A user's clone has no ../shared: tests that need it skip, saying so in one
-// line. When the CI environment variable is set the material must be present,
-// and its absence fails the test instead.
+// Material whose licence allows it lives in the repository, under
+// testdata/external (see its README for each source and licence), so a
+// clone is self-contained: [Path] finds it and fails the test when it is
+// missing. The trust graphs, which may not be copied, are read from the
+// folder the environment variable [GraphsEnv] names; [Graph] skips the test
+// with one line when it names none.
 package extdata
 
 import (
@@ -12,23 +15,40 @@ import (
 	"testing"
 )
 
-// Path returns the path of elem under ../shared/testdata, relative to the
-// repository root. It skips t when the folder is absent, or fails t when the
-// CI environment variable is set.
+// GraphsEnv names the environment variable holding the folder of the shared
+// external material whose graphs/ subfolder holds the trust graphs.
+// .ci/run sets it to ../shared/testdata.
+const GraphsEnv = "PASSPORTKIT_SHARED_TESTDATA"
+
+// Path returns the path of elem under testdata/external in the repository.
+// A missing file fails t: the material is part of every clone.
 func Path(t testing.TB, elem ...string) string {
 	t.Helper()
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatalf("extdata: %v", err)
 	}
-	dir := filepath.Join(filepath.Dir(root), "shared", "testdata")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("extdata: %s is missing, and CI requires it", dir)
-		}
-		t.Skipf("extdata: %s not present; skipping external reference test", dir)
+	p := filepath.Join(append([]string{root, "testdata", "external"}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("extdata: %v", err)
 	}
-	return filepath.Join(append([]string{dir}, elem...)...)
+	return p
+}
+
+// Graph returns the path of the trust graph file name under the graphs/
+// folder of the material GraphsEnv names, and skips t, saying so in one
+// line, when the variable is unset.
+func Graph(t testing.TB, name string) string {
+	t.Helper()
+	dir := os.Getenv(GraphsEnv)
+	if dir == "" {
+		t.Skipf("extdata: %s is not set; skipping the test on the trust graph %s", GraphsEnv, name)
+	}
+	p := filepath.Join(dir, "graphs", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("extdata: %s names %s: %v", GraphsEnv, dir, err)
+	}
+	return p
 }
 
 // repoRoot walks up from the working directory to the folder holding go.mod.

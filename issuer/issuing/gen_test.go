@@ -22,8 +22,6 @@ func newWorld(seed uint64) *issuingtest.World { return issuingtest.NewWorld(seed
 
 type shape = issuingtest.Shape
 
-var skillTerms = issuingtest.SkillTerms
-
 // signer returns a deterministic Ed25519 signer and a verifier reading a
 // trust file for it.
 func signer(t testing.TB) (*passport.Signer, *verifier.Verifier) {

@@ -69,6 +69,9 @@ type Options struct {
 	// Validity is the time from issuance to expiry; zero means
 	// DefaultValidity.
 	Validity time.Duration
+	// Status is the passport's entry in its issuer's status list, written
+	// as its status member; nil when the issuer keeps no lists.
+	Status *passport.StatusRef
 }
 
 func (o Options) check() error {
@@ -144,9 +147,11 @@ func Issue(s *Subject, key []byte, signer Signer, opt Options, d Disclosure) (*I
 	return draft.Sign(signer, d)
 }
 
-// Assemble builds the passport of s from its collection: the outer v0.1
-// members, at most passport.MaxSkillPassports skill passports assessed as
-// of the issuance day, and the evidence root over every record.
+// Assemble builds the passport of s from its collection: the outer
+// members of passport.Version (cnf naming s's holder keys, when it has
+// any, and status from opt), at most passport.MaxSkillPassports skill
+// passports assessed as of the issuance day, and the evidence root over
+// every record.
 func Assemble(s *Subject, c *Collection, opt Options) (*Draft, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
@@ -185,6 +190,13 @@ func Assemble(s *Subject, c *Collection, opt Options) (*Draft, error) {
 		Policies:         passport.DefaultPolicies(),
 		EvidenceRoot:     tree.Root().String(),
 		EvidenceCount:    len(c.Leaves),
+	}
+	if len(s.HolderKeys) > 0 {
+		p.Cnf = &passport.Confirmation{JKTs: slices.Sorted(slices.Values(s.HolderKeys))}
+	}
+	if opt.Status != nil {
+		status := *opt.Status
+		p.Status = &status
 	}
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("issuing: %w", err)

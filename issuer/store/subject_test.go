@@ -203,9 +203,9 @@ func TestLoadSubjectStopsAtTheLimits(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db)
 		s := f.agent("prolific")
-		var evs []issuer.Principal
+		// Six evaluators: the reports below come from every other agent.
 		for i := range 6 {
-			evs = append(evs, f.agent(fmt.Sprintf("e%d", i)))
+			f.agent(fmt.Sprintf("e%d", i))
 		}
 		x := db.UnsafeSQL()
 		now := time.Now().UTC().Truncate(time.Microsecond)

@@ -239,6 +239,8 @@ func resultOf(res *verifier.Result) *verifyResult {
 			row.Status, row.Class = "not reached", "none"
 		case c.Reason == passport.ReasonNotRequired:
 			row.Status, row.Class = "not required", "skip"
+		case c.Reason == passport.ReasonNotChecked:
+			row.Status, row.Class = "not checked", "skip"
 		case c.OK:
 			row.Status, row.Class = "passed", "ok"
 		default:

@@ -26,7 +26,7 @@ func TestAUC(t *testing.T) {
 // TestSybilOTC runs a small experiment on Bitcoin OTC: without attack edges
 // the region captures nothing, and with them never more than the bound.
 func TestSybilOTC(t *testing.T) {
-	f, err := os.Open(extdata.Path(t, "graphs", "soc-sign-bitcoinotc.csv"))
+	f, err := os.Open(extdata.Graph(t, "soc-sign-bitcoinotc.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestSybilOTC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels := readLabels(t, extdata.Path(t, "graphs", "otc_gt.csv"))
+	labels := readLabels(t, extdata.Graph(t, "otc_gt.csv"))
 	rep, err := Run(edges, labels, Config{SybilKeys: 50, AttackEdges: []int{0, 1, 10}, Readers: 5, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,9 @@
 // Package storetest opens fresh, migrated stores for tests, on every engine
 // available: SQLite always, PostgreSQL when PASSPORT_TEST_DATABASE_URL names
-// a database. When the CI environment variable is set PostgreSQL is
+// a database. When PASSPORTKIT_CI is set (.ci/run sets it) PostgreSQL is
 // required, and a missing URL fails the test; elsewhere the PostgreSQL half
-// is skipped with a notice.
+// is skipped with a notice. The generic CI variable, which every hosted CI
+// sets, changes nothing.
 //
 // Each PostgreSQL store lives in its own schema, dropped when the test ends;
 // each SQLite store is a file in the test's temporary directory.
@@ -32,6 +33,14 @@ import (
 // EnvURL names the environment variable holding the PostgreSQL test URL.
 const EnvURL = "PASSPORT_TEST_DATABASE_URL"
 
+// EnvRequired names the environment variable that makes the tests' outside
+// services required (PostgreSQL here, Chromium for the pages) instead of
+// skipped: .ci/run sets it.
+const EnvRequired = "PASSPORTKIT_CI"
+
+// Required reports whether EnvRequired is set.
+func Required() bool { return os.Getenv(EnvRequired) != "" }
+
 var notice sync.Once
 
 // Engines returns the engines to test on.
@@ -40,8 +49,8 @@ func Engines(t testing.TB) []store.Engine {
 	if os.Getenv(EnvURL) != "" {
 		return []store.Engine{store.SQLite, store.Postgres}
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("storetest: %s is not set, and CI requires the PostgreSQL tests", EnvURL)
+	if Required() {
+		t.Fatalf("storetest: %s is not set, and %s requires the PostgreSQL tests", EnvURL, EnvRequired)
 	}
 	notice.Do(func() {
 		fmt.Fprintf(os.Stderr, "storetest: %s is not set: PostgreSQL tests are SKIPPED; only SQLite is tested\n", EnvURL)
@@ -113,8 +122,8 @@ func postgresSchema(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(EnvURL)
 	if base == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("storetest: %s is not set, and CI requires the PostgreSQL tests", EnvURL)
+		if Required() {
+			t.Fatalf("storetest: %s is not set, and %s requires the PostgreSQL tests", EnvURL, EnvRequired)
 		}
 		t.Skipf("storetest: %s is not set", EnvURL)
 	}

@@ -103,6 +103,26 @@ func List(v any) []any { l, _ := v.([]any); return l }
 // Str: see [Object].
 func Str(v any) string { s, _ := v.(string); return s }
 
+// Generated holds the case files of dir against cases, the cases a
+// generator writes, each as indented JSON in a file named after it (from
+// name); with update it first rewrites the folder. It returns one sentence
+// per difference, and an error for a name generated twice.
+func Generated[C any](dir string, cases []C, name func(C) string, update bool) ([]string, error) {
+	want := map[string][]byte{}
+	for _, c := range cases {
+		b, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		file := name(c) + ".json"
+		if _, dup := want[file]; dup {
+			return nil, fmt.Errorf("case %s is generated twice", name(c))
+		}
+		want[file] = append(b, '\n')
+	}
+	return Sync(dir, want, update)
+}
+
 // Sync holds the case files of dir (its cases/*.json) against want, the
 // files a generator writes by name. With update it first rewrites the
 // folder to hold exactly want. It returns one sentence per difference.
