@@ -120,7 +120,9 @@ func (c *serveCmd) Run(e *env) error {
 	passports := service.NewPassports(db, ring, service.PassportOptions{Observer: met})
 	discovery := service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log})
 	// Replicas on one PostgreSQL database free each other's cached
-	// passports, and re-index the subject, as soon as a write commits.
+	// passports, and re-index the subject, as soon as a write commits; a
+	// key change frees every cached passport (and sweeps the index, which
+	// finds nothing to do: it holds no signature).
 	listenCtx, stopListening := context.WithCancel(e.ctx)
 	indexer, indexed := c.startIndexer(listenCtx, e, discovery)
 	listening := make(chan error, 1)
