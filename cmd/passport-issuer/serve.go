@@ -12,6 +12,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/httpserve"
 	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/problem/problemhttp"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
@@ -194,7 +195,7 @@ func (c *serveCmd) Run(e *env) error {
 func metricsOnly(metrics http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/metrics" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
-			problem.Write(w, problem.New(problem.NotFound, "this address serves only GET /metrics", r.URL.Path))
+			problemhttp.Write(w, problem.New(problem.NotFound, "this address serves only GET /metrics", r.URL.Path))
 			return
 		}
 		metrics.ServeHTTP(w, r)
