@@ -17,9 +17,9 @@ import (
 )
 
 // SaveIssuedPassport keeps an issued passport and its evidence file
-// (compressed) until purgeAfter, in one transaction that also deletes the
-// passports whose purge time has passed. Saving the same passport hash
-// again changes nothing.
+// (compressed) until purgeAfter, with the status list entry reserved for
+// it, in one transaction that also deletes the passports whose purge time
+// has passed. Saving the same passport hash again changes nothing.
 func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, purgeAfter time.Time) error {
 	// klauspost/compress writes standard gzip at about half the time of
 	// compress/gzip at BestSpeed, and smaller (BenchmarkCompressEvidence);
@@ -32,6 +32,13 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("store: compress evidence: %w", err)
 	}
+	var (
+		statusList *issuer.StatusListID
+		statusIdx  *int
+	)
+	if p.Status != nil {
+		statusList, statusIdx = &p.Status.List, &p.Status.Idx
+	}
 	now := db.timestamp()
 	return db.inTx(ctx, func(tx *sqlx.Tx) error {
 		a, err := db.loadAgent(ctx, tx, p.Subject)
@@ -41,9 +48,9 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 		if _, err := exec(ctx, tx, `DELETE FROM issued_passports WHERE purge_after < ?`, now); err != nil {
 			return fmt.Errorf("store: purge issued passports: %w", err)
 		}
-		_, err = exec(ctx, tx, `INSERT INTO issued_passports (passport_hash, agent_id, issued_at, expires_at, purge_after, kid, evidence_gz)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (passport_hash) DO NOTHING`,
-			p.PassportHash, a.Key, p.IssuedAt.UTC(), p.ExpiresAt.UTC(), purgeAfter.UTC(), p.KID, buf.Bytes())
+		_, err = exec(ctx, tx, `INSERT INTO issued_passports (passport_hash, agent_id, issued_at, expires_at, purge_after, kid, evidence_gz, status_list_id, status_idx)
+			VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT id FROM status_lists WHERE name = ?), ?) ON CONFLICT (passport_hash) DO NOTHING`,
+			p.PassportHash, a.Key, p.IssuedAt.UTC(), p.ExpiresAt.UTC(), purgeAfter.UTC(), p.KID, buf.Bytes(), statusList, statusIdx)
 		if err != nil {
 			return fmt.Errorf("store: save issued passport: %w", err)
 		}

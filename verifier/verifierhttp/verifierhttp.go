@@ -42,6 +42,10 @@ type Config struct {
 	BodyTimeout time.Duration
 	// Logger receives internal errors; the default discards them.
 	Logger *slog.Logger
+	// Status, when set, supplies the status list of each passport that
+	// names one it may fetch; without it, or for another list, the status
+	// check reports not_checked.
+	Status *StatusFetcher
 }
 
 func (c *Config) defaults() {
@@ -69,6 +73,9 @@ func (c *Config) defaults() {
 //
 //	POST /v1/verify   body: a bundle (optionally gzip-encoded); query: at, subject
 //	GET  /healthz
+//
+// With Config.Status set, the status check of a passport that names a list
+// the fetcher may fetch consults that list (see [StatusFetcher]).
 //
 // A verification answers 200 with the Result whatever the verdict; errors
 // are RFC 9457 problem details with the reason codes the issuer uses
@@ -146,6 +153,14 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 		be, _ := errors.AsType[*httpbody.Error](err)
 		writeProblem(w, r, be.Code, be.Detail)
 		return
+	}
+
+	if h.cfg.Status != nil {
+		if uri, ok := statusURIUnverified(body); ok {
+			if l := h.cfg.Status.List(r.Context(), uri); l != nil {
+				policy = policy.WithStatusList(l)
+			}
+		}
 	}
 
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.QueueWait)

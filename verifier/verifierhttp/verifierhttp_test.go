@@ -16,7 +16,9 @@ import (
 	"github.com/remnant/passportkit/verifier/verifierhttp"
 )
 
-func newServer(t *testing.T, cfg verifierhttp.Config) (*httptest.Server, map[string][]byte) {
+// vectorVerifier returns a verifier of the vectors' trust file and the
+// vectors.
+func vectorVerifier(t *testing.T) (*verifier.Verifier, []vectors.Case) {
 	t.Helper()
 	trustJSON, cases, err := vectors.Load(vectors.FS)
 	if err != nil {
@@ -30,6 +32,12 @@ func newServer(t *testing.T, cfg verifierhttp.Config) (*httptest.Server, map[str
 	if err != nil {
 		t.Fatal(err)
 	}
+	return v, cases
+}
+
+func newServer(t *testing.T, cfg verifierhttp.Config) (*httptest.Server, map[string][]byte) {
+	t.Helper()
+	v, cases := vectorVerifier(t)
 	srv := httptest.NewServer(verifierhttp.NewHandler(v, cfg))
 	t.Cleanup(srv.Close)
 	bundles := map[string][]byte{}
