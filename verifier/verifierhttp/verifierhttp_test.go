@@ -16,6 +16,8 @@ import (
 	"github.com/remnant/passportkit/verifier/verifierhttp"
 )
 
+// newServer serves the vectors' trust file and returns each vector's
+// input, a bundle or a presentation, by name.
 func newServer(t *testing.T, cfg verifierhttp.Config) (*httptest.Server, map[string][]byte) {
 	t.Helper()
 	trustJSON, cases, err := vectors.Load(vectors.FS)
@@ -34,7 +36,7 @@ func newServer(t *testing.T, cfg verifierhttp.Config) (*httptest.Server, map[str
 	t.Cleanup(srv.Close)
 	bundles := map[string][]byte{}
 	for _, c := range cases {
-		bundles[c.Name] = c.Bundle
+		bundles[c.Name] = append(c.Bundle, c.Presentation...)
 	}
 	return srv, bundles
 }
@@ -118,6 +120,62 @@ func TestHTTPVerify(t *testing.T) {
 	}
 }
 
+// TestHTTPVerifyPresentation checks POST /v1/verify/presentation: the
+// presentation policy in the query, checked before the body is read, and
+// the bound of a presentation.
+func TestHTTPVerifyPresentation(t *testing.T) {
+	srv, inputs := newServer(t, verifierhttp.Config{})
+	q := "?at=2026-06-01T00:00:00Z&aud=https%3A%2F%2Fverifier.example&nonce=n-7Kq2xW9fLp"
+	tests := []struct {
+		name     string
+		body     []byte
+		header   map[string]string
+		query    string
+		status   int
+		verified bool
+		reason   string
+	}{
+		{"verified", inputs["valid_presentation_eddsa"], nil, q, 200, true, "ok"},
+		{"verified gzip", gz(inputs["valid_presentation_es256"]), map[string]string{"Content-Encoding": "gzip"}, q, 200, true, "ok"},
+		{"subject", inputs["valid_presentation_eddsa"], nil, q + "&subject=agt_7Qm2xKp9Lr4Vt8Wn", 200, true, "ok"},
+		{"another subject", inputs["valid_presentation_eddsa"], nil, q + "&subject=agt_other", 200, false, "subject_mismatch"},
+		{"another nonce", inputs["valid_presentation_eddsa"], nil, "?at=2026-06-01T00:00:00Z&aud=https%3A%2F%2Fverifier.example&nonce=n0", 200, false, "kb_nonce_mismatch"},
+		{"a shorter maximum age", inputs["valid_presentation_max_age_boundary"], nil, q + "&maxAge=299", 200, false, "kb_stale"},
+		{"maximum age at its bound", inputs["valid_presentation_eddsa"], nil, q + "&maxAge=86400", 200, true, "ok"},
+		{"a bundle", inputs["valid_v02_cnf"], nil, q, 200, false, "presentation_malformed"},
+		{"a presentation over 512 KiB", inputs["presentation_bundle_too_large_fail"], nil, q, 200, false, "bundle_too_large"},
+		{"over 520 KiB", inputs["presentation_too_large_fail"], nil, q, 413, false, ""},
+		{"no nonce", []byte("not read"), nil, "?aud=x", 400, false, ""},
+		{"no aud", []byte("not read"), nil, "?nonce=x", 400, false, ""},
+		{"maxAge negative", []byte("not read"), nil, q + "&maxAge=-1", 400, false, ""},
+		{"maxAge over a day", []byte("not read"), nil, q + "&maxAge=86401", 400, false, ""},
+		{"maxAge a duration", []byte("not read"), nil, q + "&maxAge=5m", 400, false, ""},
+		{"bad at", []byte("not read"), nil, "?at=noon&aud=x&nonce=y", 400, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := post(t, srv.URL+"/v1/verify/presentation"+tt.query, tt.body, tt.header)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+			if tt.status != 200 {
+				assertProblem(t, resp, body, tt.status)
+				return
+			}
+			var res verifier.Result
+			if err := json.Unmarshal(body, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Verified != tt.verified || string(res.Reason) != tt.reason || (res.HolderKey != "") != tt.verified {
+				t.Errorf("verified %v reason %s holder key %q, want %v %s", res.Verified, res.Reason, res.HolderKey, tt.verified, tt.reason)
+			}
+			if len(res.Checks) != len(verifier.PresentationCheckNames()) {
+				t.Errorf("%d checks", len(res.Checks))
+			}
+		})
+	}
+}
+
 func assertProblem(t *testing.T, resp *http.Response, body []byte, status int) {
 	t.Helper()
 	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
@@ -156,6 +214,8 @@ func TestHTTPRoutes(t *testing.T) {
 		{"DELETE", "/healthz", 405},
 		{"GET", "/nope", 404},
 		{"POST", "/v1/verify/extra", 404},
+		{"GET", "/v1/verify/presentation", 405},
+		{"POST", "/v1/verify/presentation/x", 404},
 	} {
 		req, _ := http.NewRequest(tt.method, srv.URL+tt.path, nil)
 		resp, err := http.DefaultClient.Do(req)
