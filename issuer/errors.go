@@ -70,6 +70,14 @@ func (e *Error) Error() string {
 // Unwrap returns the internal cause.
 func (e *Error) Unwrap() error { return e.Err }
 
+// ProblemCode returns the error's reason code (problem.Coded).
+func (e *Error) ProblemCode() Code { return e.Code }
+
+// ProblemDetail returns the caller-safe message (problem.Coded).
+func (e *Error) ProblemDetail() string { return e.Message }
+
+var _ problem.Coded = (*Error)(nil)
+
 // Errorf returns an [Error] with the given code and a formatted message for
 // the caller.
 func Errorf(code Code, format string, args ...any) *Error {

@@ -17,12 +17,6 @@ import (
 // MaxSummaryBytes bounds a received summary before it is read.
 const MaxSummaryBytes = 16 << 10
 
-// SummaryJWSType is the typ header of a JWS that signs a summary id: the
-// payload is the id itself, 64 lower-case hex digits. A sharer signs with
-// its own key; a receiver checks the signature against a trust file that
-// names the sharer.
-const SummaryJWSType = "reputation-summary+jws"
-
 // ErrNoCounterparty is returned by [File.Share] for an id the file does not
 // name at all: there is nothing of the owner's to share about it.
 var ErrNoCounterparty = errors.New("ledger: counterparty not in the file")

@@ -13,6 +13,10 @@ const (
 	MediaType = "application/vnd.passportkit.bundle+json"
 	// JWSType is the typ header of a passport credential.
 	JWSType = "passport+jws"
+	// SummaryJWSType is the typ header of a JWS, under the same profile,
+	// that signs the id of a shared REPUTATION.md summary: its payload is
+	// the id itself, 64 lower-case hex digits (package ledger).
+	SummaryJWSType = "reputation-summary+jws"
 	// MaxBundleSize bounds a bundle, before any parsing and after any
 	// decompression: 512 KiB.
 	MaxBundleSize = 512 << 10

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/remnant/passportkit/ledger"
 	"github.com/remnant/passportkit/passport"
 )
 
@@ -20,7 +19,7 @@ type SummarySignature struct {
 }
 
 // VerifySummarySignature checks jws, a signature over the id of a shared
-// REPUTATION.md summary (SPEC.md and ledger.SummaryJWSType), under the
+// REPUTATION.md summary (SPEC.md and passport.SummaryJWSType), under the
 // passport JWS profile against the verifier's trust file; then that it
 // signs id (compared in lower case, without surrounding space), and that
 // the key's validity window, if it has one, covers the summary's asOf day.
@@ -29,7 +28,7 @@ type SummarySignature struct {
 // passport.ReasonKeyWindow.
 func (v *Verifier) VerifySummarySignature(jws []byte, id string, asOf time.Time) SummarySignature {
 	res := SummarySignature{Check: Check{Name: CheckSummarySignature}}
-	payload, kid, err := v.VerifyJWS(jws, ledger.SummaryJWSType)
+	payload, kid, err := v.VerifyJWS(jws, passport.SummaryJWSType)
 	if err != nil {
 		pe := asError(err)
 		res.Reason, res.Detail = pe.Reason, pe.Detail

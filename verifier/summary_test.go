@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remnant/passportkit/ledger"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
@@ -41,7 +40,7 @@ func TestVerifySummarySignature(t *testing.T) {
 		}
 		return []byte(jws)
 	}
-	good := sign(id, ledger.SummaryJWSType)
+	good := sign(id, passport.SummaryJWSType)
 	tests := []struct {
 		name   string
 		v      *verifier.Verifier
@@ -50,7 +49,7 @@ func TestVerifySummarySignature(t *testing.T) {
 		reason passport.Reason
 	}{
 		{"ok", newVerifier(key, time.Time{}), good, day, passport.ReasonOK},
-		{"another id", newVerifier(key, time.Time{}), sign("ff"+id[2:], ledger.SummaryJWSType), day, passport.ReasonSummaryIDMismatch},
+		{"another id", newVerifier(key, time.Time{}), sign("ff"+id[2:], passport.SummaryJWSType), day, passport.ReasonSummaryIDMismatch},
 		{"passport typ", newVerifier(key, time.Time{}), sign(id, passport.JWSType), day, passport.ReasonJWSType},
 		{"unknown key", newVerifier(other, time.Time{}), good, day, passport.ReasonKeyUnknown},
 		{"key not yet valid", newVerifier(key, day.Add(24*time.Hour)), good, day, passport.ReasonKeyWindow},

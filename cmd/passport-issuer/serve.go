@@ -12,6 +12,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/httpserve"
 	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/problem/problemhttp"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/mcpserver"
@@ -120,7 +121,9 @@ func (c *serveCmd) Run(e *env) error {
 	passports := service.NewPassports(db, ring, service.PassportOptions{Observer: met})
 	discovery := service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log})
 	// Replicas on one PostgreSQL database free each other's cached
-	// passports, and re-index the subject, as soon as a write commits.
+	// passports, and re-index the subject, as soon as a write commits; a
+	// key change frees every cached passport (and sweeps the index, which
+	// finds nothing to do: it holds no signature).
 	listenCtx, stopListening := context.WithCancel(e.ctx)
 	indexer, indexed := c.startIndexer(listenCtx, e, discovery)
 	listening := make(chan error, 1)
@@ -192,7 +195,7 @@ func (c *serveCmd) Run(e *env) error {
 func metricsOnly(metrics http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/metrics" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
-			problem.Write(w, problem.New(problem.NotFound, "this address serves only GET /metrics", r.URL.Path))
+			problemhttp.Write(w, problem.New(problem.NotFound, "this address serves only GET /metrics", r.URL.Path))
 			return
 		}
 		metrics.ServeHTTP(w, r)

@@ -31,6 +31,10 @@ type Options struct {
 	JSON bool
 }
 
+// DefaultTimeout is how long a body may take to arrive when a server sets
+// no bound of its own.
+const DefaultTimeout = 10 * time.Second
+
 // Error is a refused body: its reason code and a message for the caller.
 type Error struct {
 	Code   problem.Code
@@ -43,6 +47,14 @@ func (e *Error) Error() string { return string(e.Code) + ": " + e.Detail }
 
 // Unwrap returns the read error, if any.
 func (e *Error) Unwrap() error { return e.Err }
+
+// ProblemCode returns the refusal's reason code (problem.Coded).
+func (e *Error) ProblemCode() problem.Code { return e.Code }
+
+// ProblemDetail returns the refusal's detail (problem.Coded).
+func (e *Error) ProblemDetail() string { return e.Detail }
+
+var _ problem.Coded = (*Error)(nil)
 
 // writeGrace is how long a 408 answer may take to write once the body's
 // deadline has passed.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/problem/problemhttp"
 )
 
 func TestJSONMediaType(t *testing.T) {
@@ -46,7 +47,7 @@ func serve(t *testing.T, opt Options) *httptest.Server {
 			if !errors.As(err, &be) {
 				t.Errorf("error %v is not an *Error", err)
 			}
-			problem.Write(w, problem.New(be.Code, be.Detail, r.URL.Path))
+			problemhttp.Write(w, problem.New(be.Code, be.Detail, r.URL.Path))
 			return
 		}
 		w.Write(body)

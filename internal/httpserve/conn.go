@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/problem/problemhttp"
 )
 
 // Closing a socket with unread data makes the kernel answer with a reset,
@@ -138,7 +139,7 @@ func (c *conn) fill(p []byte) (int, error) {
 func (c *conn) refuseHead() error {
 	d := problem.New(problem.HeaderTooLarge, fmt.Sprintf("the request line and headers exceed %d bytes", c.maxHeader), "")
 	c.Conn.SetWriteDeadline(time.Now().Add(LingerTime))
-	c.Conn.Write(problem.Response(d))
+	c.Conn.Write(problemhttp.Response(d))
 	c.CloseWrite()
 	return &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: errHeaderTooLarge}
 }

@@ -17,7 +17,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/problem/problemhttp"
 )
 
 // Limits bound a server's connections.
@@ -86,7 +86,7 @@ func (l Limits) Listen(addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &listener{Listener: problem.Listener(ln, l.MaxHeaderBytes), maxHeader: l.MaxHeaderBytes}, nil
+	return &listener{Listener: problemhttp.Listener(ln, l.MaxHeaderBytes), maxHeader: l.MaxHeaderBytes}, nil
 }
 
 // Serve serves srv on ln until ctx ends, then shuts it down, giving

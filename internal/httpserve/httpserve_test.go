@@ -15,6 +15,7 @@ import (
 	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/problem/problemhttp"
 )
 
 func limits() Limits {
@@ -214,7 +215,7 @@ func TestRefusedBodiesAreAnsweredNotReset(t *testing.T) {
 	addr := start(t, limits(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := httpbody.Read(w, r, httpbody.Options{Limit: limit, Timeout: 5 * time.Second}); err != nil {
 			be, _ := errors.AsType[*httpbody.Error](err)
-			problem.Write(w, problem.New(be.Code, be.Detail, r.URL.Path))
+			problemhttp.Write(w, problem.New(be.Code, be.Detail, r.URL.Path))
 			return
 		}
 		io.WriteString(w, "ok")

@@ -1,6 +1,6 @@
 // Package problem is the one vocabulary of refusals shared by the issuer
-// service and the verification service, and the one way both write them as
-// RFC 9457 problem details.
+// service and the verification service, as RFC 9457 problem details; its
+// subpackage problemhttp writes them over HTTP.
 //
 // Each refusal has a stable reason [Code]. The HTTP status, the title and
 // the problem type URI are derived from the code, in one table ([Lookup])
@@ -8,10 +8,7 @@
 // the vocabulary.
 package problem
 
-import (
-	"encoding/json"
-	"net/http"
-)
+import "errors"
 
 // Code is a stable reason code for a refused or failed request.
 type Code string
@@ -61,46 +58,48 @@ const TypePrefix = "urn:passportkit:problem:"
 
 // Entry is what the vocabulary says about one code.
 type Entry struct {
+	// Status is the HTTP status code; this package imports no HTTP code,
+	// so that the domain packages can name refusals without it.
 	Status int
 	Title  string
 }
 
 var table = map[Code]Entry{
-	Invalid:             {http.StatusBadRequest, "Invalid request"},
-	JSONMalformed:       {http.StatusBadRequest, "Malformed JSON"},
-	JSONInvalidUTF8:     {http.StatusBadRequest, "Invalid UTF-8"},
-	JSONLoneSurrogate:   {http.StatusBadRequest, "Lone surrogate"},
-	JSONDuplicateKey:    {http.StatusBadRequest, "Duplicate member"},
-	JSONUnknownMember:   {http.StatusBadRequest, "Unknown member"},
-	JSONWrongType:       {http.StatusBadRequest, "Wrong type"},
-	JSONNumberRange:     {http.StatusBadRequest, "Number out of range"},
-	JSONTooDeep:         {http.StatusBadRequest, "Nesting too deep"},
-	JSONTrailingData:    {http.StatusBadRequest, "Trailing data"},
-	TooManyItems:        {http.StatusBadRequest, "Too many items"},
-	UnknownDimension:    {http.StatusBadRequest, "Unknown context dimension"},
-	CursorInvalid:       {http.StatusBadRequest, "Invalid cursor"},
-	LimitOutOfRange:     {http.StatusBadRequest, "Limit out of range"},
-	HolderKeyInvalid:    {http.StatusBadRequest, "Invalid holder key"},
-	HolderProofInvalid:  {http.StatusBadRequest, "Invalid proof of possession"},
-	HolderNonceInvalid:  {http.StatusBadRequest, "Invalid nonce"},
-	HolderNonceExpired:  {http.StatusBadRequest, "Nonce expired"},
-	Unauthorized:        {http.StatusUnauthorized, "Authentication required"},
-	InsufficientScope:   {http.StatusForbidden, "Insufficient scope"},
-	AgentInactive:       {http.StatusForbidden, "Agent not active"},
-	SelfFeedback:        {http.StatusForbidden, "Self-validation refused"},
-	SameOwner:           {http.StatusForbidden, "Same-owner validation refused"},
-	ConsumptionRequired: {http.StatusForbidden, "Retrieval required"},
-	NotFound:            {http.StatusNotFound, "Not found"},
-	MethodNotAllowed:    {http.StatusMethodNotAllowed, "Method not allowed"},
-	RequestTimeout:      {http.StatusRequestTimeout, "Request timeout"},
-	IdempotencyConflict: {http.StatusConflict, "Idempotency key reused"},
-	Conflict:            {http.StatusConflict, "Conflict"},
-	TooLarge:            {http.StatusRequestEntityTooLarge, "Request body too large"},
-	UnsupportedMedia:    {http.StatusUnsupportedMediaType, "Unsupported media type"},
-	RateLimited:         {http.StatusTooManyRequests, "Too many requests"},
-	HeaderTooLarge:      {http.StatusRequestHeaderFieldsTooLarge, "Request header fields too large"},
-	Internal:            {http.StatusInternalServerError, "Internal error"},
-	Unavailable:         {http.StatusServiceUnavailable, "Service unavailable"},
+	Invalid:             {400, "Invalid request"},
+	JSONMalformed:       {400, "Malformed JSON"},
+	JSONInvalidUTF8:     {400, "Invalid UTF-8"},
+	JSONLoneSurrogate:   {400, "Lone surrogate"},
+	JSONDuplicateKey:    {400, "Duplicate member"},
+	JSONUnknownMember:   {400, "Unknown member"},
+	JSONWrongType:       {400, "Wrong type"},
+	JSONNumberRange:     {400, "Number out of range"},
+	JSONTooDeep:         {400, "Nesting too deep"},
+	JSONTrailingData:    {400, "Trailing data"},
+	TooManyItems:        {400, "Too many items"},
+	UnknownDimension:    {400, "Unknown context dimension"},
+	CursorInvalid:       {400, "Invalid cursor"},
+	LimitOutOfRange:     {400, "Limit out of range"},
+	HolderKeyInvalid:    {400, "Invalid holder key"},
+	HolderProofInvalid:  {400, "Invalid proof of possession"},
+	HolderNonceInvalid:  {400, "Invalid nonce"},
+	HolderNonceExpired:  {400, "Nonce expired"},
+	Unauthorized:        {401, "Authentication required"},
+	InsufficientScope:   {403, "Insufficient scope"},
+	AgentInactive:       {403, "Agent not active"},
+	SelfFeedback:        {403, "Self-validation refused"},
+	SameOwner:           {403, "Same-owner validation refused"},
+	ConsumptionRequired: {403, "Retrieval required"},
+	NotFound:            {404, "Not found"},
+	MethodNotAllowed:    {405, "Method not allowed"},
+	RequestTimeout:      {408, "Request timeout"},
+	IdempotencyConflict: {409, "Idempotency key reused"},
+	Conflict:            {409, "Conflict"},
+	TooLarge:            {413, "Request body too large"},
+	UnsupportedMedia:    {415, "Unsupported media type"},
+	RateLimited:         {429, "Too many requests"},
+	HeaderTooLarge:      {431, "Request header fields too large"},
+	Internal:            {500, "Internal error"},
+	Unavailable:         {503, "Service unavailable"},
 }
 
 // Lookup returns the status and title of code; an unknown code is reported
@@ -143,16 +142,20 @@ func New(code Code, detail, instance string) Details {
 	return Details{Type: TypeURI(code), Title: e.Title, Status: e.Status, Detail: detail, Instance: instance, Code: code}
 }
 
-// Write writes d as application/problem+json. The body is data for a
-// program: it is never to be sniffed or rendered as HTML.
-func Write(w http.ResponseWriter, d Details) {
-	h := w.Header()
-	h.Set("Content-Type", "application/problem+json")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	if d.Status == http.StatusRequestTimeout || d.Status == http.StatusRequestHeaderFieldsTooLarge {
-		h.Set("Connection", "close")
+// Coded is an error that carries its own reason code and a detail that may
+// be shown to the caller. The issuer's errors and the body reader's are.
+type Coded interface {
+	error
+	ProblemCode() Code
+	ProblemDetail() string
+}
+
+// Of returns the problem details of err on the request path instance: its
+// code and detail when err wraps a [Coded] error, and [Internal] with a
+// generic detail otherwise, so that nothing internal reaches the caller.
+func Of(err error, instance string) Details {
+	if c, ok := errors.AsType[Coded](err); ok {
+		return New(c.ProblemCode(), c.ProblemDetail(), instance)
 	}
-	w.WriteHeader(d.Status)
-	json.NewEncoder(w).Encode(d)
+	return New(Internal, "an internal error occurred", instance)
 }

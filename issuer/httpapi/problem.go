@@ -1,11 +1,10 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 
-	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/problem/problemhttp"
 	"github.com/remnant/passportkit/issuer"
 )
 
@@ -14,18 +13,9 @@ import (
 // (urn:passportkit:problem:<code>).
 type Problem = problem.Details
 
-// ProblemFor returns the problem details for err on the request path
-// instance. Internal errors show only a generic message.
-func ProblemFor(err error, instance string) Problem {
-	if be, ok := errors.AsType[*httpbody.Error](err); ok {
-		return problem.New(be.Code, be.Detail, instance)
-	}
-	return problem.New(issuer.ErrorCode(err), issuer.ErrorMessage(err), instance)
-}
-
 // writeProblem writes err as problem details.
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error) {
-	problem.Write(w, s.refusal(w, r, err))
+	problemhttp.Write(w, s.refusal(w, r, err))
 }
 
 // refusal logs err, sets the headers its code calls for, and returns its
@@ -33,7 +23,7 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 // refusals are logged at debug level with their code only, as their
 // message may quote the request's body.
 func (s *Server) refusal(w http.ResponseWriter, r *http.Request, err error) Problem {
-	p := ProblemFor(err, r.URL.Path)
+	p := problem.Of(err, r.URL.Path)
 	if p.Status >= 500 {
 		s.log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
 	} else {

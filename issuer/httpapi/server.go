@@ -110,9 +110,6 @@ type Config struct {
 	Now func() time.Time
 }
 
-// DefaultBodyTimeout is [Config.BodyTimeout] when zero.
-const DefaultBodyTimeout = 10 * time.Second
-
 // Issuer is what the API needs of the issuer: its use cases, as
 // issuer/service provides them.
 type Issuer interface {
@@ -198,7 +195,7 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	if cfg.BodyTimeout == 0 {
-		cfg.BodyTimeout = DefaultBodyTimeout
+		cfg.BodyTimeout = httpbody.DefaultTimeout
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

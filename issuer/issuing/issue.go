@@ -104,8 +104,8 @@ type Draft struct {
 	// Passport is the document to sign; EvidenceRoot and EvidenceCount are
 	// set.
 	Passport passport.Passport
-	// Revision is the revision token of the subject the passport was
-	// assembled from (Subject.Revision): the store state it describes.
+	// Revision is the revision of the subject the passport was assembled
+	// from (Subject.Revision): the store state it describes.
 	Revision   string
 	collection *Collection
 	tree       *evidence.Tree

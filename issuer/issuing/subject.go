@@ -79,13 +79,15 @@ type Subject struct {
 	// passport's cnf names them.
 	HolderKeys []string
 
-	// Revision is the subject's revision token in the snapshot the
-	// subject was read from ("" before the first write that changed its
-	// evidence): it names exactly the state these records describe.
+	// Revision names the state these records describe: the subject's
+	// revision token in the snapshot it was read from, joined with the
+	// issuer's keys epoch read in the same statement (the service
+	// package's PassportRevision).
 	Revision string
 	// At is when the subject was read: taken after the snapshot was
 	// pinned, so that no record in it was written later. Its passport is
-	// issued as of At.
+	// issued as of At, or as of the later time its signing key was
+	// decided at.
 	At time.Time
 }
 

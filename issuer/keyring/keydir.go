@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/remnant/passportkit/passport"
 )
@@ -119,27 +120,35 @@ func checkDir(dir string) error {
 	return checkMode(dir, fi)
 }
 
-// writeKeyFile writes k to dir as <kid>.jwk, mode 0600, creating dir with
-// mode 0700 when missing. It never overwrites a file, and leaves nothing
-// behind when it fails.
-func writeKeyFile(dir string, k *passport.PrivateKey) (string, error) {
+// tempSuffix names a private key file written before its record
+// committed: <kid>.jwk.tmp. It becomes <kid>.jwk once the record has
+// committed, and is removed when the record never does.
+const tempSuffix = ".tmp"
+
+// writeTempKey writes k to dir as <kid>.jwk.tmp, mode 0600, creating dir
+// with mode 0700 when missing, and syncs the file and the directory: a
+// record committed after it never outlives the file, whatever stops the
+// process. An earlier temporary file of the same key is replaced. It
+// leaves nothing behind when it fails.
+func writeTempKey(dir string, k *passport.PrivateKey) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("keyring: create key directory: %w", err)
+		return fmt.Errorf("keyring: create key directory: %w", err)
 	}
 	if err := checkDir(dir); err != nil {
-		return "", err
+		return err
 	}
 	path, err := keyPath(dir, k.Public().KeyID())
 	if err != nil {
-		return "", err
+		return err
 	}
 	b, err := k.MarshalJSON()
 	if err != nil {
-		return "", err
+		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	path += tempSuffix
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return "", fmt.Errorf("keyring: write key: %w", err)
+		return fmt.Errorf("keyring: write key: %w", err)
 	}
 	_, err = f.Write(append(b, '\n'))
 	if err == nil {
@@ -151,9 +160,111 @@ func writeKeyFile(dir string, k *passport.PrivateKey) (string, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = syncDir(dir)
+	}
 	if err != nil {
 		os.Remove(path)
-		return "", fmt.Errorf("keyring: write key: %w", err)
+		return fmt.Errorf("keyring: write key: %w", err)
+	}
+	return nil
+}
+
+// settleKeyFile renames the temporary file of kid in dir to its key file
+// and syncs the directory, returning the key file's path. A temporary
+// file that another process renamed first is no error: the key file is
+// there.
+func settleKeyFile(dir, kid string) (string, error) {
+	path, err := keyPath(dir, kid)
+	if err != nil {
+		return "", err
+	}
+	err = os.Rename(path+tempSuffix, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(path); serr == nil {
+			err = nil
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("keyring: keep key file: %w", err)
+	}
+	reached(stepRenamed)
+	if err := syncDir(dir); err != nil {
+		return "", fmt.Errorf("keyring: keep key file: %w", err)
 	}
 	return path, nil
+}
+
+// removeTempKey removes the temporary file of kid in dir, if any.
+func removeTempKey(dir, kid string) error {
+	path, err := keyPath(dir, kid)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path + tempSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("keyring: remove temporary key file: %w", err)
+	}
+	return nil
+}
+
+// tempKeys returns the kids of the temporary key files in dir; none when
+// dir is missing. Other files are none of its business.
+func tempKeys(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("keyring: read key directory: %w", err)
+	}
+	var kids []string
+	for _, e := range entries {
+		kid, ok := strings.CutSuffix(e.Name(), ".jwk"+tempSuffix)
+		if _, err := keyPath(dir, kid); ok && err == nil && e.Type().IsRegular() {
+			kids = append(kids, kid)
+		}
+	}
+	return kids, nil
+}
+
+// syncDir makes the entries of dir (a file created, renamed or removed)
+// durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// The steps of recording a new key's private half, in order. Between two
+// of them the process may stop (kill -9, a crash, a power cut); the next
+// keyring to use the key directory finds old state or new, never a key
+// file without a record or a record without its key file (see
+// [Keyring.reconcile]).
+const (
+	// stepWritten: the temporary file is synced; the record is not yet
+	// written (its transaction is open).
+	stepWritten = "written"
+	// stepCommitted: the record has committed; the file has its
+	// temporary name.
+	stepCommitted = "committed"
+	// stepRenamed: the file has its name; the directory is not yet
+	// synced.
+	stepRenamed = "renamed"
+)
+
+// atStep is nil except in tests, which set it to stop the process at a
+// step.
+var atStep func(step string)
+
+// reached calls atStep, when set, at step.
+func reached(step string) {
+	if atStep != nil {
+		atStep(step)
+	}
 }

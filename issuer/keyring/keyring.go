@@ -11,16 +11,33 @@
 // [*PermissionError] naming the path and the chmod that fixes it. A key
 // file is at most [MaxKeyFile] bytes.
 //
+// A new key's private half is written as <kid>.jwk.tmp and synced (file
+// and directory) inside the transaction that records the key, once the
+// keys are locked, and renamed to <kid>.jwk after the record commits. The
+// first use of the key directory by a keyring, and a keyring that finds a
+// recorded key's file missing beside its temporary one, settle what a
+// stopped process left, under the same lock: a temporary file whose key
+// is recorded is renamed, one whose key is not is removed. Stopped at any
+// point, a rotation leaves the old state or the new one, never a key file
+// without a record nor a record without its file.
+//
 // # Life of a key
 //
 // A key is ready, active or retired ([issuer.KeyStatus]). Exactly one key is
-// active at a time; [Keyring.Active] returns its signer, which is what the
-// issuing code signs passports with. [Keyring.Rotate] activates a new key
-// and retires the previous one: the old key's window closes at the
-// rotation time (notAfter) and it stays published until notAfter +
-// MaxPassportTTL + [verifier.MaxSkew], so every passport it signed keeps
-// verifying until that passport has expired under any skew a verifier may
-// allow. A key whose private half is missing cannot be made active.
+// active at a time; [Keyring.Active] returns its signer. [Keyring.Rotate]
+// activates a new key and retires the previous one: the old key's window
+// closes at the rotation time (notAfter) and it stays published until
+// notAfter + MaxPassportTTL + [verifier.MaxSkew], so every passport it
+// signed keeps verifying until that passport has expired under any skew a
+// verifier may allow. A key whose private half is missing cannot be made
+// active.
+//
+// [Keyring.SigningNow] decides the signing key and the issue time
+// together, while no key change can commit, so a passport issued at that
+// time lies inside its key's window whatever rotation runs meanwhile.
+// Every key change replaces the store's keys epoch, which the issuing
+// code's cache is keyed by: after [Keyring.Retire] withdraws a key, no
+// process serves a passport it cached before.
 //
 // # Published documents
 //
@@ -64,10 +81,12 @@ const (
 // Store is what the keyring needs from the database.
 type Store interface {
 	SigningKeys(ctx context.Context) ([]issuer.SigningKey, error)
+	ActiveSigningKey(ctx context.Context) (issuer.SigningKey, time.Time, error)
 	AddSigningKey(ctx context.Context, k store.NewSigningKey) (issuer.SigningKey, error)
 	ActivateSigningKey(ctx context.Context, k store.NewSigningKey, publishFor time.Duration) (store.KeyChange, error)
 	ActivateFirstSigningKey(ctx context.Context, k store.NewSigningKey) (issuer.SigningKey, bool, error)
 	RetireSigningKey(ctx context.Context, kid string, publishFor time.Duration) (issuer.SigningKey, error)
+	WithSigningKeysLocked(ctx context.Context, fn func([]issuer.SigningKey) error) error
 }
 
 var _ Store = (*store.DB)(nil)
@@ -101,10 +120,14 @@ type Keyring struct {
 
 	mu      sync.Mutex
 	private map[string]*passport.PrivateKey
+
+	dirMu      sync.Mutex
+	reconciled bool // the key directory was reconciled with the records
 }
 
 // New returns a keyring over st. It touches neither the database nor the
-// files: the first call that needs them does.
+// files: the first call that needs them does, and the first that uses the
+// key directory reconciles it with the records ([Keyring.reconcile]).
 func New(st Store, cfg Config) (*Keyring, error) {
 	if strings.TrimSpace(cfg.Issuer) == "" {
 		return nil, errors.New("keyring: an issuer identifier is required")
@@ -148,9 +171,10 @@ var ErrNoActiveKey = errors.New("keyring: no active signing key")
 // Active returns a signer for the active key; its Key().KeyID() is the kid
 // the JWS header will carry. Passports it signs must have an issuedAt
 // within the key's window (from NotBefore of the returned record on) and
-// a lifetime of at most MaxPassportTTL. Without an active key, or when the
-// active key's private half is missing or exposed, it fails with an
-// [*issuer.Error] of code unavailable that says what to do.
+// a lifetime of at most MaxPassportTTL: [Keyring.SigningNow] gives a time
+// that is. Without an active key, or when the active key's private half is
+// missing or exposed, it fails with an [*issuer.Error] of code unavailable
+// that says what to do.
 func (r *Keyring) Active(ctx context.Context) (*passport.Signer, issuer.SigningKey, error) {
 	keys, err := r.st.SigningKeys(ctx)
 	if err != nil {
@@ -158,34 +182,94 @@ func (r *Keyring) Active(ctx context.Context) (*passport.Signer, issuer.SigningK
 	}
 	i := slices.IndexFunc(keys, func(k issuer.SigningKey) bool { return k.Status == issuer.KeyActive })
 	if i < 0 {
-		return nil, issuer.SigningKey{}, &issuer.Error{Code: issuer.CodeUnavailable,
-			Message: "the issuer has no active signing key: run `passport-issuer keys rotate`", Err: ErrNoActiveKey}
+		return nil, issuer.SigningKey{}, errNoActiveKey()
 	}
-	priv, err := r.privateKey(keys[i].KID)
+	s, err := r.signer(ctx, keys[i])
+	return s, keys[i], err
+}
+
+// SigningNow returns the signer of the active key, its record, and the
+// time to sign at, decided together: the time was taken while no key
+// change could commit, in this process or any other
+// ([store.DB.ActiveSigningKey]), truncated to the second, and is never
+// before the key's NotBefore. A passport issued at that time, or later
+// within the same decision, lies inside its key's window whatever rotation
+// or retirement commits meanwhile (SPEC.md §10.1). Errors are those of
+// [Keyring.Active].
+func (r *Keyring) SigningNow(ctx context.Context) (*passport.Signer, issuer.SigningKey, time.Time, error) {
+	k, at, err := r.st.ActiveSigningKey(ctx)
+	if issuer.ErrorCode(err) == issuer.CodeNotFound {
+		err = errNoActiveKey()
+	}
 	if err != nil {
-		return nil, issuer.SigningKey{}, &issuer.Error{Code: issuer.CodeUnavailable,
-			Message: "the active signing key " + keys[i].KID + " cannot be used", Err: err}
+		return nil, issuer.SigningKey{}, time.Time{}, err
 	}
-	return passport.NewSigner(priv), keys[i], nil
+	s, err := r.signer(ctx, k)
+	if err != nil {
+		return nil, issuer.SigningKey{}, time.Time{}, err
+	}
+	// A process whose clock lags the one that activated the key must not
+	// sign before the key's window opens.
+	at = at.UTC().Truncate(time.Second)
+	if k.NotBefore != nil && at.Before(*k.NotBefore) {
+		at = *k.NotBefore
+	}
+	return s, k, at, nil
+}
+
+// errNoActiveKey is the unavailable error of an issuer without an active
+// key.
+func errNoActiveKey() error {
+	return &issuer.Error{Code: issuer.CodeUnavailable,
+		Message: "the issuer has no active signing key: run `passport-issuer keys rotate`", Err: ErrNoActiveKey}
+}
+
+// signer returns a signer for the active key k, or an unavailable error
+// saying why its private half cannot be used.
+func (r *Keyring) signer(ctx context.Context, k issuer.SigningKey) (*passport.Signer, error) {
+	priv, err := r.privateKey(ctx, k.KID)
+	if err != nil {
+		return nil, &issuer.Error{Code: issuer.CodeUnavailable,
+			Message: "the active signing key " + k.KID + " cannot be used", Err: err}
+	}
+	return passport.NewSigner(priv), nil
 }
 
 // privateKey returns the private half of kid from the key file or the key
 // directory, caching it. It fails with ErrPrivateKeyMissing when neither
 // holds it, and with a *PermissionError when a file or the directory is
 // exposed.
-func (r *Keyring) privateKey(kid string) (*passport.PrivateKey, error) {
+func (r *Keyring) privateKey(ctx context.Context, kid string) (*passport.PrivateKey, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if k, ok := r.private[kid]; ok {
+	k, ok := r.private[kid]
+	r.mu.Unlock()
+	if ok {
 		return k, nil
 	}
+	if err := r.openDir(ctx); err != nil {
+		return nil, err
+	}
+	k, err := r.loadPrivateKey(ctx, kid)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.private[kid] = k
+	r.mu.Unlock()
+	return k, nil
+}
+
+// loadPrivateKey reads the private half of kid from the key file or the
+// key directory. A key file missing beside its temporary file (a process
+// stopped between recording the key and renaming its file) is completed
+// first.
+func (r *Keyring) loadPrivateKey(ctx context.Context, kid string) (*passport.PrivateKey, error) {
 	if r.cfg.KeyFile != "" {
 		k, err := readKeyFile(r.cfg.KeyFile)
 		if err != nil {
 			return nil, err
 		}
 		if k.Public().KeyID() == kid {
-			r.private[kid] = k
 			return k, nil
 		}
 	}
@@ -197,6 +281,12 @@ func (r *Keyring) privateKey(kid string) (*passport.PrivateKey, error) {
 		return nil, err
 	}
 	k, err := readKeyFile(path)
+	if _, terr := os.Stat(path + tempSuffix); errors.Is(err, fs.ErrNotExist) && terr == nil {
+		if err := r.reconcile(ctx); err != nil {
+			return nil, err
+		}
+		k, err = readKeyFile(path)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		where := path
 		if r.cfg.KeyFile != "" {
@@ -210,21 +300,118 @@ func (r *Keyring) privateKey(kid string) (*passport.PrivateKey, error) {
 	if k.Public().KeyID() != kid {
 		return nil, fmt.Errorf("keyring: key file %s holds key %s, not %s", path, k.Public().KeyID(), kid)
 	}
-	r.private[kid] = k
 	return k, nil
 }
 
-// newKey draws a key for alg and writes it to the key directory.
-func (r *Keyring) newKey(alg passport.Algorithm) (*passport.PrivateKey, string, error) {
+// openDir reconciles the key directory with the records the first time
+// the keyring uses it (see [Keyring.reconcile]); a failed reconciliation
+// is tried again at the next use.
+func (r *Keyring) openDir(ctx context.Context) error {
+	r.dirMu.Lock()
+	defer r.dirMu.Unlock()
+	if r.reconciled {
+		return nil
+	}
+	if err := r.reconcile(ctx); err != nil {
+		return err
+	}
+	r.reconciled = true
+	return nil
+}
+
+// reconcile settles the temporary key files a stopped process left in the
+// key directory, while no key can be recorded or changed
+// ([store.DB.WithSigningKeysLocked]): a file whose key is recorded (the
+// process stopped after its record committed) gets its name; one whose
+// key is not (its record never committed) is removed. A key being
+// recorded by a running process writes its temporary file under the same
+// lock, so it is never taken for a stopped one.
+func (r *Keyring) reconcile(ctx context.Context) error {
+	kids, err := tempKeys(r.cfg.Dir)
+	if err != nil || len(kids) == 0 {
+		return err
+	}
+	return r.st.WithSigningKeysLocked(ctx, func(keys []issuer.SigningKey) error {
+		for _, kid := range kids {
+			if !slices.ContainsFunc(keys, func(k issuer.SigningKey) bool { return k.KID == kid }) {
+				if err := removeTempKey(r.cfg.Dir, kid); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := completeTempKey(r.cfg.Dir, kid); err != nil {
+				return err
+			}
+		}
+		return syncDir(r.cfg.Dir)
+	})
+}
+
+// completeTempKey gives the temporary file of kid, a recorded key, its
+// name, once it has checked that the file holds that key.
+func completeTempKey(dir, kid string) error {
+	path, err := keyPath(dir, kid)
+	if err != nil {
+		return err
+	}
+	k, err := readKeyFile(path + tempSuffix)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // another process completed it
+	}
+	if err != nil {
+		return err
+	}
+	if k.Public().KeyID() != kid {
+		return fmt.Errorf("keyring: temporary key file %s holds key %s, not %s", path+tempSuffix, k.Public().KeyID(), kid)
+	}
+	_, err = settleKeyFile(dir, kid)
+	return err
+}
+
+// drawKey draws a key for alg and returns it with its record, whose
+// Prepare writes the private half to the key directory under its
+// temporary name, inside the recording transaction. The caller settles
+// the file with [Keyring.settle] once that transaction has ended.
+func (r *Keyring) drawKey(ctx context.Context, alg passport.Algorithm) (*passport.PrivateKey, store.NewSigningKey, error) {
+	if err := r.openDir(ctx); err != nil {
+		return nil, store.NewSigningKey{}, err
+	}
 	k, err := passport.GenerateKey(alg, r.cfg.Rand)
 	if err != nil {
-		return nil, "", err
+		return nil, store.NewSigningKey{}, err
 	}
-	path, err := writeKeyFile(r.cfg.Dir, k)
+	rec, err := record(k)
 	if err != nil {
-		return nil, "", err
+		return nil, store.NewSigningKey{}, err
 	}
-	return k, path, nil
+	rec.Prepare = func() error {
+		if err := writeTempKey(r.cfg.Dir, k); err != nil {
+			return err
+		}
+		reached(stepWritten)
+		return nil
+	}
+	return k, rec, nil
+}
+
+// settle ends the writing of k's private half once its recording
+// transaction has ended: when the record committed, the temporary file
+// gets its name and settle returns its path; otherwise the directory is
+// reconciled, which removes the file unless the record committed after
+// all (a commit whose answer was lost). A record that committed while its
+// file could not be renamed is an error that says so; the next
+// reconciliation completes it.
+func (r *Keyring) settle(ctx context.Context, k *passport.PrivateKey, recorded bool) (string, error) {
+	kid := k.Public().KeyID()
+	if !recorded {
+		return "", r.reconcile(ctx)
+	}
+	reached(stepCommitted)
+	path, err := settleKeyFile(r.cfg.Dir, kid)
+	if err != nil {
+		return "", fmt.Errorf("keyring: key %s is recorded and its private half is in %s: %w", kid, r.cfg.Dir, err)
+	}
+	return path, nil
 }
 
 func record(k *passport.PrivateKey) (store.NewSigningKey, error) {
@@ -247,21 +434,20 @@ type Generated struct {
 
 // Generate creates a key for alg, writes its private half to the key
 // directory and records it as ready: neither signing nor published until
-// [Keyring.Rotate] activates it. When recording fails the file is removed.
+// [Keyring.Rotate] activates it. The file is written under a temporary
+// name before the record commits and renamed after; when recording fails
+// it is removed.
 func (r *Keyring) Generate(ctx context.Context, alg passport.Algorithm) (Generated, error) {
-	k, path, err := r.newKey(alg)
+	k, rec, err := r.drawKey(ctx, alg)
 	if err != nil {
 		return Generated{}, err
 	}
-	rec, err := record(k)
-	if err == nil {
-		var sk issuer.SigningKey
-		if sk, err = r.st.AddSigningKey(ctx, rec); err == nil {
-			return Generated{Key: sk, Path: path}, nil
-		}
+	sk, err := r.st.AddSigningKey(ctx, rec)
+	path, serr := r.settle(ctx, k, err == nil)
+	if err = errors.Join(err, serr); err != nil {
+		return Generated{}, err
 	}
-	os.Remove(path)
-	return Generated{}, err
+	return Generated{Key: sk, Path: path}, nil
 }
 
 // Rotation is the outcome of [Keyring.Rotate].
@@ -273,38 +459,42 @@ type Rotation struct {
 }
 
 // Rotate makes a key active and retires the active one, in one
-// transaction. With kid empty it generates a new key for alg first (and
-// removes its file again if the rotation fails); otherwise it activates the
-// ready key kid, or records and activates a key found only in the key
-// directory or key file. The private half must be available: a key that
-// cannot sign is never made active. A rotation that would publish more
-// than [verifier.MaxTrustedKeys] keys is refused.
+// transaction. With kid empty it generates a new key for alg first, as
+// [Keyring.Generate] writes one (removing its file again if the rotation
+// fails); otherwise it activates the ready key kid, or records and
+// activates a key found only in the key directory or key file. The
+// private half must be available: a key that cannot sign is never made
+// active. A rotation that would publish more than [verifier.MaxTrustedKeys]
+// keys is refused. Stopped at any point, it leaves the old state or the
+// new one.
 func (r *Keyring) Rotate(ctx context.Context, kid string, alg passport.Algorithm) (Rotation, error) {
 	var (
-		k    *passport.PrivateKey
-		path string
-		err  error
+		k   *passport.PrivateKey
+		rec store.NewSigningKey
+		err error
 	)
 	if kid == "" {
-		if k, path, err = r.newKey(alg); err != nil {
-			return Rotation{}, err
-		}
-	} else if k, err = r.privateKey(kid); err != nil {
+		k, rec, err = r.drawKey(ctx, alg)
+	} else if k, err = r.privateKey(ctx, kid); err != nil {
 		return Rotation{}, &issuer.Error{Code: issuer.CodeConflict,
 			Message: "key " + kid + " cannot be made active: its private half is not usable", Err: err}
-	}
-	rec, err := record(k)
-	if err == nil {
-		err = r.roomToPublish(ctx)
-	}
-	var change store.KeyChange
-	if err == nil {
-		change, err = r.st.ActivateSigningKey(ctx, rec, r.PublishFor())
+	} else {
+		rec, err = record(k)
 	}
 	if err != nil {
-		if path != "" {
-			os.Remove(path)
-		}
+		return Rotation{}, err
+	}
+	var change store.KeyChange
+	if err = r.roomToPublish(ctx); err == nil {
+		change, err = r.st.ActivateSigningKey(ctx, rec, r.PublishFor())
+	}
+	var path string
+	if rec.Prepare != nil {
+		var serr error
+		path, serr = r.settle(ctx, k, err == nil)
+		err = errors.Join(err, serr)
+	}
+	if err != nil {
 		return Rotation{}, err
 	}
 	return Rotation{KeyChange: change, Path: path}, nil
@@ -340,23 +530,16 @@ func (r *Keyring) EnsureActive(ctx context.Context, alg passport.Algorithm) (*Ge
 	if !errors.Is(err, ErrNoActiveKey) {
 		return nil, err
 	}
-	k, path, err := r.newKey(alg)
+	k, rec, err := r.drawKey(ctx, alg)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := record(k)
-	var (
-		sk        issuer.SigningKey
-		activated bool
-	)
-	if err == nil {
-		sk, activated, err = r.st.ActivateFirstSigningKey(ctx, rec)
+	sk, activated, err := r.st.ActivateFirstSigningKey(ctx, rec)
+	path, serr := r.settle(ctx, k, err == nil && activated)
+	if err = errors.Join(err, serr); err != nil {
+		return nil, err
 	}
-	if err != nil || !activated {
-		os.Remove(path)
-		if err != nil {
-			return nil, err
-		}
+	if !activated {
 		_, _, err = r.Active(ctx)
 		return nil, err
 	}
@@ -367,7 +550,9 @@ func (r *Keyring) EnsureActive(ctx context.Context, alg passport.Algorithm) (*Ge
 // stays published for PublishFor more, or, with withdraw, leaves
 // publication at once (for a key that must no longer be trusted; what it
 // signed stops verifying for anyone who fetches the trust file again).
-// Retiring the active key leaves no key active.
+// Retiring the active key leaves no key active. Either changes the keys
+// epoch: once it returns, no issuer process serves a passport it cached
+// before.
 func (r *Keyring) Retire(ctx context.Context, kid string, withdraw bool) (issuer.SigningKey, error) {
 	publishFor := r.PublishFor()
 	if withdraw {
@@ -390,6 +575,9 @@ type KeyInfo struct {
 // List returns every recorded key, oldest first, with whether it is
 // published and whether its private half is available.
 func (r *Keyring) List(ctx context.Context) ([]KeyInfo, error) {
+	if err := r.openDir(ctx); err != nil {
+		return nil, err
+	}
 	keys, err := r.st.SigningKeys(ctx)
 	if err != nil {
 		return nil, err
@@ -398,7 +586,7 @@ func (r *Keyring) List(ctx context.Context) ([]KeyInfo, error) {
 	out := make([]KeyInfo, len(keys))
 	for i, k := range keys {
 		out[i] = KeyInfo{SigningKey: k, Published: k.PublishedAt(now), Private: "present"}
-		if _, err := r.privateKey(k.KID); errors.Is(err, ErrPrivateKeyMissing) {
+		if _, err := r.privateKey(ctx, k.KID); errors.Is(err, ErrPrivateKeyMissing) {
 			out[i].Private = "missing"
 		} else if err != nil {
 			out[i].Private, out[i].PrivateError = "unusable", err.Error()

@@ -24,9 +24,10 @@ import (
 // listed agents' passports say per skill, its maintenance and its status.
 // issuer/store implements it for both engines.
 type DiscoveryStore interface {
-	// RevisionOf returns the subject's current revision token (see
+	// RevisionOf returns the subject's current revision (see
 	// [SubjectSource.SubjectRevision]) whether it is listed or not;
-	// not_found for an unknown agent.
+	// not_found for an unknown agent. The index itself is kept under the
+	// subject's own token ([SubjectToken]): a key change alters no figure.
 	RevisionOf(ctx context.Context, id issuer.AgentID) (string, error)
 	// PendingSubjects returns at most n subjects awaiting re-indexing:
 	// first those never indexed or whose revision token differs from the
@@ -71,8 +72,8 @@ type DiscoveryStore interface {
 	ListingPage(ctx context.Context, after IndexPosition, n int) ([]IndexedSubject, error)
 }
 
-// SubjectIndex is one subject's index entry: computed from revision
-// Revision, listed or not, and when listed its global reputation and the
+// SubjectIndex is one subject's index entry: computed from the subject's
+// revision token Revision ([SubjectToken]), listed or not, and when listed its global reputation and the
 // skills its passport lists.
 type SubjectIndex struct {
 	Subject  issuer.AgentID

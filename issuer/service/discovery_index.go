@@ -40,7 +40,7 @@ func (d *Discovery) IndexSubject(ctx context.Context, id issuer.AgentID) (bool, 
 
 // entry computes the index entry of id at revision rev as of now.
 func (d *Discovery) entry(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (SubjectIndex, error) {
-	w := SubjectIndex{Subject: id, Revision: rev, TrustLevel: "new"}
+	w := SubjectIndex{Subject: id, Revision: SubjectToken(rev), TrustLevel: "new"}
 	draft, err := d.passports.unsigned(ctx, id, rev, now)
 	if issuer.ErrorCode(err) == issuer.CodeNotFound {
 		return w, nil // not listed: no rows
@@ -48,7 +48,7 @@ func (d *Discovery) entry(ctx context.Context, id issuer.AgentID, rev string, no
 	if err != nil {
 		return w, err
 	}
-	w.Revision = draft.Revision
+	w.Revision = SubjectToken(draft.Revision)
 	p := &draft.Passport
 	at := calendar.Of(p.IssuedAt.UTC())
 	w.Listed, w.AssessedOn = true, at.String()

@@ -47,17 +47,21 @@ type SubjectSource interface {
 	// snapshot): its profile, declared capabilities, activity, reputation,
 	// holder keys' thumbprints (in byte order), memories, the events on
 	// them, the owner-binding history of every agent those events name,
-	// and its revision token, so that the
-	// revision names exactly the state read. now is called once the
+	// and its revision (as SubjectRevision reads it, in the statement that
+	// pins the snapshot), so that the revision names exactly the state
+	// read. now is called once the
 	// snapshot is pinned: its time, the subject's At, is later than every
 	// record read. No record is left out for its time. An unknown,
 	// private, unlisted or suspended subject is issuer.CodeNotFound.
 	LoadSubject(ctx context.Context, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error)
-	// SubjectRevision returns a listed subject's current revision token:
-	// a random token replaced in the same transaction as any write that
-	// changes the subject's evidence, visibility or status, "" before the
-	// first such write. An unknown agent and one that is private, unlisted
-	// or suspended are issuer.CodeNotFound alike, at the same cost.
+	// SubjectRevision returns a listed subject's current revision, the
+	// [PassportRevision] of its revision token (a random token replaced in
+	// the same transaction as any write that changes the subject's
+	// evidence, visibility or status, "" before the first such write) and
+	// the keys epoch, both read in one statement: LoadSubject's Revision
+	// for the same state. An unknown agent and one that is private,
+	// unlisted or suspended are issuer.CodeNotFound alike, at the same
+	// cost.
 	SubjectRevision(ctx context.Context, id issuer.AgentID) (string, error)
 }
 

@@ -35,7 +35,10 @@ type SubjectStore interface {
 // *keyring.Keyring implements it.
 type ActiveKey interface {
 	Issuer() string
-	Active(ctx context.Context) (*passport.Signer, issuer.SigningKey, error)
+	// SigningNow returns the active key's signer and record, and a time,
+	// to the second, inside the key's window whatever key change commits
+	// meanwhile: the key and the time are decided together.
+	SigningNow(ctx context.Context) (*passport.Signer, issuer.SigningKey, time.Time, error)
 }
 
 // IssuedPassport is an issued passport as the archive keeps it.
@@ -79,11 +82,14 @@ type PassportOptions struct {
 
 // Passports is the issuing use case: it issues a subject's passport with
 // the active key, keeps its evidence file, and caches the signed passport
-// by subject revision and hour, so that within one hour an unchanged
-// subject is served the same signed bundle (and the same ETag). After a key
-// rotation a cached passport signed by the previous key is served until
-// its hour ends or its subject changes; it verifies, as rotation keeps the
-// previous key published while what it signed is unexpired.
+// by revision ([PassportRevision]: the subject's revision token and the
+// keys epoch) and hour, so that within one hour an unchanged subject is
+// served the same signed bundle (and the same ETag) while no key changes.
+// A key activation, rotation, retirement or withdrawal changes the keys
+// epoch: from its commit on, no process serves a passport it cached
+// before, and the next is signed by the key then active. A passport is
+// issued at the time its signing key was decided at ([ActiveKey]), or at
+// its subject's time when later.
 //
 // A passport describes one state of the store: its subject is read in one
 // snapshot, and it is cached under the revision token read in that
@@ -245,10 +251,10 @@ func (p *Passports) build(ctx context.Context, id issuer.AgentID, rev string, no
 // records d discloses: the current one when it is built, and otherwise,
 // while another request builds the current one (the subject changed since
 // its last passport), the last passport built for id in this hour, if there
-// is one; else it builds the current one and waits for it. Either is one
-// state of the store. A page that shows it reads everything
-// else pinned to its passportHash ([issuer.TrustQuery.Passport]). Errors
-// are those of [Passports.Issue].
+// is one and no key changed since; else it builds the current one and
+// waits for it. Either is one state of the store. A page that shows it
+// reads everything else pinned to its passportHash
+// ([issuer.TrustQuery.Passport]). Errors are those of [Passports.Issue].
 func (p *Passports) Latest(ctx context.Context, id issuer.AgentID, d issuing.Disclosure) (*issuing.Issued, error) {
 	d, err := issuing.ParseDisclosure(string(d))
 	if err != nil {
@@ -263,7 +269,8 @@ func (p *Passports) Latest(ctx context.Context, id issuer.AgentID, d issuing.Dis
 	if !ok {
 		f, joined := p.build(ctx, id, rev, now)
 		prev, held := p.last.Get(id)
-		if e = prev; !joined || !held || hourBucket(prev.draft.Passport.IssuedAt.UTC()) != hourBucket(now) {
+		if e = prev; !joined || !held || hourBucket(prev.draft.Passport.IssuedAt.UTC()) != hourBucket(now) ||
+			keysEpoch(prev.draft.Revision) != keysEpoch(rev) {
 			if e, err = f.wait(ctx); err != nil {
 				return nil, err
 			}
@@ -289,14 +296,23 @@ func mustLRU[K comparable, V any](size int) *lru.Cache[K, V] {
 	return c
 }
 
-// assemble loads and assembles a fresh passport for id with the active
-// key that will sign it.
+// assemble loads id's subject in one snapshot, then decides the signing
+// key and the time together ([ActiveKey]), and assembles a fresh passport
+// issued at that time, or at the subject's At when later (truncated to the
+// second, as the key's window is), with the key that will sign it.
 func (p *Passports) assemble(ctx context.Context, id issuer.AgentID) (*issuedDraft, error) {
-	draft, err := p.assembleUnsigned(ctx, id)
+	sub, err := p.loadPublic(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	signer, k, err := p.keys.Active(ctx)
+	signer, k, at, err := p.keys.SigningNow(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if at.Before(sub.At) {
+		at = sub.At
+	}
+	draft, err := p.assembleAt(sub, at.UTC().Truncate(time.Second))
 	if err != nil {
 		return nil, err
 	}
@@ -304,11 +320,20 @@ func (p *Passports) assemble(ctx context.Context, id issuer.AgentID) (*issuedDra
 }
 
 // assembleUnsigned loads id's subject in one snapshot and assembles a
-// fresh, unsigned passport of it, issued at the second of the subject's At (the
-// time read once the snapshot was pinned, so no record in it is later);
-// the draft's Revision is the revision it describes. A subject without a
-// public profile is not_found.
+// fresh, unsigned passport of it, issued at the second of the subject's At
+// (the time read once the snapshot was pinned, so no record in it is
+// later); the draft's Revision is the revision it describes.
 func (p *Passports) assembleUnsigned(ctx context.Context, id issuer.AgentID) (*issuing.Draft, error) {
+	sub, err := p.loadPublic(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return p.assembleAt(sub, sub.At.UTC().Truncate(time.Second))
+}
+
+// loadPublic loads id's subject in one snapshot; a subject without a
+// public profile is not_found.
+func (p *Passports) loadPublic(ctx context.Context, id issuer.AgentID) (*issuing.Subject, error) {
 	sub, err := p.st.LoadSubject(ctx, id, p.now)
 	if err != nil {
 		return nil, err
@@ -316,11 +341,16 @@ func (p *Passports) assembleUnsigned(ctx context.Context, id issuer.AgentID) (*i
 	if sub.Visibility != issuer.VisibilityPublic || sub.Status != issuer.AgentActive {
 		return nil, issuer.Errorf(issuer.CodeNotFound, "agent %s not found", id)
 	}
+	return sub, nil
+}
+
+// assembleAt assembles sub's passport issued at at, with its evidence
+// collected as of at: no record of the snapshot is later.
+func (p *Passports) assembleAt(sub *issuing.Subject, at time.Time) (*issuing.Draft, error) {
 	pk := make([]byte, PseudonymKeySize)
 	if _, err := io.ReadFull(p.rand, pk); err != nil {
 		return nil, fmt.Errorf("service: pseudonym key: %w", err)
 	}
-	at := sub.At.UTC().Truncate(time.Second)
 	c, err := issuing.Collect(sub, pk, at)
 	if err != nil {
 		return nil, err
@@ -386,10 +416,11 @@ func (p *Passports) Evidence(ctx context.Context, id issuer.AgentID, hash string
 
 // Invalidate drops every cached passport of id, and of every subject when
 // id is "". It is what a notification of a changed revision calls (on
-// PostgreSQL, replicas learn of each other's writes through LISTEN/NOTIFY,
-// see store.DB.ListenRevisions). Correctness does not depend on it: entries
-// are keyed by the revision token read on every request, so an entry of an
-// older revision is never served; invalidation frees it early.
+// PostgreSQL, replicas learn of each other's writes, and of every key
+// change, as "", through LISTEN/NOTIFY, see store.DB.ListenRevisions).
+// Correctness does not depend on it: entries are keyed by the revision
+// read on every request, so an entry of an older revision or keys epoch is
+// never served; invalidation frees it early.
 func (p *Passports) Invalidate(id issuer.AgentID) {
 	if id == "" {
 		p.cache.clear()

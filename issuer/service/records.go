@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/remnant/passportkit/issuer"
@@ -22,6 +23,28 @@ func NewRevisionToken(rand io.Reader) (string, error) {
 		return "", fmt.Errorf("service: revision token: %w", err)
 	}
 	return "rev_" + hex.EncodeToString(b[:]), nil
+}
+
+// PassportRevision joins a subject's revision token and the issuer's keys
+// epoch (a token replaced by every activation, rotation, retirement and
+// withdrawal of a signing key) into the revision a passport describes and
+// is cached under (SPEC.md §5.9): a change of either makes every passport
+// cached under the other unreachable. The store reads both in one
+// statement.
+func PassportRevision(subject, keys string) string { return subject + "." + keys }
+
+// SubjectToken returns the subject's own revision token within rev, a
+// [PassportRevision]: what the discovery index and the skill history,
+// which hold no signature, are kept under.
+func SubjectToken(rev string) string {
+	subject, _, _ := strings.Cut(rev, ".")
+	return subject
+}
+
+// keysEpoch returns the keys epoch within rev, a [PassportRevision].
+func keysEpoch(rev string) string {
+	_, keys, _ := strings.Cut(rev, ".")
+	return keys
 }
 
 // bumpRevisions adds a revision write for every author whose memory the

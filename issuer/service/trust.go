@@ -40,7 +40,7 @@ type SkillHistory struct {
 	Subject        issuer.AgentID
 	Skill          string // normalised
 	Policy         string
-	SourceRevision string
+	SourceRevision string // the subject's own token: see SubjectToken
 	AssessedAt     time.Time
 	// Hour is the UTC hour of the passport the assessment belongs to
 	// (Unix seconds / 3600): with Subject, Skill and SourceRevision, the
@@ -283,7 +283,7 @@ func newSkillEntry(d *issuedDraft, id issuer.AgentID, a *skilltrust.Assessment, 
 	}
 	issued := d.draft.Passport.IssuedAt.UTC()
 	h := SkillHistory{
-		Subject: id, Skill: sp.Skill, Policy: a.Policy, SourceRevision: d.draft.Revision, AssessedAt: issued, Hour: hourBucket(issued), State: string(sp.State),
+		Subject: id, Skill: sp.Skill, Policy: a.Policy, SourceRevision: SubjectToken(d.draft.Revision), AssessedAt: issued, Hour: hourBucket(issued), State: string(sp.State),
 		Operators: a.Effective.Operators, Contradictions: len(a.Contradictions),
 		Contested: sp.Contested, InsufficientEvidence: sp.Assessment == passport.AssessmentInsufficientEvidence,
 		AssessmentHash: sp.AssessmentHash,

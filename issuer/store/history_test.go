@@ -79,7 +79,7 @@ func TestSkillHistoryThroughTheTrustService(t *testing.T) {
 			t.Fatal(err)
 		}
 		rev, _ := db.SubjectRevision(f.ctx, subj.AgentID)
-		if row.Skill != sp.Skill || row.Revision != rev || row.Hash != sp.AssessmentHash {
+		if row.Skill != sp.Skill || row.Revision != service.SubjectToken(rev) || row.Hash != sp.AssessmentHash {
 			t.Fatalf("history row %+v; skill passport %s %s, revision %s", row, sp.Skill, sp.AssessmentHash, rev)
 		}
 

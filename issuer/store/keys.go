@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 )
 
 // NewSigningKey is the public half of a signing key to record.
@@ -17,6 +18,14 @@ type NewSigningKey struct {
 	KID       string // RFC 7638 thumbprint
 	Alg       string // EdDSA or ES256
 	PublicJWK string // canonical public JWK
+	// Prepare, when set, runs inside the recording transaction once the
+	// keys are locked and just before the record is written: the keyring
+	// writes the private half there, under a temporary name, so that
+	// whoever reconciles the key directory under the same lock
+	// ([DB.WithSigningKeysLocked]) never meets a file whose record may
+	// still commit. An error rolls the transaction back; a retried
+	// transaction runs it again.
+	Prepare func() error
 }
 
 // KeyChange is the outcome of an activation: the key now active and the
@@ -35,11 +44,24 @@ func (db *DB) keyTime() time.Time { return db.now().UTC().Truncate(time.Second) 
 
 // SigningKeys returns every recorded signing key, oldest first.
 func (db *DB) SigningKeys(ctx context.Context) ([]issuer.SigningKey, error) {
+	return signingKeys(ctx, db.x)
+}
+
+func signingKeys(ctx context.Context, q sqlx.ExtContext) ([]issuer.SigningKey, error) {
 	var keys []issuer.SigningKey
-	if err := sel(ctx, db.x, &keys, `SELECT `+keyColumns+` FROM issuer_keys ORDER BY created_at, kid`); err != nil {
+	if err := sel(ctx, q, &keys, `SELECT `+keyColumns+` FROM issuer_keys ORDER BY created_at, kid`); err != nil {
 		return nil, fmt.Errorf("store: signing keys: %w", err)
 	}
 	return normaliseKeys(keys), nil
+}
+
+// activeKey reads the active key; sql.ErrNoRows when none is.
+func activeKey(ctx context.Context, q sqlx.ExtContext) (issuer.SigningKey, error) {
+	var k issuer.SigningKey
+	if err := get(ctx, q, &k, `SELECT `+keyColumns+` FROM issuer_keys WHERE status = 'active'`); err != nil {
+		return k, err
+	}
+	return normaliseKeys([]issuer.SigningKey{k})[0], nil
 }
 
 // AddSigningKey records k as a ready key: known, neither signing nor
@@ -56,7 +78,7 @@ func (db *DB) AddSigningKey(ctx context.Context, k NewSigningKey) (issuer.Signin
 			return err
 		}
 		out = issuer.SigningKey{KID: k.KID, Alg: k.Alg, PublicJWK: k.PublicJWK, Status: issuer.KeyReady, CreatedAt: db.keyTime()}
-		return insertKey(ctx, tx, &out)
+		return insertKey(ctx, tx, k, &out)
 	})
 	return out, db.keyError(err)
 }
@@ -66,20 +88,20 @@ func (db *DB) AddSigningKey(ctx context.Context, k NewSigningKey) (issuer.Signin
 // the key active until now, if any, is retired with its window closed now
 // and published for publishFor more. An active or retired k is a conflict.
 // Concurrent activations are serialised: exactly one key is active after
-// each.
+// each. It changes the keys epoch.
 func (db *DB) ActivateSigningKey(ctx context.Context, k NewSigningKey, publishFor time.Duration) (KeyChange, error) {
 	var out KeyChange
 	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
 		out = KeyChange{}
-		if err := db.lockKeys(ctx, tx); err != nil {
+		now, err := db.changeKeys(ctx, tx)
+		if err != nil {
 			return err
 		}
-		now := db.keyTime()
 		cur, err := keyByKID(ctx, tx, k.KID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			cur = issuer.SigningKey{KID: k.KID, Alg: k.Alg, PublicJWK: k.PublicJWK, Status: issuer.KeyReady, CreatedAt: now}
-			if err := insertKey(ctx, tx, &cur); err != nil {
+			if err := insertKey(ctx, tx, k, &cur); err != nil {
 				return err
 			}
 		case err != nil:
@@ -89,8 +111,7 @@ func (db *DB) ActivateSigningKey(ctx context.Context, k NewSigningKey, publishFo
 		case cur.Status == issuer.KeyRetired:
 			return issuer.Errorf(issuer.CodeConflict, "key %s is retired, and a retired key never signs again: generate a new key", k.KID)
 		}
-		var prev issuer.SigningKey
-		err = get(ctx, tx, &prev, `SELECT `+keyColumns+` FROM issuer_keys WHERE status = 'active'`)
+		prev, err := activeKey(ctx, tx)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
@@ -116,39 +137,135 @@ func (db *DB) ActivateSigningKey(ctx context.Context, k NewSigningKey, publishFo
 // that never signed is not published at all). A publishFor of zero
 // withdraws the key from publication at once, and may also shorten the
 // publication of a key already retired. An unknown kid is not_found;
-// retiring a retired key again without shortening is a conflict.
+// retiring a retired key again without shortening is a conflict. It
+// changes the keys epoch: once it returns, no process serves a passport
+// it cached before (SPEC.md §5.9).
 func (db *DB) RetireSigningKey(ctx context.Context, kid string, publishFor time.Duration) (issuer.SigningKey, error) {
 	var out issuer.SigningKey
 	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := db.lockKeys(ctx, tx); err != nil {
+		now, err := db.changeKeys(ctx, tx)
+		if err != nil {
 			return err
 		}
 		k, err := keyByKID(ctx, tx, kid)
 		if err != nil {
 			return notFound(err, "no signing key has kid %q: `passport-issuer keys list` shows the recorded keys", kid)
 		}
-		now := db.keyTime()
-		if k.Status == issuer.KeyRetired {
-			if publishFor != 0 || !k.PublishUntil.After(now) {
-				return issuer.Errorf(issuer.CodeConflict, "key %s is already retired", kid)
-			}
-			if _, err := exec(ctx, tx, `UPDATE issuer_keys SET publish_until = ? WHERE kid = ?`, now, kid); err != nil {
-				return fmt.Errorf("store: withdraw key: %w", err)
-			}
-			k.PublishUntil = &now
-			out = k
-			return nil
-		}
-		if k.Status == issuer.KeyReady {
-			publishFor = 0
-		}
-		if err := retireKey(ctx, tx, &k, now, publishFor); err != nil {
-			return err
+		switch {
+		case k.Status == issuer.KeyReady:
+			err = retireKey(ctx, tx, &k, now, 0)
+		case k.Status == issuer.KeyRetired && (publishFor != 0 || !k.PublishUntil.After(now)):
+			return issuer.Errorf(issuer.CodeConflict, "key %s is already retired", kid)
+		case publishFor == 0:
+			err = withdrawKey(ctx, tx, &k, now)
+		default:
+			err = retireKey(ctx, tx, &k, now, publishFor)
 		}
 		out = k
-		return nil
+		return err
 	})
 	return out, db.keyError(err)
+}
+
+// withdrawKey retires k, an active or retired key, and ends its
+// publication at now: what it signed stops verifying for whoever fetches
+// the trust file again. A retired key keeps the window it had. It is the
+// one place a withdrawal is written, inside the transaction that changes
+// the keys epoch: whatever else a withdrawal implies for what the key
+// signed (its passports' status) belongs here, in the same transaction.
+func withdrawKey(ctx context.Context, q sqlx.ExtContext, k *issuer.SigningKey, now time.Time) error {
+	if _, err := exec(ctx, q, `UPDATE issuer_keys SET status = 'retired', not_after = COALESCE(not_after, ?), publish_until = ?
+		WHERE kid = ?`, now, now, k.KID); err != nil {
+		return fmt.Errorf("store: withdraw key: %w", err)
+	}
+	if k.NotAfter == nil {
+		k.NotAfter = &now
+	}
+	k.Status, k.PublishUntil = issuer.KeyRetired, &now
+	return nil
+}
+
+// changeKeys begins a key change inside tx: it serialises it with every
+// other key change and then takes its time with newKeysEpoch.
+func (db *DB) changeKeys(ctx context.Context, tx *sqlx.Tx) (time.Time, error) {
+	if err := db.lockKeys(ctx, tx); err != nil {
+		return time.Time{}, err
+	}
+	return db.newKeysEpoch(ctx, tx)
+}
+
+// newKeysEpoch replaces the keys epoch inside tx, a key change holding the
+// keys lock, and only then returns the time of the change, to the second:
+// the epoch row's update waits for every issuance holding it (see
+// ActiveSigningKey).
+func (db *DB) newKeysEpoch(ctx context.Context, tx *sqlx.Tx) (time.Time, error) {
+	epoch, err := service.NewRevisionToken(db.rand)
+	if err != nil {
+		return time.Time{}, err
+	}
+	res, err := exec(ctx, tx, `UPDATE issuer_keys_epoch SET epoch = ?`, epoch)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: change keys epoch: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: change keys epoch: %w", err)
+	}
+	if n != 1 {
+		return time.Time{}, errors.New("store: change keys epoch: the epoch row is missing: the schema is damaged")
+	}
+	return db.keyTime(), nil
+}
+
+// ActiveSigningKey returns the active key and the current time, taken
+// while no key change can commit: the time lies inside the key's window,
+// to the second, for any key change serialises after or before it
+// (SPEC.md §10.1). On PostgreSQL the transaction holds the keys epoch row
+// FOR SHARE, which every key change must lock (by its UPDATE) before it
+// takes its own time, and reads the key in a statement after the lock;
+// on SQLite it holds the database write lock, which every key change
+// holds for its whole transaction, in this process and in any other. With
+// no active key it is not_found.
+func (db *DB) ActiveSigningKey(ctx context.Context) (issuer.SigningKey, time.Time, error) {
+	var (
+		k   issuer.SigningKey
+		now time.Time
+	)
+	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if db.engine == Postgres {
+			var epoch string
+			if err := get(ctx, tx, &epoch, `SELECT epoch FROM issuer_keys_epoch FOR SHARE`); err != nil {
+				return fmt.Errorf("store: lock keys epoch: %w", err)
+			}
+		}
+		var err error
+		if k, err = activeKey(ctx, tx); err != nil {
+			return notFound(err, "no signing key is active")
+		}
+		now = db.now().UTC()
+		return nil
+	})
+	if err != nil {
+		return issuer.SigningKey{}, time.Time{}, err
+	}
+	return k, now, nil
+}
+
+// WithSigningKeysLocked runs fn with every recorded key while no key can
+// be recorded or changed, in a transaction that writes nothing: the
+// keyring reconciles its key directory with the records there. fn may run
+// again when the transaction is retried.
+func (db *DB) WithSigningKeysLocked(ctx context.Context, fn func([]issuer.SigningKey) error) error {
+	return db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := db.lockKeys(ctx, tx); err != nil {
+			return err
+		}
+		keys, err := signingKeys(ctx, tx)
+		if err != nil {
+			return err
+		}
+		return fn(keys)
+	})
 }
 
 // lockKeys serialises key changes. On SQLite the write lock taken at BEGIN
@@ -181,7 +298,13 @@ func keyByKID(ctx context.Context, q sqlx.ExtContext, kid string) (issuer.Signin
 	return k, err
 }
 
-func insertKey(ctx context.Context, q sqlx.ExtContext, k *issuer.SigningKey) error {
+// insertKey records k, after running nk's Prepare.
+func insertKey(ctx context.Context, q sqlx.ExtContext, nk NewSigningKey, k *issuer.SigningKey) error {
+	if nk.Prepare != nil {
+		if err := nk.Prepare(); err != nil {
+			return err
+		}
+	}
 	if _, err := exec(ctx, q, `INSERT INTO issuer_keys (kid, alg, public_jwk, status, created_at) VALUES (?, ?, ?, ?, ?)`,
 		k.KID, k.Alg, k.PublicJWK, k.Status, k.CreatedAt); err != nil {
 		return fmt.Errorf("store: record key: %w", err)
@@ -219,6 +342,7 @@ func normaliseKeys(keys []issuer.SigningKey) []issuer.SigningKey {
 // ActivateFirstSigningKey records k and makes it active only when no key is
 // active, in one transaction, and reports whether it did: of several
 // processes starting at once, one activates its key and the others use it.
+// An activation changes the keys epoch.
 func (db *DB) ActivateFirstSigningKey(ctx context.Context, k NewSigningKey) (issuer.SigningKey, bool, error) {
 	var (
 		out       issuer.SigningKey
@@ -236,9 +360,12 @@ func (db *DB) ActivateFirstSigningKey(ctx context.Context, k NewSigningKey) (iss
 		if n > 0 {
 			return nil
 		}
-		now := db.keyTime()
+		now, err := db.newKeysEpoch(ctx, tx)
+		if err != nil {
+			return err
+		}
 		out = issuer.SigningKey{KID: k.KID, Alg: k.Alg, PublicJWK: k.PublicJWK, Status: issuer.KeyReady, CreatedAt: now}
-		if err := insertKey(ctx, tx, &out); err != nil {
+		if err := insertKey(ctx, tx, k, &out); err != nil {
 			return err
 		}
 		if _, err := exec(ctx, tx, `UPDATE issuer_keys SET status = 'active', not_before = ? WHERE kid = ?`, now, k.KID); err != nil {

@@ -14,12 +14,15 @@ import (
 
 // RevisionChannel is the PostgreSQL notification channel on which every
 // change of a subject's revision token is announced, with the subject's
-// public id as payload (migration 00007).
+// public id as payload (migration 00007), and every change of the keys
+// epoch, with an empty payload: every subject's passport changed
+// (migration 00013).
 const RevisionChannel = "passportkit_subject_revision"
 
 // ListenRevisions calls changed with the public id of every subject whose
-// revision token changes in any process on the database, until ctx ends;
-// it returns nil then. On PostgreSQL it holds one connection listening on
+// revision token changes in any process on the database, and with "" at
+// every key change (activation, rotation, retirement, withdrawal), until
+// ctx ends; it returns nil then. On PostgreSQL it holds one connection listening on
 // [RevisionChannel]; after a lost connection it reconnects and calls
 // changed with "" (anything may have changed meanwhile). On SQLite it
 // returns at once: SQLite has no notifications, and caches stay correct

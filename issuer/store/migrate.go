@@ -12,7 +12,8 @@ import (
 	"github.com/remnant/passportkit/migrations"
 )
 
-// provider returns the goose migration provider for db's engine.
+// provider returns the goose migration provider for db's engine, with
+// extra options (tests only).
 func (db *DB) provider() (*goose.Provider, error) {
 	dialect, dir := goose.DialectPostgres, "postgres"
 	if db.engine == SQLite {

@@ -69,26 +69,35 @@ func memoryDependents(ctx context.Context, tx sqlx.ExtContext, mem, author int64
 	return out, nil
 }
 
-// SubjectRevision returns a listed agent's current revision token, "" when
-// no write has changed its evidence yet. An unknown agent and one that is
-// unlisted, private or suspended are not_found alike, after the same one
-// statement that yields no row.
+// SubjectRevision returns a listed agent's current revision: the
+// service.PassportRevision of its revision token ("" when no write has
+// changed its evidence yet) and the keys epoch, read in one statement. An
+// unknown agent and one that is unlisted, private or suspended are
+// not_found alike, after the same one statement that yields no row.
 func (db *DB) SubjectRevision(ctx context.Context, id issuer.AgentID) (string, error) {
 	return db.revision(ctx, id, `a.public_id = ? AND `+listedNow)
 }
 
-// RevisionOf returns an agent's current revision token, whatever its status
+// RevisionOf returns an agent's current revision, whatever its status
 // or visibility, for the discovery indexer, which enters a hidden agent as
 // not listed. An unknown agent is not_found.
 func (db *DB) RevisionOf(ctx context.Context, id issuer.AgentID) (string, error) {
 	return db.revision(ctx, id, `a.public_id = ?`)
 }
 
-// revision reads the revision token of the agent id, which the condition
-// where on the agent row a finds with id as its one parameter.
+// revisionColumns reads, on the agent row a, its revision token and the
+// keys epoch: the two halves of a service.PassportRevision, in one
+// statement. LoadSubject's first statement reads them too.
+const revisionColumns = `COALESCE(r.revision, '') AS revision, COALESCE((SELECT epoch FROM issuer_keys_epoch), '') AS keys_epoch`
+
+// revision reads the revision of the agent id, which the condition where
+// on the agent row a finds with id as its one parameter.
 func (db *DB) revision(ctx context.Context, id issuer.AgentID, where string) (string, error) {
-	var rev []string
-	err := sel(ctx, db.x, &rev, `SELECT COALESCE(r.revision, '') FROM agents a
+	var rev []struct {
+		Subject string `db:"revision"`
+		Keys    string `db:"keys_epoch"`
+	}
+	err := sel(ctx, db.x, &rev, `SELECT `+revisionColumns+` FROM agents a
 		LEFT JOIN skill_trust_revisions r ON r.agent_id = a.id WHERE `+where, id)
 	if err != nil {
 		return "", fmt.Errorf("store: read revision: %w", err)
@@ -96,7 +105,7 @@ func (db *DB) revision(ctx context.Context, id issuer.AgentID, where string) (st
 	if len(rev) == 0 {
 		return "", issuer.Errorf(issuer.CodeNotFound, "agent %s not found", id)
 	}
-	return rev[0], nil
+	return service.PassportRevision(rev[0].Subject, rev[0].Keys), nil
 }
 
 // SetCapabilities replaces p's declared capabilities with caps (already

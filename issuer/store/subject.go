@@ -14,6 +14,7 @@ import (
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/reputation"
 )
 
@@ -81,10 +82,11 @@ func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, now func()
 		Status      string `db:"status"`
 		Visibility  string `db:"visibility"`
 		Revision    string `db:"revision"`
+		KeysEpoch   string `db:"keys_epoch"`
 	}
 	// The first statement pins the snapshot: the revision is read in it.
 	if err := get(ctx, tx, &a, `SELECT a.id, a.public_id, a.name, a.description, a.status, a.visibility,
-		COALESCE(r.revision, '') AS revision
+		`+revisionColumns+`
 		FROM agents a LEFT JOIN skill_trust_revisions r ON r.agent_id = a.id WHERE a.public_id = ?`, id); err != nil {
 		return nil, notFound(err, "agent %s not found", id)
 	}
@@ -94,7 +96,7 @@ func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, now func()
 	s := &issuing.Subject{
 		Key: issuing.Key(a.Key), PublicID: issuer.AgentID(a.PublicID), Name: a.Name, Description: a.Description,
 		Visibility: issuer.Visibility(a.Visibility), Status: issuer.AgentStatus(a.Status),
-		Revision: a.Revision, At: now().UTC(),
+		Revision: service.PassportRevision(a.Revision, a.KeysEpoch), At: now().UTC(),
 	}
 	if err := loadProfile(ctx, tx, s); err != nil {
 		return nil, err

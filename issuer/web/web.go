@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
-	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/issuing"
 	"github.com/remnant/passportkit/verifier"
 )
@@ -65,7 +65,7 @@ type Config struct {
 	// Now is the clock of the verification page; time.Now when nil.
 	Now func() time.Time
 	// BodyTimeout bounds how long the verification form may take to
-	// arrive once its headers are read; httpapi.DefaultBodyTimeout when
+	// arrive once its headers are read; httpbody.DefaultTimeout when
 	// zero. A slower one is answered 408.
 	BodyTimeout time.Duration
 	// Logger receives internal failures; nothing when nil.
@@ -120,7 +120,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.BodyTimeout == 0 {
-		cfg.BodyTimeout = httpapi.DefaultBodyTimeout
+		cfg.BodyTimeout = httpbody.DefaultTimeout
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), pages: map[string]*template.Template{},
 		assets: map[string]asset{}, first: newFirstPages(firstPagesSize), verifiers: verifier.NewCache(verifier.WithClock(cfg.Now))}
@@ -268,7 +268,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 // issuerProblem is err as problem details, as the API would answer it:
 // its status and title follow from its code by the one table; a fault on
 // the server shows no cause.
-func issuerProblem(err error) problem.Details { return httpapi.ProblemFor(err, "") }
+func issuerProblem(err error) problem.Details { return problem.Of(err, "") }
 
 // errNoAgent is the error of every agent that is not shown.
 var errNoAgent = issuer.Errorf(issuer.CodeNotFound, "no public agent")

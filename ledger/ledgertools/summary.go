@@ -60,7 +60,7 @@ func Share(text []byte, id string, asOf ledger.Date, signer *passport.Signer) (S
 	}
 	out := SummaryOut{Shared: b, ID: sid, Note: shareNote}
 	if signer != nil {
-		if out.JWS, err = signer.SignCompact([]byte(sid), ledger.SummaryJWSType); err != nil {
+		if out.JWS, err = signer.SignCompact([]byte(sid), passport.SummaryJWSType); err != nil {
 			return SummaryOut{}, err
 		}
 		out.Note = signedShareNote

@@ -17,6 +17,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/problem/problemhttp"
 	"github.com/remnant/passportkit/internal/ratelimit"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
@@ -234,7 +235,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, limit int, check
 
 // writeProblem answers with the problem details of code.
 func writeProblem(w http.ResponseWriter, r *http.Request, code problem.Code, detail string) {
-	problem.Write(w, problem.New(code, detail, r.URL.Path))
+	problemhttp.Write(w, problem.New(code, detail, r.URL.Path))
 }
 
 func clientAddr(r *http.Request) string {

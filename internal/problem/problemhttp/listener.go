@@ -1,4 +1,4 @@
-package problem
+package problemhttp
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+
+	"github.com/remnant/passportkit/internal/problem"
 )
 
 // net/http answers a request it cannot parse (headers over
@@ -81,12 +83,12 @@ func rewriteCanned(b []byte, maxHeaderBytes int) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var d Details
+	var d problem.Details
 	switch status {
 	case http.StatusRequestHeaderFieldsTooLarge:
-		d = New(HeaderTooLarge, fmt.Sprintf("the request line and headers exceed %d bytes", maxHeaderBytes), "")
+		d = problem.New(problem.HeaderTooLarge, fmt.Sprintf("the request line and headers exceed %d bytes", maxHeaderBytes), "")
 	case http.StatusBadRequest:
-		d = New(Invalid, "the request could not be parsed as HTTP/1.1: "+string(bytes.TrimPrefix(body, []byte("400 Bad Request: "))), "")
+		d = problem.New(problem.Invalid, "the request could not be parsed as HTTP/1.1: "+string(bytes.TrimPrefix(body, []byte("400 Bad Request: "))), "")
 		if string(body) == "400 Bad Request" {
 			d.Detail = "the request could not be parsed as HTTP/1.1"
 		}
@@ -99,7 +101,7 @@ func rewriteCanned(b []byte, maxHeaderBytes int) ([]byte, bool) {
 // Response returns d as a whole HTTP/1.1 response that closes the
 // connection, with the headers of [Write], for an answer written straight
 // to a connection before any handler runs.
-func Response(d Details) []byte {
+func Response(d problem.Details) []byte {
 	js, _ := json.Marshal(d) // strings and an int: it cannot fail
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "HTTP/1.1 %d %s\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n\r\n", d.Status, http.StatusText(d.Status), len(js)+1)
