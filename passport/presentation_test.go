@@ -157,7 +157,9 @@ func TestKeyBindingRefuses(t *testing.T) {
 	k := keys[0]
 	jwk, _ := bareJWK(k.Public())
 	payload, _ := Marshal(KeyBindingClaims{Audience: "a", IssuedAt: 1, Nonce: "n", PassportHash: "h"})
-	hdr := func(alg, jwk, typ string) string { return `{"alg":"` + alg + `","jwk":` + jwk + `,"typ":"` + typ + `"}` }
+	hdr := func(alg, jwk, typ string) string {
+		return `{"alg":"` + alg + `","jwk":` + jwk + `,"typ":"` + typ + `"}`
+	}
 	good := crafted(t, k, hdr("EdDSA", string(jwk), KeyBindingType), string(payload))
 	parts := strings.Split(good, ".")
 	for name, tt := range map[string]struct {

@@ -86,7 +86,9 @@ func (f *fixture) newPresentation(bundle []byte) *kbDraft {
 }
 
 // present is newPresentation of the presented passport, without status.
-func (f *fixture) present() *kbDraft { return f.newPresentation(f.presentedBundle(f.presentedPassport(false))) }
+func (f *fixture) present() *kbDraft {
+	return f.newPresentation(f.presentedBundle(f.presentedPassport(false)))
+}
 
 // bareJWK returns k's public JWK with only the members of its thumbprint.
 func bareJWK(k *passport.PrivateKey) string {
@@ -232,7 +234,9 @@ var presentationGenerators = []generator{
 	}},
 	{"presentation_extra_member_fail", func(f *fixture) (Case, error) {
 		d := f.present()
-		d.edit = func(b []byte) []byte { return replaceOnce(b, `,"presentationVersion":`, `,"nonce":"`+vectorNonce+`","presentationVersion":`) }
+		d.edit = func(b []byte) []byte {
+			return replaceOnce(b, `,"presentationVersion":`, `,"nonce":"`+vectorNonce+`","presentationVersion":`)
+		}
 		return d.fails("a presentation with a member outside bundle, keyBinding and presentationVersion", "presentation", passport.ReasonPresentationMalformed)
 	}},
 	{"presentation_missing_key_binding_fail", func(f *fixture) (Case, error) {
@@ -245,7 +249,9 @@ var presentationGenerators = []generator{
 	}},
 	{"presentation_version_fail", func(f *fixture) (Case, error) {
 		d := f.present()
-		d.edit = func(b []byte) []byte { return replaceOnce(b, `"presentationVersion":"1.0"`, `"presentationVersion":"2.0"`) }
+		d.edit = func(b []byte) []byte {
+			return replaceOnce(b, `"presentationVersion":"1.0"`, `"presentationVersion":"2.0"`)
+		}
 		return d.fails("presentationVersion 2.0, an unknown major version", "presentation", passport.ReasonPresentationVersion)
 	}},
 

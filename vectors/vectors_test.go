@@ -69,7 +69,7 @@ func TestEnoughCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var valid, invalid int
+	var valid, invalid, presentedValid, presentedInvalid int
 	reasons := map[string]bool{}
 	for _, c := range cases {
 		if c.Verified {
@@ -78,9 +78,17 @@ func TestEnoughCases(t *testing.T) {
 			invalid++
 			reasons[c.Reason] = true
 		}
+		if c.PresentedTo != nil && c.Verified {
+			presentedValid++
+		} else if c.PresentedTo != nil {
+			presentedInvalid++
+		}
 	}
 	if valid < 10 || invalid < 50 || len(reasons) < 25 {
 		t.Errorf("%d valid, %d invalid cases covering %d reasons", valid, invalid, len(reasons))
+	}
+	if presentedValid < 4 || presentedInvalid < 20 {
+		t.Errorf("%d valid and %d invalid presentations", presentedValid, presentedInvalid)
 	}
 }
 

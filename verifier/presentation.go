@@ -97,25 +97,16 @@ func PresentationCheckNames() []CheckName {
 // carries the holder key's thumbprint.
 //
 // It returns an error only when ctx is done, or before reading the
-// presentation when policy or pp is invalid (ErrPolicy,
-// ErrPresentationPolicy) or policy's status list was read by another
-// Verifier (ErrStatusList).
+// presentation when pp or policy is invalid (ErrPresentationPolicy,
+// ErrPolicy) or policy's status list was read by another Verifier
+// (ErrStatusList).
 func (v *Verifier) VerifyPresentation(ctx context.Context, presentation []byte, policy Policy, pp PresentationPolicy) (*Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if !policy.valid() {
-		return nil, ErrPolicy
-	}
 	if err := pp.validate(); err != nil {
 		return nil, err
 	}
-	if policy.statusList != nil && policy.statusList.v != v {
-		return nil, ErrStatusList
-	}
-	at := policy.at
-	if at.IsZero() {
-		at = v.clock()
+	at, err := v.start(ctx, policy)
+	if err != nil {
+		return nil, err
 	}
 	bufs := v.buffers()
 	defer v.release(bufs)

@@ -121,12 +121,7 @@ func FuzzVerifyPresentation(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		failed := 0
-		for _, c := range res.Checks {
-			if !c.OK && c.Reason != passport.ReasonNotReached && !c.Skipped() {
-				failed++
-			}
-		}
+		failed := failedChecks(res)
 		switch {
 		case res.Verified && (failed != 0 || res.Passport == nil || res.HolderKey == ""):
 			t.Fatalf("verified with %d failed checks", failed)

@@ -19,6 +19,14 @@
 //	list := v.ReadStatusList(token) // fetched earlier from the passport's status uri
 //	res, err := v.Verify(ctx, bundle, verifier.ForSubject("agt_…").WithStatusList(list))
 //
+// A relying party that wants to know that the agent in front of it is the
+// one the passport describes asks for a presentation instead, with a fresh
+// nonce, and checks it with VerifyPresentation under a PresentationPolicy
+// naming its own identifier and that nonce:
+//
+//	res, err := v.VerifyPresentation(ctx, presentation, verifier.ForSubject("agt_…"),
+//		verifier.ForPresentation("https://me.example", nonce))
+//
 // The bundle is bounded before it is parsed, parsed once by a strict
 // canonical JSON parser that records byte ranges, and every hash and
 // signature is computed over slices of the input: nothing is re-serialised.
@@ -293,18 +301,9 @@ func CheckNames() []CheckName { return append([]CheckName(nil), checkNames[:]...
 // read by another Verifier (ErrStatusList); an invalid bundle is a Result
 // with Verified false.
 func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*Result, error) {
-	if err := ctx.Err(); err != nil {
+	at, err := v.start(ctx, policy)
+	if err != nil {
 		return nil, err
-	}
-	if !policy.valid() {
-		return nil, ErrPolicy
-	}
-	if policy.statusList != nil && policy.statusList.v != v {
-		return nil, ErrStatusList
-	}
-	at := policy.at
-	if at.IsZero() {
-		at = v.clock()
 	}
 	bufs := v.buffers()
 	defer v.release(bufs)
@@ -321,6 +320,24 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 		r.verified(res)
 	}
 	return res, nil
+}
+
+// start refuses a verification whose ctx is done or whose policy is not
+// valid or holds another Verifier's status list, and returns its time.
+func (v *Verifier) start(ctx context.Context, policy Policy) (time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, err
+	}
+	if !policy.valid() {
+		return time.Time{}, ErrPolicy
+	}
+	if policy.statusList != nil && policy.statusList.v != v {
+		return time.Time{}, ErrStatusList
+	}
+	if policy.at.IsZero() {
+		return v.clock(), nil
+	}
+	return policy.at, nil
 }
 
 // bundleSteps returns the checks of a bundle, in the order of checkNames.

@@ -125,10 +125,7 @@ func methodNotAllowed(allow string) http.HandlerFunc {
 }
 
 func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
-	if h.limited(w, r) {
-		return
-	}
-	policy, ok := subjectPolicy(w, r)
+	policy, ok := h.admit(w, r)
 	if !ok {
 		return
 	}
@@ -141,10 +138,7 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 // aud and nonce are required, maxAge (seconds) is optional, and all three
 // are checked before the body is read.
 func (h *handler) verifyPresentation(w http.ResponseWriter, r *http.Request) {
-	if h.limited(w, r) {
-		return
-	}
-	policy, ok := subjectPolicy(w, r)
+	policy, ok := h.admit(w, r)
 	if !ok {
 		return
 	}
@@ -168,21 +162,16 @@ func (h *handler) verifyPresentation(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// limited answers 429 and reports true when the client exceeds its rate.
-func (h *handler) limited(w http.ResponseWriter, r *http.Request) bool {
-	ok, wait := h.limits.Allow(clientAddr(r))
-	if !ok {
+// admit answers 429 when the client exceeds its rate, and 400 for a bad
+// subject or at in the query; else it returns the policy they give.
+func (h *handler) admit(w http.ResponseWriter, r *http.Request) (verifier.Policy, bool) {
+	policy := verifier.AnySubject()
+	if ok, wait := h.limits.Allow(clientAddr(r)); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 		writeProblem(w, r, problem.RateLimited, "slow down and retry")
+		return policy, false
 	}
-	return !ok
-}
-
-// subjectPolicy reads the query's subject and at; on a bad query it
-// answers 400 and reports false.
-func subjectPolicy(w http.ResponseWriter, r *http.Request) (verifier.Policy, bool) {
 	q := r.URL.Query()
-	policy := verifier.AnySubject()
 	if s := q.Get("subject"); s != "" {
 		policy = verifier.ForSubject(s)
 	}

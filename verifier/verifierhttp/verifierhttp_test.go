@@ -71,33 +71,24 @@ func gz(b []byte) []byte {
 	return buf.Bytes()
 }
 
-func TestHTTPVerify(t *testing.T) {
-	srv, bundles := newServer(t, verifierhttp.Config{})
-	at := "?at=2026-06-01T00:00:00Z"
-	tests := []struct {
-		name     string
-		body     []byte
-		header   map[string]string
-		query    string
-		status   int
-		verified bool
-		reason   string
-	}{
-		{"verified", bundles["valid_eddsa"], nil, at, 200, true, "ok"},
-		{"verified gzip", gz(bundles["valid_es256"]), map[string]string{"Content-Encoding": "gzip"}, at, 200, true, "ok"},
-		{"not verified is still 200", bundles["tampered_leaf_fail"], nil, at, 200, false, "evidence_proof_invalid"},
-		{"subject policy", bundles["valid_eddsa"], nil, at + "&subject=agt_other", 200, false, "subject_mismatch"},
-		{"near the limit", bundles["valid_near_limit"], nil, at, 200, true, "ok"},
-		{"over 512 KiB", bundles["over_512kib_fail"], nil, at, 413, false, ""},
-		{"over 512 KiB after decompression", gz(append(bytes.Repeat([]byte(" "), 600<<10), '{', '}')), map[string]string{"Content-Encoding": "gzip"}, at, 413, false, ""},
-		{"gzip bomb", gz(bytes.Repeat([]byte("0"), 64<<20)), map[string]string{"Content-Encoding": "gzip"}, at, 413, false, ""},
-		{"not gzip", []byte("plain"), map[string]string{"Content-Encoding": "gzip"}, at, 400, false, ""},
-		{"unknown encoding", []byte("{}"), map[string]string{"Content-Encoding": "br"}, at, 415, false, ""},
-		{"bad at", bundles["valid_eddsa"], nil, "?at=tomorrow", 400, false, ""},
-	}
+// verifyCase is one request to a verification endpoint and what it must
+// answer: a status and, for 200, the verdict and reason.
+type verifyCase struct {
+	name     string
+	body     []byte
+	header   map[string]string
+	query    string
+	status   int
+	verified bool
+	reason   string
+}
+
+// runVerifyCases posts each case to url and checks its answer; check, when
+// set, checks a result further.
+func runVerifyCases(t *testing.T, url string, tests []verifyCase, check func(t *testing.T, res *verifier.Result)) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := post(t, srv.URL+"/v1/verify"+tt.query, tt.body, tt.header)
+			resp, body := post(t, url+tt.query, tt.body, tt.header)
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
@@ -112,12 +103,33 @@ func TestHTTPVerify(t *testing.T) {
 			if res.Verified != tt.verified || string(res.Reason) != tt.reason {
 				t.Errorf("verified %v reason %s, want %v %s", res.Verified, res.Reason, tt.verified, tt.reason)
 			}
-			// Without ?subject= the subject check is not_required, never ok.
-			if c := res.Check(verifier.CheckSubject); res.Verified && (c.Name != verifier.CheckSubject || c.OK || c.Reason != passport.ReasonNotRequired) {
-				t.Errorf("subject check %+v, want not_required", c)
-			}
+			check(t, &res)
 		})
 	}
+}
+
+func TestHTTPVerify(t *testing.T) {
+	srv, bundles := newServer(t, verifierhttp.Config{})
+	at := "?at=2026-06-01T00:00:00Z"
+	tests := []verifyCase{
+		{"verified", bundles["valid_eddsa"], nil, at, 200, true, "ok"},
+		{"verified gzip", gz(bundles["valid_es256"]), map[string]string{"Content-Encoding": "gzip"}, at, 200, true, "ok"},
+		{"not verified is still 200", bundles["tampered_leaf_fail"], nil, at, 200, false, "evidence_proof_invalid"},
+		{"subject policy", bundles["valid_eddsa"], nil, at + "&subject=agt_other", 200, false, "subject_mismatch"},
+		{"near the limit", bundles["valid_near_limit"], nil, at, 200, true, "ok"},
+		{"over 512 KiB", bundles["over_512kib_fail"], nil, at, 413, false, ""},
+		{"over 512 KiB after decompression", gz(append(bytes.Repeat([]byte(" "), 600<<10), '{', '}')), map[string]string{"Content-Encoding": "gzip"}, at, 413, false, ""},
+		{"gzip bomb", gz(bytes.Repeat([]byte("0"), 64<<20)), map[string]string{"Content-Encoding": "gzip"}, at, 413, false, ""},
+		{"not gzip", []byte("plain"), map[string]string{"Content-Encoding": "gzip"}, at, 400, false, ""},
+		{"unknown encoding", []byte("{}"), map[string]string{"Content-Encoding": "br"}, at, 415, false, ""},
+		{"bad at", bundles["valid_eddsa"], nil, "?at=tomorrow", 400, false, ""},
+	}
+	runVerifyCases(t, srv.URL+"/v1/verify", tests, func(t *testing.T, res *verifier.Result) {
+		// Without ?subject= the subject check is not_required, never ok.
+		if c := res.Check(verifier.CheckSubject); res.Verified && (c.Name != verifier.CheckSubject || c.OK || c.Reason != passport.ReasonNotRequired) {
+			t.Errorf("subject check %+v, want not_required", c)
+		}
+	})
 }
 
 // TestHTTPVerifyPresentation checks POST /v1/verify/presentation: the
@@ -126,15 +138,7 @@ func TestHTTPVerify(t *testing.T) {
 func TestHTTPVerifyPresentation(t *testing.T) {
 	srv, inputs := newServer(t, verifierhttp.Config{})
 	q := "?at=2026-06-01T00:00:00Z&aud=https%3A%2F%2Fverifier.example&nonce=n-7Kq2xW9fLp"
-	tests := []struct {
-		name     string
-		body     []byte
-		header   map[string]string
-		query    string
-		status   int
-		verified bool
-		reason   string
-	}{
+	tests := []verifyCase{
 		{"verified", inputs["valid_presentation_eddsa"], nil, q, 200, true, "ok"},
 		{"verified gzip", gz(inputs["valid_presentation_es256"]), map[string]string{"Content-Encoding": "gzip"}, q, 200, true, "ok"},
 		{"subject", inputs["valid_presentation_eddsa"], nil, q + "&subject=agt_7Qm2xKp9Lr4Vt8Wn", 200, true, "ok"},
@@ -152,28 +156,11 @@ func TestHTTPVerifyPresentation(t *testing.T) {
 		{"maxAge a duration", []byte("not read"), nil, q + "&maxAge=5m", 400, false, ""},
 		{"bad at", []byte("not read"), nil, "?at=noon&aud=x&nonce=y", 400, false, ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resp, body := post(t, srv.URL+"/v1/verify/presentation"+tt.query, tt.body, tt.header)
-			if resp.StatusCode != tt.status {
-				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
-			}
-			if tt.status != 200 {
-				assertProblem(t, resp, body, tt.status)
-				return
-			}
-			var res verifier.Result
-			if err := json.Unmarshal(body, &res); err != nil {
-				t.Fatal(err)
-			}
-			if res.Verified != tt.verified || string(res.Reason) != tt.reason || (res.HolderKey != "") != tt.verified {
-				t.Errorf("verified %v reason %s holder key %q, want %v %s", res.Verified, res.Reason, res.HolderKey, tt.verified, tt.reason)
-			}
-			if len(res.Checks) != len(verifier.PresentationCheckNames()) {
-				t.Errorf("%d checks", len(res.Checks))
-			}
-		})
-	}
+	runVerifyCases(t, srv.URL+"/v1/verify/presentation", tests, func(t *testing.T, res *verifier.Result) {
+		if (res.HolderKey != "") != res.Verified || len(res.Checks) != len(verifier.PresentationCheckNames()) {
+			t.Errorf("holder key %q and %d checks in a result verified %v", res.HolderKey, len(res.Checks), res.Verified)
+		}
+	})
 }
 
 func assertProblem(t *testing.T, resp *http.Response, body []byte, status int) {
