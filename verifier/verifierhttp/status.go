@@ -191,3 +191,13 @@ func statusURIUnverified(bundle []byte) (string, bool) {
 	}
 	return snap.Passport.Status.StatusList.URI, true
 }
+
+// presentationStatusURIUnverified is statusURIUnverified for the bundle a
+// presentation holds.
+func presentationStatusURIUnverified(presentation []byte) (string, bool) {
+	p, err := passport.ParsePresentationUnverified(presentation)
+	if err != nil {
+		return "", false
+	}
+	return statusURIUnverified(p.Bundle)
+}

@@ -3,6 +3,8 @@ package verifierhttp_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/statuslist"
+	"github.com/remnant/passportkit/vectors"
 	"github.com/remnant/passportkit/verifier"
 	"github.com/remnant/passportkit/verifier/verifierhttp"
 )
@@ -148,4 +151,72 @@ func TestStatusFetcher(t *testing.T) {
 			t.Errorf("status URL %q was accepted", bad)
 		}
 	}
+}
+
+// tokenTransport answers every request with a status list token.
+type tokenTransport []byte
+
+func (t tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Status: "200 OK", Header: http.Header{"Content-Type": {statuslist.MediaType}},
+		Body: io.NopCloser(bytes.NewReader(t)), Request: r}, nil
+}
+
+// TestHTTPAppliesStatusLists: with a StatusFetcher, POST /v1/verify and
+// POST /v1/verify/presentation apply the list the passport names, the
+// latter to the bundle the presentation holds.
+func TestHTTPAppliesStatusLists(t *testing.T) {
+	v, cases := vectorVerifier(t)
+	byName := map[string]vectors.Case{}
+	for _, c := range cases {
+		byName[c.Name] = c
+	}
+	q := "?at=2026-06-01T00:00:00Z&aud=https%3A%2F%2Fverifier.example&nonce=n-7Kq2xW9fLp"
+	for path, c := range map[string]vectors.Case{"/v1/verify": byName["status_revoked_fail"], "/v1/verify/presentation": byName["presentation_bundle_revoked_fail"]} {
+		body, bundle := c.Bundle, c.Bundle
+		if len(c.Presentation) > 0 {
+			p, err := passport.ParsePresentationUnverified(c.Presentation)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, bundle = c.Presentation, p.Bundle
+		}
+		uri, ok := passportStatusURI(t, bundle)
+		if !ok {
+			t.Fatalf("%s: the vector's passport names no status list", c.Name)
+		}
+		f, err := verifierhttp.NewStatusFetcher(v, verifierhttp.StatusConfig{URLs: []string{uri},
+			Client: &http.Client{Transport: tokenTransport(c.StatusList)}, Now: func() time.Time { return c.At }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(verifierhttp.NewHandler(v, verifierhttp.Config{Status: f}))
+		t.Cleanup(srv.Close)
+		res, b := post(t, srv.URL+path+q, body, nil)
+		var out verifier.Result
+		if err := json.Unmarshal(b, &out); err != nil || res.StatusCode != 200 {
+			t.Fatalf("%s: %s %s", path, res.Status, b)
+		}
+		if out.Verified || out.Reason != passport.ReasonRevoked {
+			t.Errorf("%s: verified %v, reason %s", path, out.Verified, out.Reason)
+		}
+	}
+}
+
+// passportStatusURI reads the status uri of the passport in bundle.
+func passportStatusURI(t *testing.T, bundle []byte) (string, bool) {
+	t.Helper()
+	b, err := passport.ParseBundleUnverified(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap struct {
+		Passport passport.Passport `json:"passport"`
+	}
+	if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
+		t.Fatal(err)
+	}
+	if snap.Passport.Status == nil {
+		return "", false
+	}
+	return snap.Passport.Status.StatusList.URI, true
 }
