@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -191,11 +192,30 @@ func (p *Passports) Issue(ctx context.Context, id issuer.AgentID, d issuing.Disc
 	if err != nil {
 		return nil, err
 	}
-	e, err := p.current(ctx, id)
-	if err != nil {
-		return nil, err
+	return againIfWithdrawn(func() (*issuing.Issued, error) {
+		e, err := p.current(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return p.issue(ctx, id, e, d)
+	})
+}
+
+// ErrSigningKeyWithdrawn is the cause the store gives when it refuses to
+// keep a passport whose signing key was withdrawn after it signed: the
+// withdrawal revokes only what is kept by then, so such a passport is never
+// served. A SubjectStore wraps it in an unavailable issuer.Error.
+var ErrSigningKeyWithdrawn = errors.New("service: the signing key was withdrawn")
+
+// againIfWithdrawn runs issue, and once more when its passport's signing
+// key was withdrawn meanwhile: the keys epoch has changed, so the second
+// run builds a new passport with the key active then.
+func againIfWithdrawn(issue func() (*issuing.Issued, error)) (*issuing.Issued, error) {
+	is, err := issue()
+	if errors.Is(err, ErrSigningKeyWithdrawn) {
+		return issue()
 	}
-	return p.issue(ctx, id, e, d)
+	return is, err
 }
 
 // issue signs e for d and counts the passport issued.
@@ -276,23 +296,25 @@ func (p *Passports) Latest(ctx context.Context, id issuer.AgentID, d issuing.Dis
 	if err != nil {
 		return nil, err
 	}
-	rev, err := p.st.SubjectRevision(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	now := p.now().UTC()
-	e, ok := p.cached(id, rev, now)
-	if !ok {
-		f, joined := p.build(ctx, id, rev, now)
-		prev, held := p.last.Get(id)
-		if e = prev; !joined || !held || hourBucket(prev.draft.Passport.IssuedAt.UTC()) != hourBucket(now) ||
-			keysEpoch(prev.draft.Revision) != keysEpoch(rev) {
-			if e, err = f.wait(ctx); err != nil {
-				return nil, err
+	return againIfWithdrawn(func() (*issuing.Issued, error) {
+		rev, err := p.st.SubjectRevision(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		now := p.now().UTC()
+		e, ok := p.cached(id, rev, now)
+		if !ok {
+			f, joined := p.build(ctx, id, rev, now)
+			prev, held := p.last.Get(id)
+			if e = prev; !joined || !held || hourBucket(prev.draft.Passport.IssuedAt.UTC()) != hourBucket(now) ||
+				keysEpoch(prev.draft.Revision) != keysEpoch(rev) {
+				if e, err = f.wait(ctx); err != nil {
+					return nil, err
+				}
 			}
 		}
-	}
-	return p.issue(ctx, id, e, d)
+		return p.issue(ctx, id, e, d)
+	})
 }
 
 // pinned returns the passport hash issued to id, when it is still held.

@@ -41,6 +41,9 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 	}
 	now := db.timestamp()
 	return db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := db.checkSigningKey(ctx, tx, p.KID, now); err != nil {
+			return err
+		}
 		a, err := db.loadAgent(ctx, tx, p.Subject)
 		if err != nil {
 			return err
@@ -82,4 +85,33 @@ func (db *DB) IssuedEvidence(ctx context.Context, id issuer.AgentID, hash string
 		return nil, fmt.Errorf("store: issued evidence of %s is over %d bytes", hash, evidence.MaxFileSize)
 	}
 	return b, nil
+}
+
+// checkSigningKey refuses, inside tx, to keep a passport signed by kid once
+// kid is withdrawn (its publication ended at its withdrawal): the key may
+// have been withdrawn between signing and keeping, and its withdrawal
+// revokes only what is kept by then. On PostgreSQL the transaction first
+// holds the keys epoch row FOR SHARE, which every key change updates
+// first, so a withdrawal either commits before the check, which then
+// refuses, or waits for this transaction and revokes the passport it
+// keeps. The check is a statement of its own: one that waited for the lock
+// would still read the key as its own snapshot had it. On SQLite the write
+// transaction already excludes a key change.
+func (db *DB) checkSigningKey(ctx context.Context, tx *sqlx.Tx, kid string, now time.Time) error {
+	if db.engine == Postgres {
+		var epoch string
+		if err := get(ctx, tx, &epoch, `SELECT epoch FROM issuer_keys_epoch FOR SHARE`); err != nil {
+			return fmt.Errorf("store: lock keys epoch: %w", err)
+		}
+	}
+	var kept []string
+	if err := sel(ctx, tx, &kept, `SELECT kid FROM issuer_keys
+		WHERE kid = ? AND (publish_until IS NULL OR publish_until > ?)`, kid, now); err != nil {
+		return fmt.Errorf("store: check signing key: %w", err)
+	}
+	if len(kept) == 0 {
+		return &issuer.Error{Code: issuer.CodeUnavailable, Err: service.ErrSigningKeyWithdrawn,
+			Message: "the passport's signing key was withdrawn while it was issued; ask again"}
+	}
+	return nil
 }
