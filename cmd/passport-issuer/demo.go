@@ -1,21 +1,27 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/demoworld"
 	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/issuer/keyring"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/passport"
@@ -28,14 +34,14 @@ type demoCmd struct {
 	serveCmd `embed:""`
 
 	Seed     uint64 `env:"PASSPORT_DEMO_SEED" default:"1" help:"Seed of the synthetic world; the same seed builds the same world."`
-	Out      string `name:"out" default:"demo" placeholder:"DIR" help:"Directory the bundle, its evidence file and the trust file are written to."`
+	Out      string `name:"out" default:"demo" placeholder:"DIR" help:"Directory demo writes to: the bundle, its evidence file, the trust file, the status list and the main agent's holder key, and, unless --db and --keys name others, the database (passportkit.db) and the key directory (passportkit-keys)."`
 	Disclose string `default:"previews" enum:"previews,all,none" help:"Evidence records the written bundle discloses: previews, all or none."`
 	NoServe  bool   `name:"no-serve" help:"Exit after writing the files instead of serving."`
 }
 
 // Help is the long help of demo.
 func (c *demoCmd) Help() string {
-	return `Builds a synthetic world in the database through the issuer's own use cases (operators, agents, memories with lineage and appliesTo, consumption, outcome reports, corroborations, an unresolved contradiction, a ring of same-owner agents whose praise of one another is refused, an agent with declarations only), or reuses it when the database already holds the world of this seed. Then it issues the main agent's passport with the active signing key (creating a first key when none is active), verifies it with the verifier package, writes bundle.json, evidence.json and issuer-trust.json to --out, prints what to try next, and serves the HTTP API as serve does. Only for development: it refuses --env production.`
+	return `Builds a synthetic world in the database through the issuer's own use cases (operators, agents, memories with lineage and appliesTo, consumption, outcome reports, corroborations, an unresolved contradiction, a ring of same-owner agents whose praise of one another is refused, an agent with declarations only), or reuses it when the database already holds the world of this seed. Before anything else it binds its address, so that a busy port fails it before it writes anything. Then it registers a holder key for the main agent (kept in holder.jwk, mode 0600) through the issuer's use cases as an agent does, issues the agent's passport with the active signing key (creating a first key when none is active), verifies it with the verifier package, writes bundle.json, evidence.json, issuer-trust.json and the passport's status list, status.jwt, to --out, prints what to try next, and serves the HTTP API as serve does. Unless --issuer is given, the issuer is named by the address it serves on. Only for development: it refuses --env production.`
 }
 
 // demoFiles are the files the demo writes into --out.
@@ -43,11 +49,91 @@ const (
 	demoBundle   = "bundle.json"
 	demoEvidence = "evidence.json"
 	demoTrust    = "issuer-trust.json"
+	demoStatus   = "status.jwt"
+	demoHolder   = "holder.jwk"
+	// demoPresentation is the file the printed present command writes.
+	demoPresentation = "presentation.json"
+	demoDatabase     = "passportkit.db"
+	demoKeys         = "passportkit-keys"
 )
 
-func (c *demoCmd) Run(e *env) error {
+// The relying party of the presentation demo prints: who it is, and the
+// nonce it handed the agent.
+const (
+	demoAudience = "https://verifier.example"
+	demoNonce    = "8Hq3vKx2Tz"
+)
+
+func (c *demoCmd) Run(e *env, kctx *kong.Context) error {
 	if c.Env == "production" {
 		return cli.Usage(errors.New("demo writes a synthetic world: it runs with --env development only"))
+	}
+	// The address first: a second demo on a busy port fails here, having
+	// written nothing.
+	var ls *listeners
+	addr := c.Addr
+	if !c.NoServe {
+		var err error
+		if ls, err = c.listen(); err != nil {
+			return fmt.Errorf("demo: %w; nothing was written", err)
+		}
+		addr = ls.api.Addr().String()
+	}
+	c.Addr = addr
+	c.place(e, kctx, addr)
+	if err := c.prepare(e); err != nil {
+		if ls != nil {
+			ls.close()
+		}
+		return err
+	}
+	if c.NoServe {
+		return nil
+	}
+	return c.serveCmd.serve(e, ls)
+}
+
+// place keeps the demo's database and keys under --out unless --db or
+// --keys name others, and names the issuer by the address it serves on
+// unless --issuer names it.
+func (c *demoCmd) place(e *env, kctx *kong.Context, addr string) {
+	if !given(kctx, "db") {
+		e.dbURL = filepath.Join(c.Out, demoDatabase)
+	}
+	if !given(kctx, "keys") {
+		c.KeyDir = filepath.Join(c.Out, demoKeys)
+	}
+	if !given(kctx, "issuer") {
+		c.Issuer = "http://" + addr
+	}
+}
+
+// given reports whether the flag called name was given on the command line
+// or through its environment variable, rather than left at its default.
+func given(kctx *kong.Context, name string) bool {
+	for _, p := range kctx.Path {
+		if p.Flag != nil && p.Flag.Name == name {
+			return true
+		}
+	}
+	for _, f := range kctx.Flags() {
+		if f.Name != name {
+			continue
+		}
+		for _, v := range f.Envs {
+			if _, ok := os.LookupEnv(v); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prepare builds or finds the world, issues and checks the main agent's
+// passport, writes the files and prints what to try next.
+func (c *demoCmd) prepare(e *env) error {
+	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+		return err
 	}
 	w := demoworld.Generate(c.Seed)
 	res, err := c.build(e, w)
@@ -79,9 +165,9 @@ func (c *demoCmd) Run(e *env) error {
 	}
 	passports := service.NewPassports(db, ring, service.PassportOptions{})
 	main := w.AgentID(w.Main())
-	issued, err := passports.Issue(e.ctx, main, issuing.Disclosure(c.Disclose))
+	issued, err := c.issueHeld(e, db, ring, passports, main)
 	if err != nil {
-		return fmt.Errorf("demo: issue the passport of %s: %w", main, err)
+		return err
 	}
 	trustFile, err := ring.TrustFile(e.ctx)
 	if err != nil {
@@ -90,7 +176,11 @@ func (c *demoCmd) Run(e *env) error {
 	if err := c.check(e, trustFile, main, issued); err != nil {
 		return err
 	}
-	if err := writeDemoFiles(c.Out, issued, trustFile); err != nil {
+	status, err := statusToken(e, db, ring, issued.Passport)
+	if err != nil {
+		return err
+	}
+	if err := writeDemoFiles(c.Out, issued, trustFile, status); err != nil {
 		return err
 	}
 
@@ -114,17 +204,10 @@ func (c *demoCmd) Run(e *env) error {
 		printSkills(e.stdout, is.Passport.SkillPassports)
 	}
 
-	trust, bundle, evidenceFile := filepath.Join(c.Out, demoTrust), filepath.Join(c.Out, demoBundle), filepath.Join(c.Out, demoEvidence)
 	base := "http://" + c.Addr
-	fmt.Fprintf(e.stdout, `
-Wrote %s, %s and %s. Next, check them as a third party would:
-
-  go run ./cmd/passport verify --trust %s --subject %s %s
-  go run ./cmd/passport verify --trust %s --subject %s --recompute --evidence %s %s
-
-`, bundle, evidenceFile, trust, trust, main, bundle, trust, main, evidenceFile, bundle)
+	c.printNext(e.stdout, main, issued.Passport.Status)
 	if c.NoServe {
-		fmt.Fprintf(e.stdout, "Then serve the issuer (go run ./cmd/passport-issuer serve) and fetch:\n\n")
+		fmt.Fprintf(e.stdout, "Then run demo again without --no-serve and fetch:\n\n")
 	} else {
 		fmt.Fprintf(e.stdout, "and, while this command serves, fetch:\n\n")
 	}
@@ -157,11 +240,39 @@ and ask the trust API about one skill, its sources, or several agents side by si
   %s/verify
 
 `, base, main, base, main, url.PathEscape(demoworld.SkillEstimated), base, url.QueryEscape(demoworld.SkillContested), base, declarerID, main, base)
-	if c.NoServe {
-		return nil
+	return nil
+}
+
+// printNext prints the files demo wrote and the commands that check them:
+// as a third party, and as a relying party the agent presents its passport
+// to, with the status list status names (nil when the issuer keeps none).
+func (c *demoCmd) printNext(out io.Writer, main issuer.AgentID, status *passport.StatusRef) {
+	f := func(name string) string { return filepath.Join(c.Out, name) }
+	trust, bundle := f(demoTrust), f(demoBundle)
+	fmt.Fprintf(out, `
+Wrote %s, %s, %s, %s and the main agent's holder key %s. Next, check them as a third party would:
+
+  go run ./cmd/passport verify --trust %s --subject %s %s
+  go run ./cmd/passport verify --trust %s --subject %s --recompute --evidence %s %s
+
+Present the passport as its agent would, with its holder key, to a relying party that names itself and hands it a nonce:
+
+  go run ./cmd/passport present --bundle %s --key %s --aud %s --nonce %s -o %s
+
+`, bundle, f(demoEvidence), trust, f(demoStatus), f(demoHolder),
+		trust, main, bundle, trust, main, f(demoEvidence), bundle,
+		bundle, f(demoHolder), demoAudience, demoNonce, f(demoPresentation))
+	verify := fmt.Sprintf("go run ./cmd/passport verify --trust %s --subject %s --presentation --aud %s --nonce %s", trust, main, demoAudience, demoNonce)
+	if status == nil {
+		fmt.Fprintf(out, "and check it as the relying party (the issuer keeps no status list):\n\n  %s %s\n\n", verify, f(demoPresentation))
+		return
 	}
-	db.Close()
-	return c.serveCmd.Run(e)
+	fmt.Fprintf(out, `and check it as the relying party, offline, with the status list the passport names (%s is the list as it stood
+just now, fresh for five minutes; fetch it again from the issuer with curl -fsS -o %s %s):
+
+  %s --status %s %s
+
+`, f(demoStatus), f(demoStatus), status.StatusList.URI, verify, f(demoStatus), f(demoPresentation))
 }
 
 // build builds w in the database, or finds it there, on a store whose clock
@@ -209,23 +320,140 @@ func (c *demoCmd) check(e *env, trustFile []byte, subject issuer.AgentID, is *is
 	return nil
 }
 
-// writeDemoFiles writes the bundle, the evidence file and the trust file
-// into dir, each replaced whole.
-func writeDemoFiles(dir string, is *issuing.Issued, trustFile []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// issueHeld issues the passport of main, an agent that holds the key in
+// --out's holder.jwk. When no passport of main names that key (or there is
+// no such file yet), the key, or a new Ed25519 key, is registered through
+// the issuer's use cases as an agent registers one: the operator hands the
+// agent a new API key, with which it asks for a nonce and proves that it
+// holds the key. A new key is written to holder.jwk, mode 0600, once it is
+// registered.
+func (c *demoCmd) issueHeld(e *env, db *store.DB, ring *keyring.Keyring, passports *service.Passports, main issuer.AgentID) (*issuing.Issued, error) {
+	issue := func() (*issuing.Issued, error) {
+		is, err := passports.Issue(e.ctx, main, issuing.Disclosure(c.Disclose))
+		if err != nil {
+			return nil, fmt.Errorf("demo: issue the passport of %s: %w", main, err)
+		}
+		return is, nil
+	}
+	issued, err := issue()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(c.Out, demoHolder)
+	key, err := readHolderKey(path)
+	if err != nil {
+		return nil, err
+	}
+	if key != nil && issued.Passport.Cnf != nil && slices.Contains(issued.Passport.Cnf.JKTs, key.Public().KeyID()) {
+		return issued, nil
+	}
+	fresh := key == nil
+	if fresh {
+		if key, err = passport.GenerateKey(passport.EdDSA, rand.Reader); err != nil {
+			return nil, err
+		}
+	}
+	if err := registerHolderKey(e, db, ring.Issuer(), main, key); err != nil {
+		return nil, fmt.Errorf("demo: register the holder key of %s: %w", main, err)
+	}
+	if fresh {
+		b, err := key.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		if err := writeFileAtomic(path, b, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return issue()
+}
+
+// readHolderKey reads the private holder key at path, or returns nil when
+// there is no file.
+func readHolderKey(path string) (*passport.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	key, err := passport.ParsePrivateKey(b)
+	if err != nil {
+		return nil, fmt.Errorf("demo: %s: %w (remove it and run demo again for a new holder key)", path, err)
+	}
+	return key, nil
+}
+
+// registerHolderKey registers key as agent's one holder key, as the agent
+// would: with a new API key the operator hands it, it asks the service for
+// a nonce and answers with its proof of possession.
+func registerHolderKey(e *env, db *store.DB, issuerID string, agent issuer.AgentID, key *passport.PrivateKey) error {
+	apiKey, err := db.RotateKey(e.ctx, agent, nil)
+	if err != nil {
 		return err
 	}
-	for name, b := range map[string][]byte{demoBundle: is.Bundle, demoEvidence: is.EvidenceFile, demoTrust: trustFile} {
-		if err := writeFileAtomic(filepath.Join(dir, name), b); err != nil {
+	sealer, err := cursorSealer(e.ctx, db)
+	if err != nil {
+		return err
+	}
+	app := service.New(db, service.Options{Cursors: sealer, Issuer: issuerID})
+	p, err := app.Authenticate(e.ctx, apiKey)
+	if err != nil {
+		return err
+	}
+	nonce, err := app.HolderKeyNonce(e.ctx, p)
+	if err != nil {
+		return err
+	}
+	proof, err := passport.ProveHolderKey(key, passport.HolderProof{Audience: issuerID, Nonce: nonce.Nonce, Subject: string(agent)})
+	if err != nil {
+		return err
+	}
+	jwk, err := key.Public().MarshalJSON()
+	if err != nil {
+		return err
+	}
+	_, err = app.SetHolderKeys(e.ctx, p, issuer.HolderKeysRequest{Keys: []issuer.HolderKeyProof{{JWK: jwk, Proof: proof}}})
+	return err
+}
+
+// statusToken returns the token of the status list the passport p names,
+// as the issuer serves it now, or nil when p names none.
+func statusToken(e *env, db *store.DB, ring *keyring.Keyring, p passport.Passport) ([]byte, error) {
+	if p.Status == nil {
+		return nil, nil
+	}
+	uri := p.Status.StatusList.URI
+	id, err := issuer.ParseStatusListID(uri[strings.LastIndex(uri, "/")+1:])
+	if err != nil {
+		return nil, fmt.Errorf("demo: status list %s: %w", uri, err)
+	}
+	tok, err := service.NewStatusLists(db, ring, service.StatusListOptions{}).Token(e.ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("demo: status list %s: %w", uri, err)
+	}
+	return tok.Token, nil
+}
+
+// writeDemoFiles writes the bundle, the evidence file, the trust file and
+// the status list token (when there is one) into dir, each replaced whole.
+func writeDemoFiles(dir string, is *issuing.Issued, trustFile, status []byte) error {
+	files := map[string][]byte{demoBundle: is.Bundle, demoEvidence: is.EvidenceFile, demoTrust: trustFile}
+	if status != nil {
+		files[demoStatus] = status
+	}
+	for name, b := range files {
+		if err := writeFileAtomic(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// writeFileAtomic writes b to path through a temporary file and a rename,
-// so that a reader never sees half a file.
-func writeFileAtomic(path string, b []byte) error {
+// writeFileAtomic writes b to path, with mode perm, through a temporary
+// file and a rename, so that a reader never sees half a file.
+func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -235,7 +463,7 @@ func writeFileAtomic(path string, b []byte) error {
 		f.Close()
 		return err
 	}
-	if err := f.Chmod(0o644); err != nil {
+	if err := f.Chmod(perm); err != nil {
 		f.Close()
 		return err
 	}

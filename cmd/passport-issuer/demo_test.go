@@ -3,12 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,28 +27,35 @@ import (
 )
 
 // TestREADMEQuickStart keeps the README's quick start truthful: its first
-// command runs the demo and its second the tests; the verify commands it
-// shows are those demo prints; and the identifiers it names are those of
-// the world demo builds. The commands themselves run in
-// testdata/script/demo.txtar.
+// commands run the demo and then the tests; the passport commands it shows
+// are those demo prints; the identifiers it and docs/demo.md name are those
+// of the world demo builds; and docs/demo.md quotes demo's output. The
+// commands themselves run in internal/docstest and testdata/script/demo.txtar.
 func TestREADMEQuickStart(t *testing.T) {
-	section := clitest.READMESection(t, "../../README.md", "## Quick start")
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tour, err := os.ReadFile("../../docs/demo.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, _ := clitest.CodeBlocks(string(readme))
 	var cmds []string
-	for _, l := range strings.Split(section, "\n") {
-		if c, ok := strings.CutPrefix(l, "    "); ok && !strings.HasPrefix(c, " ") {
-			cmds = append(cmds, c)
+	for _, b := range blocks {
+		if b.Lang == "sh" {
+			cmds = append(cmds, b.Lines...)
 		}
 	}
-	if len(cmds) < 2 || cmds[0] != "go run ./cmd/passport-issuer demo" || cmds[1] != "go test ./..." {
-		t.Fatalf("the quick start's first commands are %q, want the demo and then the tests", cmds[:min(2, len(cmds))])
+	if len(cmds) < 3 || cmds[0] != "go run ./cmd/passport-issuer demo" || cmds[1] != "go test ./..." || cmds[2] != "go test -short ./..." {
+		t.Fatalf("the quick start's first commands are %q, want the demo and then the tests", cmds[:min(3, len(cmds))])
 	}
 
 	// The demo runs in a temporary directory, named in full; the output
 	// is compared as if it ran in the working directory.
 	dir := t.TempDir() + string(os.PathSeparator)
 	var stdout, stderr bytes.Buffer
-	args := []string{"--log-level", "warn", "--db", dir + "passportkit.db", "demo", "--no-serve",
-		"--keys", dir + "passportkit-keys", "--out", dir + "demo"}
+	args := []string{"--log-level", "warn", "demo", "--no-serve", "--out", dir + "demo"}
 	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("demo exited %d: %s", code, stderr.String())
 	}
@@ -48,32 +63,34 @@ func TestREADMEQuickStart(t *testing.T) {
 
 	printed := map[string]bool{}
 	for _, l := range strings.Split(out, "\n") {
-		if c, ok := strings.CutPrefix(l, "  go run ./cmd/passport verify"); ok {
-			printed["go run ./cmd/passport verify"+c] = true
+		if c, ok := strings.CutPrefix(l, "  go run ./cmd/passport "); ok {
+			printed["go run ./cmd/passport "+c] = true
 		}
 	}
-	if len(printed) != 2 {
-		t.Fatalf("demo printed %d verify commands:\n%s", len(printed), out)
+	if len(printed) != 4 {
+		t.Fatalf("demo printed %d passport commands, want verify, recompute, present and verify the presentation:\n%s", len(printed), out)
 	}
 	for c := range printed {
-		if !strings.Contains(section, "\n    "+c+"\n") {
+		if !slices.Contains(cmds, c) {
 			t.Errorf("the README does not show the command demo prints: %s", c)
 		}
 	}
-	for _, c := range cmds[2:] {
-		if strings.HasPrefix(c, "go run ./cmd/passport verify") && !printed[c] {
-			t.Errorf("the README shows a verify command demo does not print: %s", c)
+	for _, c := range cmds {
+		if strings.HasPrefix(c, "go run ./cmd/passport ") && !printed[c] {
+			t.Errorf("the README shows a passport command demo does not print: %s", c)
 		}
 	}
-	for _, id := range regexp.MustCompile(`agt_[a-z2-7]{26}`).FindAllString(section, -1) {
-		if !strings.Contains(out, id) {
-			t.Errorf("the README names %s, which the demo world does not have", id)
+	for _, doc := range []string{string(readme), string(tour)} {
+		for _, id := range regexp.MustCompile(`agt_[a-z2-7]{26}`).FindAllString(doc, -1) {
+			if !strings.Contains(out, id) {
+				t.Errorf("the docs name %s, which the demo world does not have", id)
+			}
 		}
 	}
-	for _, l := range []string{"Built the demo world (seed 1) in passportkit.db: 9 operators, 12 agents, 14 memories, 80 steps",
+	for _, l := range []string{"Built the demo world (seed 1) in demo/passportkit.db: 9 operators, 12 agents, 14 memories, 80 steps",
 		"6 praise attempts by the same-owner ring were refused at submission"} {
-		if !strings.Contains(out, l) || !strings.Contains(section, l) {
-			t.Errorf("the README and demo should both say %q", l)
+		if !strings.Contains(out, l) || !bytes.Contains(tour, []byte(l)) {
+			t.Errorf("demo and docs/demo.md should both say %q", l)
 		}
 	}
 }
@@ -135,7 +152,7 @@ func TestDemoServes(t *testing.T) {
 	if err != nil || !res.Verified {
 		t.Fatalf("the served passport does not verify: %v %+v", err, res)
 	}
-	// As the README does: the hash from the bundle's snapshot.
+	// As docs/demo.md does: the hash from the bundle's snapshot.
 	var b struct {
 		Snapshot struct {
 			PassportHash string `json:"passportHash"`
@@ -179,4 +196,68 @@ func TestDemoServes(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("demo did not stop")
 	}
+}
+
+// TestDemoBusyPort: a demo whose address is taken fails before it writes or
+// prints anything: the files and the database of an earlier run are left
+// as they were, and a new --out directory is not even made.
+func TestDemoBusyPort(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	out := filepath.Join(dir, "demo")
+	var errs bytes.Buffer
+	if code := run(context.Background(), []string{"--log-level", "warn", "demo", "--no-serve", "--out", out}, io.Discard, &errs); code != 0 {
+		t.Fatalf("demo exited %d: %s", code, errs.String())
+	}
+	before := tree(t, out)
+	if len(before) < 7 {
+		t.Fatalf("the first demo left %d files under %s", len(before), out)
+	}
+
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, dest := range []string{out, filepath.Join(dir, "fresh")} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"demo", "--addr", busy.Addr().String(), "--out", dest}, &stdout, &stderr)
+		if code == 0 || !strings.Contains(stderr.String(), "address already in use") || !strings.Contains(stderr.String(), "nothing was written") {
+			t.Errorf("demo on a busy port: exit %d, stderr %q", code, stderr.String())
+		}
+		if stdout.Len() > 0 {
+			t.Errorf("demo on a busy port printed %q", stdout.String())
+		}
+	}
+	if after := tree(t, out); !maps.Equal(before, after) {
+		t.Errorf("demo on a busy port changed %s:\nbefore %v\nafter  %v", out, before, after)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fresh")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("demo on a busy port made its --out directory: %v", err)
+	}
+}
+
+// tree returns every file under dir with its mode, time and contents' hash.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files[path] = fmt.Sprintf("%v %s %x", info.Mode(), info.ModTime().Format(time.RFC3339Nano), sha256.Sum256(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

@@ -43,7 +43,7 @@ type serveCmd struct {
 }
 
 // Help is the long help of serve: the fixed request bounds, which the
-// README's "Limits and timeouts" repeats.
+// "Limits and timeouts" of docs/operating.md repeats.
 func (c *serveCmd) Help() string {
 	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation, %d for a trust comparison and %d for an MCP message (%d for a call of verify_passport); more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. A body whose Content-Length is over its bound is refused unread: a client that sent Expect: 100-continue is answered 413, never 100 Continue. Once a request is refused, what its client still sends is read and discarded for up to %s and %d MiB before the connection closes, so that the client reads the answer. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
 		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, issuer.MaxAssessBody, mcpserver.MaxMessage, mcpserver.MaxVerifyMessage, httpserve.LingerTime, httpserve.LingerBytes>>20, shutdownGrace)
@@ -85,7 +85,48 @@ func (c *serveCmd) Validate() error {
 	return nil
 }
 
-func (c *serveCmd) Run(e *env) error {
+func (c *serveCmd) Run(e *env) error { return c.serve(e, nil) }
+
+// listeners are the addresses a server answers on: the API's, and the
+// metrics' when --metrics-addr names an address of their own.
+type listeners struct {
+	api, metrics net.Listener
+}
+
+// listen opens the listeners the flags name.
+func (c *serveCmd) listen() (*listeners, error) {
+	lim := c.limits()
+	ln, err := lim.Listen(c.Addr)
+	if err != nil {
+		return nil, err
+	}
+	ls := &listeners{api: ln}
+	if c.MetricsAddr != "" && c.MetricsAddr != metricsOff {
+		if ls.metrics, err = lim.Listen(c.MetricsAddr); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("--metrics-addr: %w", err)
+		}
+	}
+	return ls, nil
+}
+
+// close closes the listeners that are open.
+func (ls *listeners) close() {
+	ls.api.Close()
+	if ls.metrics != nil {
+		ls.metrics.Close()
+	}
+}
+
+// serve serves on ls, opened beforehand by the caller, or on listeners it
+// opens once the database and the keys are ready when ls is nil. It closes
+// the listeners it was given if it returns before serving.
+func (c *serveCmd) serve(e *env, ls *listeners) (err error) {
+	defer func() {
+		if err != nil && ls != nil {
+			ls.close()
+		}
+	}()
 	db, err := e.connect()
 	if err != nil {
 		return err
@@ -159,18 +200,13 @@ func (c *serveCmd) Run(e *env) error {
 		cfg.Metrics = met.Handler()
 	}
 	handler := httpapi.New(app, e.log, cfg)
-	lim := c.limits()
-	ln, err := lim.Listen(c.Addr)
-	if err != nil {
-		return err
-	}
-	var mln net.Listener
-	if c.MetricsAddr != "" && c.MetricsAddr != metricsOff {
-		if mln, err = lim.Listen(c.MetricsAddr); err != nil {
-			ln.Close()
-			return fmt.Errorf("--metrics-addr: %w", err)
+	if ls == nil {
+		if ls, err = c.listen(); err != nil {
+			return err
 		}
 	}
+	lim, ln, mln := c.limits(), ls.api, ls.metrics
+	ls = nil // served from here on: Serve closes them
 	g, ctx := errgroup.WithContext(e.ctx)
 	if mln != nil {
 		// Logged before "serving", which tells a watcher that every

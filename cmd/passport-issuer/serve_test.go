@@ -127,14 +127,14 @@ func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
 	}
 }
 
-// TestServeHelpMatchesREADME checks that --help and the README state the
-// same limits and timeouts.
-func TestServeHelpMatchesREADME(t *testing.T) {
+// TestServeHelpMatchesDocs checks that --help and docs/operating.md state
+// the same limits and timeouts.
+func TestServeHelpMatchesDocs(t *testing.T) {
 	var out, errs bytes.Buffer
 	if code := run(context.Background(), []string{"serve", "--help"}, &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
-	section := clitest.READMESection(t, "../../README.md", "### Limits and timeouts")
-	clitest.CheckHelpMatchesREADME(t, out.String(), section, []string{
+	section := clitest.Section(t, "../../docs/operating.md", "## Limits and timeouts")
+	clitest.CheckHelpMatchesDoc(t, out.String(), section, []string{
 		"--rate", "--burst", "--read-header-timeout", "--body-timeout", "--write-timeout", "--idle-timeout", "--max-header-bytes"})
 }

@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}.Run(&server{}, args, stdout, stderr)
 }
 
-// Help is the long help: the fixed bounds, which the README's "Limits"
+// Help is the long help: the fixed bounds, which docs/verifying.md's "Limits"
 // repeats.
 func (c *server) Help() string {
 	return fmt.Sprintf(`A bundle is at most %d bytes (512 KiB), a presentation (POST /v1/verify/presentation) at most %d bytes (520 KiB), also after gzip decompression; more is answered 413, unread when its Content-Length says so (a client that sent Expect: 100-continue is never asked for it). Once a request is refused, what its client still sends is read and discarded for up to %s and %d MiB before the connection closes, so that the client reads the answer. A request waits at most 2s for a verification slot, then gets 503. Every error is an RFC 9457 problem detail.`, passport.MaxBundleSize, passport.MaxPresentationSize, httpserve.LingerTime, httpserve.LingerBytes>>20)

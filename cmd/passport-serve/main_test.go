@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/passport"
@@ -81,90 +77,16 @@ func TestServeAnswersEveryRefusalWithProblemDetails(t *testing.T) {
 	clitest.WantProblem(t, res, body, 405, "method_not_allowed")
 }
 
-// TestServeHelpMatchesREADME checks that --help and the README state the
-// same limits and timeouts.
-func TestServeHelpMatchesREADME(t *testing.T) {
+// TestServeHelpMatchesDocs checks that --help and docs/verifying.md state
+// the same limits and timeouts.
+func TestServeHelpMatchesDocs(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code, out, errs := run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr), stdout.String(), stderr.String()
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	section := clitest.READMESection(t, "../../README.md", "#### Limits and timeouts of `passport-serve`")
-	clitest.CheckHelpMatchesREADME(t, out, section, []string{
+	section := clitest.Section(t, "../../docs/verifying.md", "### Limits and timeouts of `passport-serve`")
+	clitest.CheckHelpMatchesDoc(t, out, section, []string{
 		"--rate", "--max-concurrent", "--read-header-timeout", "--body-timeout", "--write-timeout", "--idle-timeout", "--max-header-bytes",
 		"--status-timeout"})
-}
-
-func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"passport-serve": main})
-}
-
-// freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// TestReadmeCommand runs the `passport-serve` command lines of README.md, as
-// written but on a free port, each in the background with a trust file of
-// that name, until it answers /healthz, and then stops it.
-func TestReadmeCommand(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	trustJSON, _, err := vectors.Load(vectors.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var script strings.Builder
-	for line := range strings.Lines(string(readme)) {
-		c, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "    passport-serve ")
-		if !ok {
-			continue
-		}
-		trust := c[strings.Index(c, "--trust ")+len("--trust "):]
-		trust, _, _ = strings.Cut(trust, " ")
-		readmeAddr := c[strings.Index(c, "--addr ")+len("--addr "):]
-		readmeAddr, _, _ = strings.Cut(readmeAddr, " ")
-		// The command as written, on a port that is free now: the README's
-		// own may be taken by a server the reader started.
-		addr := freeAddr(t)
-		c = strings.Replace(c, "--addr "+readmeAddr, "--addr "+addr, 1)
-		fmt.Fprintf(&script, "cp trust.json %s\nexec passport-serve %s &serve&\nhealthy http://%s/healthz\nkill -INT serve\nwait serve\n", trust, c, addr)
-	}
-	if script.Len() == 0 {
-		t.Fatal("no passport-serve command in README.md")
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "readme.txtar"), []byte(script.String()+"-- trust.json --\n"+string(trustJSON)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	testscript.Run(t, testscript.Params{
-		Dir: dir,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// healthy waits up to ten seconds for a 200 from a URL.
-			"healthy": func(ts *testscript.TestScript, neg bool, args []string) {
-				deadline := time.Now().Add(10 * time.Second)
-				for {
-					resp, err := http.Get(args[0])
-					if err == nil {
-						resp.Body.Close()
-						if resp.StatusCode == http.StatusOK {
-							return
-						}
-					}
-					if time.Now().After(deadline) {
-						ts.Fatalf("%s never answered 200: %v", args[0], err)
-					}
-					time.Sleep(50 * time.Millisecond)
-				}
-			},
-		},
-	})
 }

@@ -13,5 +13,5 @@ type ledgerMCPCmd struct {
 }
 
 func (ledgerMCPCmd) Run() error {
-	return cli.Usage(errors.New("the ledger tools are served over MCP by the passport-ledger-mcp command: go install github.com/remnant/passportkit/cmd/passport-ledger-mcp@latest"))
+	return cli.Usage(errors.New("the ledger tools are served over MCP by the passport-ledger-mcp command; in a clone of the repository, go install ./cmd/passport-ledger-mcp"))
 }

@@ -16,7 +16,7 @@ import (
 // in one loop, and reports each one's CPU time (user plus system, all
 // threads) per run and the ratio; the goal is at most 3. The binaries are
 // built by the benchmark with the toolchain running it: passport twice, as
-// the README installs it (CGO_ENABLED=0, a static binary: x-hello) and with
+// docs/verifying.md installs it (CGO_ENABLED=0, a static binary: x-hello) and with
 // the toolchain's default environment, which links passport dynamically
 // against the C library when a C compiler is present (x-hello-cgo), because
 // net and os/user then use cgo.

@@ -1,6 +1,7 @@
-// Package clitest holds test helpers for the commands: checks that the
-// README and a command's --help state the same figures, and raw HTTP
-// exchanges with a running server.
+// Package clitest holds test helpers for the commands: reading the
+// sections and code blocks of the documentation, checks that the
+// documentation and a command's --help state the same figures, and raw
+// HTTP exchanges with a running server.
 package clitest
 
 import (
@@ -18,10 +19,10 @@ import (
 	"time"
 )
 
-// READMESection returns the text of the README at path under heading (a
-// whole line such as "### Limits"), up to the next heading of the same or a
-// higher level.
-func READMESection(t testing.TB, path, heading string) string {
+// Section returns the text of the Markdown document at path under heading
+// (a whole line such as "### Limits"), up to the next heading of the same
+// or a higher level.
+func Section(t testing.TB, path, heading string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -50,16 +51,53 @@ func READMESection(t testing.TB, path, heading string) string {
 	return strings.Join(out, "\n")
 }
 
+// CodeBlock is a fenced code block of a Markdown document.
+type CodeBlock struct {
+	// Lang is the fence's info string, such as sh, console or text; empty
+	// when the fence names none.
+	Lang string
+	// Line is the line number, from 1, of the block's first line of code.
+	Line int
+	// Lines are the block's lines, without the fences.
+	Lines []string
+}
+
+// CodeBlocks returns the fenced code blocks of the Markdown document doc in
+// order, and the line numbers of the indented code blocks it holds (lines
+// indented by four spaces or a tab after a blank line, outside a fence).
+func CodeBlocks(doc string) (blocks []CodeBlock, indented []int) {
+	lines := strings.Split(doc, "\n")
+	var open *CodeBlock
+	for i, l := range lines {
+		if fence, ok := strings.CutPrefix(l, "```"); ok {
+			if open == nil {
+				open = &CodeBlock{Lang: strings.TrimSpace(fence), Line: i + 2}
+			} else {
+				blocks = append(blocks, *open)
+				open = nil
+			}
+			continue
+		}
+		switch {
+		case open != nil:
+			open.Lines = append(open.Lines, l)
+		case (strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t")) && strings.TrimSpace(l) != "" && i > 0 && strings.TrimSpace(lines[i-1]) == "":
+			indented = append(indented, i+1)
+		}
+	}
+	return blocks, indented
+}
+
 var (
 	flagDefault = regexp.MustCompile(`(?m)^\s+(?:-\w, )?(--[a-z-]+)=("[^"]*"|\S+)`)
 	figure      = regexp.MustCompile(`\b(\d{3,}|\d+(?:\.\d+)?(?:s|m|h))\b`)
 )
 
-// CheckHelpMatchesREADME checks that each flag in flags has a README table
-// row in section ("| `--flag` | … | default | …") stating the default that
+// CheckHelpMatchesDoc checks that each flag in flags has a table row in
+// section, a part of the documentation, ("| `--flag` | … | default | …") stating the default that
 // help, kong's --help output, prints; and that every figure of the long help
 // (numbers of three or more digits, and durations) appears in section.
-func CheckHelpMatchesREADME(t testing.TB, help, section string, flags []string) {
+func CheckHelpMatchesDoc(t testing.TB, help, section string, flags []string) {
 	t.Helper()
 	defaults := map[string]string{}
 	for _, m := range flagDefault.FindAllStringSubmatch(help, -1) {
@@ -80,17 +118,17 @@ func CheckHelpMatchesREADME(t testing.TB, help, section string, flags []string) 
 		}
 		row, ok := rows[name]
 		if !ok {
-			t.Errorf("the README has no row for %s", name)
+			t.Errorf("the documentation has no row for %s", name)
 			continue
 		}
 		if !strings.Contains(row, "| "+def+" |") {
-			t.Errorf("the README row %q does not state the default %s that --help shows", row, def)
+			t.Errorf("the documentation's row %q does not state the default %s that --help shows", row, def)
 		}
 	}
 	long, _, _ := strings.Cut(help, "Flags:")
 	for _, f := range figure.FindAllString(long, -1) {
 		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(f) + `\b`).MatchString(section) {
-			t.Errorf("--help states %s; the README section does not", f)
+			t.Errorf("--help states %s; the documentation's section does not", f)
 		}
 	}
 }

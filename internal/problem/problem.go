@@ -4,7 +4,7 @@
 //
 // Each refusal has a stable reason [Code]. The HTTP status, the title and
 // the problem type URI are derived from the code, in one table ([Lookup])
-// and one function ([TypeURI]); nothing else chooses them. The README lists
+// and one function ([TypeURI]); nothing else chooses them. docs/reference.md lists
 // the vocabulary.
 package problem
 

@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// TestVocabularyIsDocumented checks that the README's table of problem
-// types and SPEC.md §13.2 list exactly the vocabulary, with its statuses.
+// TestVocabularyIsDocumented checks that the reference's table of problem
+// types (docs/reference.md) and SPEC.md §13.2 list exactly the vocabulary,
+// with its statuses.
 func TestVocabularyIsDocumented(t *testing.T) {
-	for _, doc := range []string{"../../README.md", "../../SPEC.md"} {
+	for _, doc := range []string{"../../docs/reference.md", "../../SPEC.md"} {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)

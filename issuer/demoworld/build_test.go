@@ -106,7 +106,7 @@ func (x *world) issue(t *testing.T, i int) (*issuing.Issued, map[string]passport
 }
 
 // TestWorld builds the demo world of several seeds and checks that the main
-// agent's passport shows what the README promises: one skill of each kind.
+// agent's passport shows what docs/demo.md promises: one skill of each kind.
 func TestWorld(t *testing.T) {
 	t.Parallel()
 	seeds := []uint64{demoworld.DefaultSeed, 2, 3, 4, 5, 6}

@@ -9,7 +9,7 @@ import (
 	"github.com/remnant/passportkit/issuer"
 )
 
-// DefaultSeed is the seed of the world the README walks through.
+// DefaultSeed is the seed of the world the README and docs/demo.md walk through.
 const DefaultSeed = 1
 
 // Role says what an agent is in the world, so that the command can point a

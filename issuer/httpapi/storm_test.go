@@ -28,7 +28,7 @@ import (
 )
 
 // stormFor is how long TestPassportStorm writes and reads on each engine;
-// the README's figures come from -storm 30s.
+// the figures of docs/performance.md come from -storm 30s.
 var stormFor = flag.Duration("storm", 0, "how long TestPassportStorm runs on each engine (default 3s, 1s with -short)")
 
 // zeros is a source of zero bytes: every passport of the storm gets the

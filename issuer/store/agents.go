@@ -228,7 +228,7 @@ func (db *DB) Reputation(ctx context.Context, p issuer.Principal, id issuer.Agen
 	}
 	for _, r := range rows {
 		// A validator is named only if it is public and active, or is
-		// the viewer: see the README, "What each viewer may see".
+		// the viewer: see docs/reference.md, "What each viewer may see".
 		if r.VKey.Int64 != p.Key && (r.VStatus.String != string(issuer.AgentActive) || r.VVis.String != string(issuer.VisibilityPublic)) {
 			r.Validator = sql.NullString{}
 		}

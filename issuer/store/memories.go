@@ -110,7 +110,7 @@ func encodeSummary(s reputation.Summary) string {
 
 // authorShownTo reports whether the memory's author may be named to the
 // agent viewer: only a public, active author is named to others; an author
-// always sees itself. See the README, "What each viewer may see".
+// always sees itself. See docs/reference.md, "What each viewer may see".
 func (m *memoryRow) authorShownTo(viewer int64) bool {
 	return viewer == m.AuthorKey ||
 		(m.AuthorStatus == string(issuer.AgentActive) && m.AuthorVis == string(issuer.VisibilityPublic))

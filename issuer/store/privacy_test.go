@@ -13,7 +13,7 @@ import (
 
 // A private, an unlisted and a suspended agent each publish, retrieve,
 // consult and validate a public author's memories. No answer to anyone
-// else names them; each still sees itself. The README's "What each viewer
+// else names them; each still sees itself. docs/reference.md's "What each viewer
 // may see" is the rule tested here.
 func TestHiddenAgentsAreNotNamedToOthers(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
