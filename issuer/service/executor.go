@@ -15,17 +15,12 @@ import (
 // whose rules the service decides. issuer/store implements it for
 // PostgreSQL and SQLite.
 type Store interface {
-	// InTx runs fn in one transaction and commits it when fn returns nil.
-	// It may run fn again after a transient conflict, so fn must have no
-	// effect outside the transaction. ex is valid only during fn.
-	InTx(ctx context.Context, fn func(ctx context.Context, ex Executor) error) error
+	Transactor
 
 	Authenticate(ctx context.Context, key issuer.APIKey) (issuer.Principal, error)
-	Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error)
 	Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error)
 	Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error)
 	Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error)
-	ModerateMemory(ctx context.Context, actor string, mem issuer.MemoryID, m issuer.Moderation) (issuer.MemoryStatus, error)
 	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
 	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
@@ -66,18 +61,41 @@ type SubjectSource interface {
 }
 
 // Executor is a store's data access inside one transaction, shaped like
-// river's driver executor: one call reads, and locks, everything a
-// validation needs; the service decides, purely, what changes; one call
-// writes that plan. An adapter may send each call as one round trip.
+// river's driver executor: for each use case whose rules the service
+// decides, one call reads, and locks, everything the decision needs; the
+// service decides, purely, what changes; one call writes that plan. Each
+// Write call is the last call of its transaction: an adapter may commit
+// with it, and may send each call as one round trip.
 type Executor interface {
 	// LoadValidation reads what q's validation needs. It locks the global
 	// aggregate rows of every target's author and of the evaluator, in key
 	// order, before it reads any position, aggregate or counter, so that
 	// what it returns stays current until the transaction ends.
 	LoadValidation(ctx context.Context, q ValidationQuery) (*ValidationState, error)
-	// WriteValidation writes plan. It is the last call of its
-	// transaction; an adapter may commit with it.
+	// WriteValidation writes plan.
 	WriteValidation(ctx context.Context, plan *ValidationPlan) error
+
+	// LoadPublication reads the memories q's links name.
+	LoadPublication(ctx context.Context, q PublicationQuery) (*PublicationState, error)
+	// WritePublication writes plan and returns the new memory as its
+	// author reads it.
+	WritePublication(ctx context.Context, plan *PublicationPlan) (issuer.Memory, error)
+
+	// LoadModeration reads the memory mem, locking its row, and its
+	// relations to other authors.
+	LoadModeration(ctx context.Context, mem issuer.MemoryID) (*ModerationState, error)
+	// WriteModeration writes plan.
+	WriteModeration(ctx context.Context, plan *ModerationPlan) error
+
+	// LoadAgent reads what q names, locking the agent's row before it
+	// reads anything else of the agent.
+	LoadAgent(ctx context.Context, q AgentQuery) (*AgentState, error)
+	// WriteAgent writes plan.
+	WriteAgent(ctx context.Context, plan *AgentPlan) error
+	// WriteNewAgent writes plan.
+	WriteNewAgent(ctx context.Context, plan *NewAgentPlan) error
+	// WriteNewOperator writes plan.
+	WriteNewOperator(ctx context.Context, plan *NewOperatorPlan) error
 }
 
 // ValidationQuery names what a validation reads: the evaluator, one memory

@@ -64,14 +64,9 @@ func (pl *planner) bumpRevisions() error {
 			}
 		}
 	}
-	for _, a := range authors {
-		tok, err := NewRevisionToken(pl.s.rand)
-		if err != nil {
-			return err
-		}
-		pl.plan.Revisions = append(pl.plan.Revisions, RevisionWrite{Agent: a, Token: tok})
-	}
-	return nil
+	revs, err := newRevisions(pl.s.rand, authors)
+	pl.plan.Revisions = revs
+	return err
 }
 
 // outcomeType maps the outcomes that are validation positions to their
@@ -97,9 +92,18 @@ func outcomeType(o issuer.Outcome) (reputation.Type, bool) {
 // replaces p's earlier report on the memory; the memory's author's
 // subject revision is bumped in the same transaction.
 func (s *Service) ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error) {
+	return validation(ctx, s, p, ValidationOutcome, via, ValidationQuery{Memory: mem, IdempotencyKey: o.IdempotencyKey},
+		func(st *ValidationState) (issuer.OutcomeResult, *ValidationPlan, bool, error) {
+			return s.planOutcome(st, p, mem, o, via)
+		})
+}
+
+// planOutcome decides an outcome report from what was read, as
+// planFeedback does.
+func (s *Service) planOutcome(st *ValidationState, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, *ValidationPlan, bool, error) {
 	typ, positional := outcomeType(o.Outcome)
 	f := issuer.Feedback{Type: typ, IdempotencyKey: o.IdempotencyKey}
-	return validation(ctx, s, p, ValidationOutcome, via, ValidationQuery{Memory: mem}, f, "outcome:"+o.Fingerprint(mem),
+	return decideValidation(st, f, "outcome:"+o.Fingerprint(mem),
 		func(st *ValidationState, res *issuer.OutcomeResult) (*planner, error) {
 			m, err := directTarget(st, p, mem, reportingOutcome)
 			if err != nil {

@@ -49,13 +49,13 @@ func TestActivityCountersEqualHistoryAfterStorm(t *testing.T) {
 							_, _, err = svc(db).SubmitReceiptFeedback(f.ctx, r, rc.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportMCP)
 						}
 					case 2:
-						_, err = db.Publish(f.ctx, r, issuer.Publication{Category: "go", Domain: "go", Title: "t", Content: "c", Confidence: 500})
+						_, err = storetest.Service(db).Publish(f.ctx, r, issuer.Publication{Category: "go", Domain: "go", Title: "t", Content: "c", Confidence: 500})
 					case 3:
 						st := issuer.MemoryQuarantined
 						if j%8 == 7 {
 							st = issuer.MemoryActive
 						}
-						_, err = db.ModerateMemory(f.ctx, store.ActorAdmin, mems[(i+j)%len(mems)], issuer.Moderation{Status: st})
+						_, err = storetest.Admin(db).ModerateMemory(f.ctx, mems[(i+j)%len(mems)], issuer.Moderation{Status: st})
 					}
 					// A memory quarantined meanwhile is a legitimate refusal.
 					if err != nil && issuer.ErrorCode(err) != issuer.CodeNotFound {
@@ -134,7 +134,7 @@ func TestPrivateMemoryIsNeverCounted(t *testing.T) {
 		f.retrieve(author, public)
 		f.retrieve(reader, public)
 		for _, st := range []issuer.MemoryStatus{issuer.MemoryQuarantined, issuer.MemoryActive} {
-			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, private, issuer.Moderation{Status: st}); err != nil {
+			if _, err := storetest.Admin(db).ModerateMemory(f.ctx, private, issuer.Moderation{Status: st}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -2,10 +2,9 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/reputation"
 )
 
@@ -49,6 +49,13 @@ const (
 )
 
 const memorySelect = `SELECT ` + memoryColumns + ` ` + memoryFrom
+
+// dest returns the scan destinations of memoryColumns.
+func (m *memoryRow) dest() []any {
+	return []any{&m.Key, &m.PublicID, &m.AuthorKey, &m.Author, &m.AuthorStatus, &m.AuthorVis, &m.Category, &m.Domain,
+		&m.Title, &m.Content, &m.AppliesTo, &m.Visibility, &m.ContentHash, &m.Status, &m.Confidence, &m.Summary,
+		&m.EvidenceAt, &m.CreatedAt, &m.VersionRootKey}
+}
 
 // targetColumns read only what a validation needs of its memory: not its
 // text, which may be large.
@@ -116,10 +123,26 @@ func (m *memoryRow) authorShownTo(viewer int64) bool {
 		(m.AuthorStatus == string(issuer.AgentActive) && m.AuthorVis == string(issuer.VisibilityPublic))
 }
 
-// memory converts a row to the full retrieval form as viewer sees it: the
-// author is omitted unless authorShownTo(viewer); lineage names only the
-// targets viewer may read.
+// memory reads the lineage of m that viewer may read and converts m to
+// the full retrieval form as viewer sees it.
 func (m *memoryRow) memory(ctx context.Context, q sqlx.ExtContext, viewer int64) (issuer.Memory, error) {
+	var links []lineageLink
+	if err := sel(ctx, q, &links, lineageSelect, m.Key, viewer); err != nil {
+		return issuer.Memory{}, fmt.Errorf("store: read lineage: %w", err)
+	}
+	var root []string
+	if m.VersionRootKey.Valid {
+		if err := sel(ctx, q, &root, rootSelect, m.VersionRootKey.Int64, viewer); err != nil {
+			return issuer.Memory{}, fmt.Errorf("store: read version root: %w", err)
+		}
+	}
+	return m.convert(viewer, links, root)
+}
+
+// convert returns the row in the full retrieval form as viewer sees it,
+// with the lineage links and version root (at most one) that viewer may
+// read: the author is omitted unless authorShownTo(viewer).
+func (m *memoryRow) convert(viewer int64, links []lineageLink, root []string) (issuer.Memory, error) {
 	out := issuer.Memory{
 		ID:          issuer.MemoryID(m.PublicID),
 		Category:    m.Category,
@@ -132,8 +155,21 @@ func (m *memoryRow) memory(ctx context.Context, q sqlx.ExtContext, viewer int64)
 		Confidence:  reputation.Milli(m.Confidence),
 		CreatedAt:   m.CreatedAt.UTC(),
 	}
-	if err := m.lineage(ctx, q, viewer, &out); err != nil {
-		return out, err
+	for _, l := range links {
+		id := issuer.MemoryID(l.Target)
+		switch issuer.LinkKind(l.Kind) {
+		case issuer.LinkDerivedFrom:
+			out.DerivedFrom = append(out.DerivedFrom, id)
+		case issuer.LinkExtends:
+			out.Extends = append(out.Extends, id)
+		case issuer.LinkSupersedes:
+			out.Supersedes = append(out.Supersedes, id)
+		case issuer.LinkContradicts:
+			out.Contradicts = append(out.Contradicts, id)
+		}
+	}
+	if len(root) == 1 {
+		out.VersionRoot = issuer.MemoryID(root[0])
 	}
 	if err := json.Unmarshal([]byte(m.AppliesTo), &out.AppliesTo); err != nil {
 		return out, fmt.Errorf("store: appliesTo of %s: %w", m.PublicID, err)
@@ -154,178 +190,123 @@ func (m *memoryRow) memory(ctx context.Context, q sqlx.ExtContext, viewer int64)
 }
 
 // readableTarget is the condition, on a memory t and its author ta, that
-// viewer (the first parameter) may read t: t is public and active with an
+// viewer (the last parameter) may read t: t is public and active with an
 // active author, or t is viewer's own.
 const readableTarget = `(t.author_id = ? OR (t.visibility = 'public' AND t.status = 'active' AND ta.status = 'active'))`
 
-// lineage fills out's lineage from memory_links and the version root,
-// naming only what viewer may read.
-func (m *memoryRow) lineage(ctx context.Context, q sqlx.ExtContext, viewer int64, out *issuer.Memory) error {
-	var links []struct {
-		Kind   string `db:"kind"`
-		Target string `db:"public_id"`
-	}
-	err := sel(ctx, q, &links, `SELECT l.kind, t.public_id FROM memory_links l JOIN memories t ON t.id = l.target_id
-		JOIN agents ta ON ta.id = t.author_id WHERE l.memory_id = ? AND `+readableTarget+` ORDER BY l.kind, l.position`, m.Key, viewer)
-	if err != nil {
-		return fmt.Errorf("store: read lineage: %w", err)
-	}
-	for _, l := range links {
-		id := issuer.MemoryID(l.Target)
-		switch issuer.LinkKind(l.Kind) {
-		case issuer.LinkDerivedFrom:
-			out.DerivedFrom = append(out.DerivedFrom, id)
-		case issuer.LinkExtends:
-			out.Extends = append(out.Extends, id)
-		case issuer.LinkSupersedes:
-			out.Supersedes = append(out.Supersedes, id)
-		case issuer.LinkContradicts:
-			out.Contradicts = append(out.Contradicts, id)
-		}
-	}
-	if m.VersionRootKey.Valid {
-		var root []string
-		if err := sel(ctx, q, &root, `SELECT t.public_id FROM memories t JOIN agents ta ON ta.id = t.author_id
-			WHERE t.id = ? AND `+readableTarget, m.VersionRootKey.Int64, viewer); err != nil {
-			return fmt.Errorf("store: read version root: %w", err)
-		}
-		if len(root) == 1 {
-			out.VersionRoot = issuer.MemoryID(root[0])
-		}
-	}
-	return nil
+// lineageLink is one lineage link of a memory: its kind and its target.
+type lineageLink struct {
+	Kind   string `db:"kind"`
+	Target string `db:"public_id"`
 }
 
-// linkTarget is a lineage target as Publish checks it.
-type linkTarget struct {
-	Key          int64         `db:"id"`
-	PublicID     string        `db:"public_id"`
-	Author       int64         `db:"author_id"`
-	AuthorStatus string        `db:"author_status"`
-	Visibility   string        `db:"visibility"`
-	Status       string        `db:"status"`
-	VersionRoot  sql.NullInt64 `db:"version_root_id"`
+// lineageOf reads the lineage links, in order, of the memory that its
+// first parameter names by the condition mem on the link l, that the
+// viewer its last parameter names may read.
+func lineageOf(mem string) string {
+	return `SELECT l.kind, t.public_id FROM memory_links l JOIN memories t ON t.id = l.target_id
+	JOIN agents ta ON ta.id = t.author_id WHERE ` + mem + ` AND ` + readableTarget + ` ORDER BY l.kind, l.position`
 }
 
-// linkable reports whether author may link to t with kind: any visible
-// memory; and, except for contradicts, the author's own active private
-// memories (research ancestors, for de-duplication only).
-func (t *linkTarget) linkable(author int64, kind issuer.LinkKind) bool {
-	active := t.Status == string(issuer.MemoryActive) && t.AuthorStatus == string(issuer.AgentActive)
-	switch {
-	case !active:
-		return false
-	case t.Visibility == string(issuer.MemoryPublic):
-		return true
-	default:
-		return kind != issuer.LinkContradicts && t.Author == author
+// lineageSelect is lineageOf the memory whose key is the first parameter.
+var lineageSelect = lineageOf(`l.memory_id = ?`)
+
+// rootSelect reads the public ID of the memory its first parameter names
+// (by key) when the viewer its second names may read it.
+const rootSelect = `SELECT t.public_id FROM memories t JOIN agents ta ON ta.id = t.author_id WHERE t.id = ? AND ` + readableTarget
+
+// loadPublication reads the memories q's links name, in one statement.
+func loadPublication(ctx context.Context, br batchRunner, q service.PublicationQuery) (*service.PublicationState, error) {
+	st := &service.PublicationState{Targets: map[issuer.MemoryID]service.LinkTarget{}}
+	if len(q.Targets) == 0 {
+		return st, nil
 	}
+	args := make([]any, len(q.Targets))
+	for i, id := range q.Targets {
+		args[i] = id
+	}
+	var b batch
+	b.read(func(r rows) error {
+		var t service.LinkTarget
+		var id issuer.MemoryID
+		var root sql.NullInt64
+		if err := r.Scan(&t.Key, &id, &t.Author, &t.AuthorStatus, &t.Status, &t.Visibility, &root); err != nil {
+			return err
+		}
+		t.VersionRoot = root.Int64
+		st.Targets[id] = t
+		return nil
+	}, `SELECT m.id, m.public_id, m.author_id, a.status, m.status, m.visibility, m.version_root_id
+		FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (`+placeholders(len(args))+`)`, args...)
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read link targets: %w", err)
+	}
+	return st, nil
 }
 
-// Publish records a new memory by p. Its domain is the normalised
-// category; its numeric confidence starts at the author's stated
-// confidence, which stays its baseline. Lineage links are recorded as
-// given and grant nothing; each target must be a memory p may link to
-// (see linkable), else the publication is refused as not_found, so that
-// a private memory's existence is not revealed. contentHash is "sha256:"
-// and the hex SHA-256 of the content as stored; the version root is the
-// version root of the first supersedes target (or that target, when it is
-// a first version), none for a memory that supersedes nothing. p's
-// revision is bumped in the same transaction.
-func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error) {
-	id, err := issuer.NewMemoryID(db.rand)
-	if err != nil {
-		return issuer.Memory{}, err
-	}
+// writePublication writes plan in one batch that then reads the new
+// memory back as its author sees it: its row, and its lineage and version
+// root when it has them. The new memory's key is found by its public ID.
+func writePublication(ctx context.Context, br batchRunner, plan *service.PublicationPlan) (issuer.Memory, error) {
+	pub, now := plan.Memory, plan.Now
 	applies, err := json.Marshal(pub.AppliesTo)
 	if err != nil {
 		return issuer.Memory{}, fmt.Errorf("store: appliesTo: %w", err)
 	}
-	if pub.Visibility == "" {
-		pub.Visibility = issuer.MemoryPublic
+	var b batch
+	root := sql.NullInt64{Int64: plan.VersionRoot, Valid: plan.VersionRoot != 0}
+	b.add(`INSERT INTO memories (public_id, author_id, category, domain, title, content, content_hash,
+		applies_claim, visibility, confidence, validation_base_confidence, status, version_root_id,
+		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
+		plan.ID, plan.Author, pub.Category, pub.Domain, pub.Title, pub.Content, plan.ContentHash,
+		string(applies), string(pub.Visibility), int64(pub.Confidence), int64(pub.Confidence), root, now, now)
+	const key = `(SELECT id FROM memories WHERE public_id = ?)`
+	if len(plan.Links) > 0 {
+		values := make([]string, len(plan.Links))
+		args := make([]any, 0, 4*len(plan.Links))
+		for i, l := range plan.Links {
+			values[i] = "(" + key + ", ?, ?, ?)"
+			args = append(args, plan.ID, string(l.Kind), l.Target, i)
+		}
+		b.add(`INSERT INTO memory_links (memory_id, kind, target_id, position) VALUES `+strings.Join(values, ", "), args...)
 	}
-	hash := sha256.Sum256([]byte(pub.Content))
-	var out issuer.Memory
-	err = db.inTx(ctx, func(tx *sqlx.Tx) error {
-		now := db.timestamp()
-		targets := map[issuer.MemoryID]*linkTarget{}
-		if len(pub.Links) > 0 {
-			ids := make([]issuer.MemoryID, 0, len(pub.Links))
-			for _, l := range pub.Links {
-				ids = append(ids, l.Target)
-			}
-			query, args, err := sqlx.In(`SELECT m.id, m.public_id, m.author_id, a.status AS author_status, m.visibility, m.status,
-				m.version_root_id FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (?)`, ids)
-			if err != nil {
-				return fmt.Errorf("store: publish: %w", err)
-			}
-			var found []linkTarget
-			if err := sel(ctx, tx, &found, query, args...); err != nil {
-				return fmt.Errorf("store: read link targets: %w", err)
-			}
-			for i := range found {
-				targets[issuer.MemoryID(found[i].PublicID)] = &found[i]
-			}
-		}
-		var root sql.NullInt64
-		for _, l := range pub.Links {
-			t := targets[l.Target]
-			if t == nil || !t.linkable(p.Key, l.Kind) {
-				return issuer.Errorf(issuer.CodeNotFound, "%s target %s not found", l.Kind, l.Target)
-			}
-			if l.Kind == issuer.LinkSupersedes && !root.Valid {
-				root = t.VersionRoot
-				if !root.Valid {
-					root = sql.NullInt64{Int64: t.Key, Valid: true}
-				}
-			}
-		}
-		key, err := insertID(ctx, tx, `INSERT INTO memories (public_id, author_id, category, domain, title, content, content_hash,
-			applies_claim, visibility, confidence, validation_base_confidence, status, version_root_id,
-			created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
-			id, p.Key, pub.Category, pub.Domain, pub.Title, pub.Content, "sha256:"+hex.EncodeToString(hash[:]),
-			string(applies), string(pub.Visibility), int64(pub.Confidence), int64(pub.Confidence), root, now, now)
-		if err != nil {
-			return fmt.Errorf("store: publish: %w", err)
-		}
-		if len(pub.Links) > 0 {
-			rows := make([]string, len(pub.Links))
-			args := make([]any, 0, 4*len(pub.Links))
-			for i, l := range pub.Links {
-				rows[i] = "(?, ?, ?, ?)"
-				args = append(args, key, string(l.Kind), targets[l.Target].Key, i)
-			}
-			if _, err := exec(ctx, tx, `INSERT INTO memory_links (memory_id, kind, target_id, position) VALUES `+strings.Join(rows, ", "), args...); err != nil {
-				return fmt.Errorf("store: record lineage: %w", err)
-			}
-		}
-		// A contradiction is evidence about the contradicted memory's
-		// author too.
-		bump := []int64{p.Key}
-		for _, l := range pub.Links {
-			if t := targets[l.Target]; l.Kind == issuer.LinkContradicts && t.Author != p.Key && !slices.Contains(bump, t.Author) {
-				bump = append(bump, t.Author)
-			}
-		}
-		if err := db.bumpRevision(ctx, tx, now, bump...); err != nil {
+	b.revisions(plan.Revisions, now)
+	if err := b.audit(plan.Audit, now); err != nil {
+		return issuer.Memory{}, err
+	}
+	if err := b.activity(plan.Activity); err != nil {
+		return issuer.Memory{}, err
+	}
+	var m *memoryRow
+	b.read(func(r rows) error {
+		m = &memoryRow{}
+		return r.Scan(m.dest()...)
+	}, memorySelect+` WHERE m.public_id = ?`, plan.ID)
+	var links []lineageLink
+	if len(plan.Links) > 0 {
+		b.read(func(r rows) error {
+			var l lineageLink
+			err := r.Scan(&l.Kind, &l.Target)
+			links = append(links, l)
 			return err
-		}
-		if err := audit(ctx, tx, now, string(p.AgentID), "memory.published", string(id), map[string]string{"domain": pub.Domain, "visibility": string(pub.Visibility)}); err != nil {
+		}, lineageOf(`l.memory_id = `+key), plan.ID, plan.Author)
+	}
+	var rootID []string
+	if root.Valid {
+		b.read(func(r rows) error {
+			var id string
+			err := r.Scan(&id)
+			rootID = append(rootID, id)
 			return err
-		}
-		if pub.Visibility == issuer.MemoryPublic {
-			if err := addActivity(ctx, tx, p.Key, countPublished, 1); err != nil {
-				return err
-			}
-		}
-		m, err := loadVisibleMemory(ctx, tx, id, p.Key)
-		if err != nil {
-			return err
-		}
-		out, err = m.memory(ctx, tx, p.Key)
-		return err
-	})
-	return out, err
+		}, rootSelect, root.Int64, plan.Author)
+	}
+	if err := br.run(ctx, b, true); err != nil {
+		return issuer.Memory{}, fmt.Errorf("store: publish: %w", err)
+	}
+	if m == nil {
+		return issuer.Memory{}, errors.New("store: publish: the new memory was not read back")
+	}
+	return m.convert(plan.Author, links, rootID)
 }
 
 // Retrieve returns a memory in full and records the retrieval in the
@@ -342,7 +323,7 @@ func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.Memory
 			return fmt.Errorf("store: record retrieval: %w", err)
 		}
 		if m.Visibility == string(issuer.MemoryPublic) {
-			if err := addActivity(ctx, tx, p.Key, countRetrievals, 1); err != nil {
+			if err := addActivity(ctx, tx, p.Key, service.CountRetrievals, 1); err != nil {
 				return err
 			}
 		}
@@ -423,7 +404,7 @@ func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.Memo
 		if _, err := exec(ctx, tx, `INSERT INTO retrievals (agent_id, memory_id, receipt_id, created_at) VALUES `+strings.Join(members, ", "), rt...); err != nil {
 			return fmt.Errorf("store: record consultation: %w", err)
 		}
-		return addActivity(ctx, tx, p.Key, countConsultations, 1)
+		return addActivity(ctx, tx, p.Key, service.CountConsultations, 1)
 	})
 	return out, err
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/reputation"
@@ -20,8 +21,8 @@ func TestHiddenAgentsAreNotNamedToOthers(t *testing.T) {
 		f := newFixture(t, db)
 		public, viewer := f.agent("public author"), f.agent("viewer")
 		hidden := map[string]issuer.Principal{
-			"private":   f.agentWith(store.NewAgent{Name: "private", Visibility: issuer.VisibilityPrivate}),
-			"unlisted":  f.agentWith(store.NewAgent{Name: "unlisted", Visibility: issuer.VisibilityUnlisted}),
+			"private":   f.agentWith(service.NewAgent{Name: "private", Visibility: issuer.VisibilityPrivate}),
+			"unlisted":  f.agentWith(service.NewAgent{Name: "unlisted", Visibility: issuer.VisibilityUnlisted}),
 			"suspended": f.agent("suspended"),
 		}
 		pubMem := f.publish(public, "sql")
@@ -58,7 +59,7 @@ func TestHiddenAgentsAreNotNamedToOthers(t *testing.T) {
 			f.consumeAndValidate(viewer, a.own, reputation.Useful)
 			done[name] = a
 		}
-		if err := db.SetAgentStatus(f.ctx, hidden["suspended"].AgentID, issuer.AgentSuspended); err != nil {
+		if err := storetest.Admin(db).SetAgentStatus(f.ctx, hidden["suspended"].AgentID, issuer.AgentSuspended); err != nil {
 			t.Fatal(err)
 		}
 

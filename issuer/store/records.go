@@ -31,44 +31,6 @@ func (db *DB) bumpRevision(ctx context.Context, tx sqlx.ExtContext, now time.Tim
 	return nil
 }
 
-// dependents returns the other authors whose evidence names memories of
-// agent (by a lineage link or version root, or as a contradiction) or
-// holds agent's outcome reports and validations: a change of agent's
-// status or owner changes what their passports say. withActs includes
-// the last kind (an owner binding changes the ownership of those events).
-func dependents(ctx context.Context, tx sqlx.ExtContext, agent int64, withActs bool) ([]int64, error) {
-	q := `SELECT m.author_id FROM memory_links l JOIN memories m ON m.id = l.memory_id JOIN memories t ON t.id = l.target_id
-			WHERE t.author_id = ? AND m.author_id <> ?
-		UNION SELECT t.author_id FROM memory_links l JOIN memories m ON m.id = l.memory_id JOIN memories t ON t.id = l.target_id
-			WHERE m.author_id = ? AND l.kind = 'contradicts' AND t.author_id <> ?`
-	args := []any{agent, agent, agent, agent}
-	if withActs {
-		q += ` UNION SELECT m.author_id FROM feedback f JOIN memories m ON m.id = f.memory_id WHERE f.evaluator_id = ?
-			UNION SELECT m.author_id FROM memory_outcomes o JOIN memories m ON m.id = o.memory_id WHERE o.evaluator_id = ?`
-		args = append(args, agent, agent)
-	}
-	var out []int64
-	if err := sel(ctx, tx, &out, q, args...); err != nil {
-		return nil, fmt.Errorf("store: read dependent subjects: %w", err)
-	}
-	return out, nil
-}
-
-// memoryDependents returns the other authors whose evidence names memory
-// mem (authored by author): by a lineage link to it, or as a memory it
-// contradicts. A change of its status changes what their passports say.
-func memoryDependents(ctx context.Context, tx sqlx.ExtContext, mem, author int64) ([]int64, error) {
-	var out []int64
-	err := sel(ctx, tx, &out, `SELECT m.author_id FROM memory_links l JOIN memories m ON m.id = l.memory_id
-			WHERE l.target_id = ? AND m.author_id <> ?
-		UNION SELECT t.author_id FROM memory_links l JOIN memories t ON t.id = l.target_id
-			WHERE l.memory_id = ? AND l.kind = 'contradicts' AND t.author_id <> ?`, mem, author, mem, author)
-	if err != nil {
-		return nil, fmt.Errorf("store: read dependent subjects: %w", err)
-	}
-	return out, nil
-}
-
 // SubjectRevision returns a listed agent's current revision: the
 // service.PassportRevision of its revision token ("" when no write has
 // changed its evidence yet) and the keys epoch, read in one statement. An
