@@ -37,6 +37,19 @@
 // and some evidence leaves with their inclusion proofs ([Disclosure]); it is
 // at most [MaxBundleSize] bytes.
 //
+// # Presenting a bundle
+//
+// A bundle shows what the issuer said; a [Presentation] shows that the
+// agent itself presents it. [Present] wraps a bundle whose passport names
+// the holder's key in its cnf member ([Confirmation]) with a key-binding
+// JWS: the protected header {"alg":…,"jwk":<the holder's public key>,
+// "typ":[KeyBindingType]} and the payload [KeyBindingClaims] (the
+// relying party's audience, its nonce, the time and the passportHash),
+// signed by that key. [ParsePresentationUnverified] reads the document's
+// shape, and [SplitKeyBinding], [KeyBinding.HolderKey],
+// [KeyBinding.Verify] and [KeyBinding.Claims] read the key binding check
+// by check; verifier.VerifyPresentation makes every check in order.
+//
 // # Reading a bundle
 //
 // Verification lives in package verifier: it returns the passport only

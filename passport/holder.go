@@ -1,6 +1,10 @@
 package passport
 
 import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -40,6 +44,65 @@ var (
 // member ("d", and the other private parameters of RFC 7518) and any other
 // member are refused. Every refusal wraps [ErrHolderKey].
 func ParseHolderKey(b []byte) (*PublicKey, error) {
+	if k, ok := bareHolderKey(b); ok {
+		return k, nil
+	}
+	return parseHolderJWK(b)
+}
+
+// The forms of a bare holder key: the members of its RFC 7638 thumbprint
+// and no others, canonical, around the base64url coordinates.
+const (
+	bareEdPrefix = `{"crv":"Ed25519","kty":"OKP","x":"`
+	bareECPrefix = `{"crv":"P-256","kty":"EC","x":"`
+	bareECMiddle = `","y":"`
+	bareSuffix   = `"}`
+	coordLen     = 43 // base64url of 32 bytes
+)
+
+// bareHolderKey reads a holder key written as exactly the members of its
+// RFC 7638 thumbprint, canonical: {"crv":"Ed25519","kty":"OKP","x":X} or
+// {"crv":"P-256","kty":"EC","x":X,"y":Y}, as a key binding carries it.
+// Those bytes are the thumbprint's input, so the key needs no JWK decoder.
+// It reports false for any other text, and for a P-256 point off the
+// curve, which parseHolderJWK then refuses; for what it accepts,
+// parseHolderJWK gives the same key (FuzzBareHolderKey).
+func bareHolderKey(b []byte) (*PublicKey, bool) {
+	s := string(b)
+	var x, y [32]byte
+	coord := func(dst *[32]byte, enc string) bool {
+		n, err := b64.Decode(dst[:], []byte(enc))
+		return err == nil && n == 32
+	}
+	k := &PublicKey{}
+	switch {
+	case len(s) == len(bareEdPrefix)+coordLen+len(bareSuffix) && strings.HasPrefix(s, bareEdPrefix) && strings.HasSuffix(s, bareSuffix):
+		if !coord(&x, s[len(bareEdPrefix):len(bareEdPrefix)+coordLen]) {
+			return nil, false
+		}
+		k.alg, k.ed = EdDSA, newEdKey(ed25519.PublicKey(x[:]))
+	case len(s) == len(bareECPrefix)+2*coordLen+len(bareECMiddle)+len(bareSuffix) && strings.HasPrefix(s, bareECPrefix) &&
+		s[len(bareECPrefix)+coordLen:][:len(bareECMiddle)] == bareECMiddle && strings.HasSuffix(s, bareSuffix):
+		yAt := len(bareECPrefix) + coordLen + len(bareECMiddle)
+		if !coord(&x, s[len(bareECPrefix):len(bareECPrefix)+coordLen]) || !coord(&y, s[yAt:yAt+coordLen]) {
+			return nil, false
+		}
+		point := append(append([]byte{4}, x[:]...), y[:]...)
+		ec, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), point)
+		if err != nil {
+			return nil, false
+		}
+		k.alg, k.ec = ES256, ec
+	default:
+		return nil, false
+	}
+	sum := sha256.Sum256(b)
+	k.kid = b64.EncodeToString(sum[:])
+	return k, true
+}
+
+// parseHolderJWK is ParseHolderKey for a JWK in any form.
+func parseHolderJWK(b []byte) (*PublicKey, error) {
 	if len(b) > MaxKeySize {
 		return nil, fmt.Errorf("%w: the JWK is larger than %d bytes", ErrHolderKey, MaxKeySize)
 	}

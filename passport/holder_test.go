@@ -278,3 +278,35 @@ func BenchmarkVerifyHolderProof(b *testing.B) {
 		})
 	}
 }
+
+// FuzzBareHolderKey holds the reading of a bare holder key (the members of
+// its thumbprint, canonical) to the general JWK reading: both accept the
+// same keys, with the same algorithm, thumbprint and public key.
+func FuzzBareHolderKey(f *testing.F) {
+	for _, k := range holderKeys(f) {
+		jwk, _ := bareJWK(k.Public())
+		f.Add(jwk)
+	}
+	f.Add([]byte(bareECPrefix + strings.Repeat("A", coordLen) + bareECMiddle + strings.Repeat("A", coordLen) + bareSuffix))
+	f.Add([]byte(bareEdPrefix + strings.Repeat("_", coordLen) + bareSuffix))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		fast, ok := bareHolderKey(in)
+		slow, err := parseHolderJWK(in)
+		if !ok {
+			if err == nil && (strings.HasPrefix(string(in), bareECPrefix) || strings.HasPrefix(string(in), bareEdPrefix)) {
+				if canonical, _ := bareJWK(slow); bytes.Equal(canonical, in) {
+					t.Fatalf("the general reading accepts the bare key %s, the bare reading does not", in)
+				}
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("the bare reading accepts %s, the general one refuses it: %v", in, err)
+		}
+		a, _ := fast.MarshalJSON()
+		b, _ := slow.MarshalJSON()
+		if fast.KeyID() != slow.KeyID() || fast.Algorithm() != slow.Algorithm() || !bytes.Equal(a, b) {
+			t.Fatalf("%s: bare %s %s, general %s %s", in, fast.Algorithm(), fast.KeyID(), slow.Algorithm(), slow.KeyID())
+		}
+	})
+}

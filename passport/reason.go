@@ -86,6 +86,61 @@ const (
 	// one the passport names.
 	ReasonStatusListMismatch Reason = "status_list_mismatch"
 
+	// Reasons of a presentation (SPEC.md §11.6), by check.
+
+	// ReasonPresentationTooLarge: the presentation is over
+	// MaxPresentationSize bytes (check presentation).
+	ReasonPresentationTooLarge Reason = "presentation_too_large"
+	// ReasonPresentationMalformed: missing, extra or mistyped members of
+	// the presentation (check presentation).
+	ReasonPresentationMalformed Reason = "presentation_malformed"
+	// ReasonPresentationVersion: an unknown major presentationVersion
+	// (check presentation).
+	ReasonPresentationVersion Reason = "presentation_version_unsupported"
+	// ReasonKBMalformed: the key binding is not a compact JWS of at most
+	// MaxKeyBinding bytes (check kb_jws).
+	ReasonKBMalformed Reason = "kb_malformed"
+	// ReasonKBHeader: the key binding's protected header is not a strict
+	// JSON object with exactly alg, jwk and typ (check kb_header).
+	ReasonKBHeader Reason = "kb_header_malformed"
+	// ReasonKBType: typ is not passport-kb+jwt (check kb_header).
+	ReasonKBType Reason = "kb_type_invalid"
+	// ReasonKBAlgNotAllowed: alg is not EdDSA or ES256 (check kb_header).
+	ReasonKBAlgNotAllowed Reason = "kb_alg_not_allowed"
+	// ReasonKBKeyInvalid: jwk is not an Ed25519 or P-256 public holder key
+	// (check kb_header).
+	ReasonKBKeyInvalid Reason = "kb_key_invalid"
+	// ReasonKBAlgKeyMismatch: alg is not the holder key's algorithm
+	// (check kb_header).
+	ReasonKBAlgKeyMismatch Reason = "kb_alg_key_mismatch"
+	// ReasonPassportNotBound: the passport names no holder key, so it
+	// cannot be presented (check holder_key).
+	ReasonPassportNotBound Reason = "passport_not_bound"
+	// ReasonKBKeyNotBound: the key binding's key is not one the passport
+	// names in cnf (check holder_key).
+	ReasonKBKeyNotBound Reason = "kb_key_not_bound"
+	// ReasonKBSignature: the key binding's signature does not verify
+	// under its key (check kb_signature).
+	ReasonKBSignature Reason = "kb_signature_invalid"
+	// ReasonKBPayload: the key binding's payload is not canonical JSON
+	// with exactly aud, iat, nonce and passportHash (check kb_payload).
+	ReasonKBPayload Reason = "kb_payload_malformed"
+	// ReasonKBHashMismatch: the key binding names another passport
+	// (check kb_hash).
+	ReasonKBHashMismatch Reason = "kb_hash_mismatch"
+	// ReasonKBAudienceMismatch: the presentation is for another audience
+	// (check audience).
+	ReasonKBAudienceMismatch Reason = "kb_audience_mismatch"
+	// ReasonKBNonceMismatch: the presentation answers another nonce, such
+	// as one replayed from an earlier exchange (check nonce).
+	ReasonKBNonceMismatch Reason = "kb_nonce_mismatch"
+	// ReasonKBNotYetValid: the key binding was made after the
+	// verification time, beyond the skew (check kb_time).
+	ReasonKBNotYetValid Reason = "kb_not_yet_valid"
+	// ReasonKBStale: the key binding is older than the maximum age, beyond
+	// the skew (check kb_time).
+	ReasonKBStale Reason = "kb_stale"
+
 	// Reasons of a REPUTATION.md summary signature check.
 
 	// ReasonSummaryIDMismatch: the JWS verifies but signs another summary id.

@@ -368,7 +368,9 @@ var generators = []generator{
 	{"hs256_raw_public_key_fail", func(f *fixture) (Case, error) {
 		d := f.newDraft(nil, baseRecords())
 		d.alg = "HS256"
-		d.sign = func(input []byte) []byte { return hmacSHA256(f.edRaw.Public().(ed25519.PublicKey), input) }
+		d.sign = func(input []byte) []byte {
+			return hmacSHA256(f.raw[f.ed].(ed25519.PrivateKey).Public().(ed25519.PublicKey), input)
+		}
 		return fails("HS256 keyed with the raw Ed25519 public key bytes", "algorithm", passport.ReasonAlgNotAllowed, d.bytes())
 	}},
 	{"alg_key_mismatch_fail", func(f *fixture) (Case, error) {

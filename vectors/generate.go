@@ -36,9 +36,13 @@ const Issuer = "https://issuer.example"
 // can rebuild them; they protect nothing.
 type fixture struct {
 	ed, es, edOld, rogue *passport.PrivateKey
-	edRaw, edOldRaw      ed25519.PrivateKey
-	rogueRaw             ed25519.PrivateKey
-	esRaw                *ecdsa.PrivateKey
+	// holder1 to holder3 and holderES are holder keys (SPEC.md §11.6):
+	// the presented passports name holder1, holder2 and holderES.
+	holder1, holder2, holder3, holderES *passport.PrivateKey
+	// raw holds each key as the standard library has it, to sign what
+	// passport.PrivateKey would refuse to: an ed25519.PrivateKey or an
+	// *ecdsa.PrivateKey.
+	raw map[*passport.PrivateKey]any
 }
 
 func secret(label string) []byte {
@@ -47,25 +51,27 @@ func secret(label string) []byte {
 }
 
 func newFixture() (*fixture, error) {
-	f := &fixture{}
-	var err error
-	if f.ed, err = passport.NewPrivateKey(passport.EdDSA, secret("ed25519 key")); err != nil {
-		return nil, err
-	}
-	if f.es, err = passport.NewPrivateKey(passport.ES256, secret("p256 key")); err != nil {
-		return nil, err
-	}
-	if f.edOld, err = passport.NewPrivateKey(passport.EdDSA, secret("retired ed25519 key")); err != nil {
-		return nil, err
-	}
-	if f.rogue, err = passport.NewPrivateKey(passport.EdDSA, secret("untrusted ed25519 key")); err != nil {
-		return nil, err
-	}
-	f.edRaw = ed25519.NewKeyFromSeed(secret("ed25519 key"))
-	f.edOldRaw = ed25519.NewKeyFromSeed(secret("retired ed25519 key"))
-	f.rogueRaw = ed25519.NewKeyFromSeed(secret("untrusted ed25519 key"))
-	if f.esRaw, err = ecdsa.ParseRawPrivateKey(elliptic.P256(), secret("p256 key")); err != nil {
-		return nil, err
+	f := &fixture{raw: map[*passport.PrivateKey]any{}}
+	for _, k := range []struct {
+		key   **passport.PrivateKey
+		alg   passport.Algorithm
+		label string
+	}{
+		{&f.ed, passport.EdDSA, "ed25519 key"}, {&f.es, passport.ES256, "p256 key"},
+		{&f.edOld, passport.EdDSA, "retired ed25519 key"}, {&f.rogue, passport.EdDSA, "untrusted ed25519 key"},
+		{&f.holder1, passport.EdDSA, "holder key 1"}, {&f.holder2, passport.EdDSA, "holder key 2"},
+		{&f.holder3, passport.EdDSA, "holder key 3"}, {&f.holderES, passport.ES256, "holder p256 key"},
+	} {
+		key, err := passport.NewPrivateKey(k.alg, secret(k.label))
+		if err != nil {
+			return nil, err
+		}
+		*k.key = key
+		if k.alg == passport.EdDSA {
+			f.raw[key] = ed25519.NewKeyFromSeed(secret(k.label))
+		} else if f.raw[key], err = ecdsa.ParseRawPrivateKey(elliptic.P256(), secret(k.label)); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
@@ -318,16 +324,12 @@ func (d *draft) headerJSON() string {
 
 // rawSign signs with the fixture's raw copy of key.
 func (f *fixture) rawSign(key *passport.PrivateKey, input []byte) []byte {
-	switch key {
-	case f.ed:
-		return ed25519.Sign(f.edRaw, input)
-	case f.edOld:
-		return ed25519.Sign(f.edOldRaw, input)
-	case f.rogue:
-		return ed25519.Sign(f.rogueRaw, input)
-	case f.es:
+	switch raw := f.raw[key].(type) {
+	case ed25519.PrivateKey:
+		return ed25519.Sign(raw, input)
+	case *ecdsa.PrivateKey:
 		h := sha256.Sum256(input)
-		der, err := f.esRaw.Sign(nil, h[:], crypto.SHA256)
+		der, err := raw.Sign(nil, h[:], crypto.SHA256)
 		if err != nil {
 			panic(err)
 		}

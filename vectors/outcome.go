@@ -6,15 +6,17 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"time"
 
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
 
 // allGenerators returns every case's generator: the bundles of
-// passportVersion 0.1, then those of 0.2, then the status checks.
+// passportVersion 0.1, then those of 0.2, then the status checks, then the
+// presentations.
 func allGenerators() []generator {
-	return slices.Concat(generators, claimsGenerators, statusGenerators)
+	return slices.Concat(generators, claimsGenerators, statusGenerators, presentationGenerators)
 }
 
 // verifier returns a verifier of the vectors' trust file, as a third party
@@ -39,7 +41,7 @@ func outcomes(v *verifier.Verifier, c *Case) ([]CheckOutcome, error) {
 	if c.StatusList != nil {
 		policy = policy.WithStatusList(v.ReadStatusList(c.StatusList))
 	}
-	res, err := v.Verify(context.Background(), c.Bundle, policy)
+	res, err := c.Run(context.Background(), v, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -56,13 +58,24 @@ func outcomes(v *verifier.Verifier, c *Case) ([]CheckOutcome, error) {
 	return out, nil
 }
 
+// Run verifies the case's input under policy, as README.md says: a
+// presentation with VerifyPresentation and the case's presentation policy,
+// a bundle with Verify.
+func (c *Case) Run(ctx context.Context, v *verifier.Verifier, policy verifier.Policy) (*verifier.Result, error) {
+	if p := c.PresentedTo; p != nil {
+		pp := verifier.ForPresentation(p.Audience, p.Nonce).WithMaxAge(time.Duration(p.MaxAge) * time.Second)
+		return v.VerifyPresentation(ctx, c.Presentation, policy, pp)
+	}
+	return v.Verify(ctx, c.Bundle, policy)
+}
+
 // oneLineCheck matches a check outcome as json.MarshalIndent spreads it.
 var oneLineCheck = regexp.MustCompile(`\{\n\s+"name": ("[a-z_]+"),\n\s+"reason": ("[a-z_0-9]+")\n\s+\}`)
 
 // caseJSON returns case.json for c: indented, one check per line.
 func caseJSON(c *Case) []byte {
 	meta, err := json.MarshalIndent(caseFile{Description: c.Description, At: passport.NewTime(c.At).String(),
-		Verified: c.Verified, Reason: c.Reason, Check: c.Check, Checks: c.Checks}, "", "  ")
+		Verified: c.Verified, Reason: c.Reason, Check: c.Check, Checks: c.Checks, PresentedTo: c.PresentedTo}, "", "  ")
 	if err != nil {
 		panic(err)
 	}

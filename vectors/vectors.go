@@ -24,8 +24,10 @@ import (
 //go:embed testdata
 var embedded embed.FS
 
-// FS holds the vectors: trust.json, and cases/<name>/{bundle.json,case.json}
-// with, for the cases that check a passport's status, status.jwt.
+// FS holds the vectors: trust.json, and cases/<name>/case.json with
+// bundle.json, or presentation.json for the cases that verify a
+// presentation, and, for the cases that check a passport's status,
+// status.jwt.
 var FS fs.FS = must(fs.Sub(embedded, "testdata"))
 
 func must(f fs.FS, err error) fs.FS {
@@ -56,6 +58,22 @@ type Case struct {
 	// StatusList is the status list token to verify the bundle with (the
 	// case's status.jwt), or nil for none.
 	StatusList []byte `json:"-"`
+	// Presentation is the presentation's exact bytes (the case's
+	// presentation.json), for a case that verifies a presentation instead
+	// of a bundle; Bundle is then nil.
+	Presentation []byte `json:"-"`
+	// PresentedTo is what the verifier requires of a presentation; nil for
+	// a bundle.
+	PresentedTo *PresentedTo `json:"-"`
+}
+
+// PresentedTo is a relying party's presentation policy (SPEC.md §11.6):
+// its own identifier, the nonce it handed out and how old a key binding
+// may be, in seconds.
+type PresentedTo struct {
+	Audience string `json:"aud"`
+	Nonce    string `json:"nonce"`
+	MaxAge   int64  `json:"maxAge"`
 }
 
 // CheckOutcome is one check of a case's expected result: its name and
@@ -73,10 +91,15 @@ type caseFile struct {
 	Reason      string         `json:"reason"`
 	Check       string         `json:"check,omitempty"`
 	Checks      []CheckOutcome `json:"checks"`
+	PresentedTo *PresentedTo   `json:"presentation,omitempty"`
 }
 
-// statusFile is the name of a case's status list token.
-const statusFile = "status.jwt"
+// The names of a case's input files besides case.json.
+const (
+	statusFile       = "status.jwt"
+	bundleFile       = "bundle.json"
+	presentationFile = "presentation.json"
+)
 
 // Load reads the trust file and every case from fsys, in name order.
 func Load(fsys fs.FS) (trust []byte, cases []Case, err error) {
@@ -102,7 +125,11 @@ func Load(fsys fs.FS) (trust []byte, cases []Case, err error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		bundle, err := fs.ReadFile(fsys, path.Join(dir, "bundle.json"))
+		input := bundleFile
+		if cf.PresentedTo != nil {
+			input = presentationFile
+		}
+		doc, err := fs.ReadFile(fsys, path.Join(dir, input))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -110,8 +137,14 @@ func Load(fsys fs.FS) (trust []byte, cases []Case, err error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, err
 		}
-		cases = append(cases, Case{Name: d.Name(), Description: cf.Description, At: at.Time,
-			Verified: cf.Verified, Reason: cf.Reason, Check: cf.Check, Checks: cf.Checks, Bundle: bundle, StatusList: status})
+		c := Case{Name: d.Name(), Description: cf.Description, At: at.Time, Verified: cf.Verified, Reason: cf.Reason,
+			Check: cf.Check, Checks: cf.Checks, StatusList: status, PresentedTo: cf.PresentedTo}
+		if cf.PresentedTo != nil {
+			c.Presentation = doc
+		} else {
+			c.Bundle = doc
+		}
+		cases = append(cases, c)
 	}
 	return trust, cases, nil
 }
@@ -148,7 +181,11 @@ func Generate() (map[string][]byte, error) {
 		}
 		dir := path.Join("cases", g.name)
 		files[path.Join(dir, "case.json")] = caseJSON(&c)
-		files[path.Join(dir, "bundle.json")] = c.Bundle
+		if c.PresentedTo != nil {
+			files[path.Join(dir, presentationFile)] = c.Presentation
+		} else {
+			files[path.Join(dir, bundleFile)] = c.Bundle
+		}
 		if c.StatusList != nil {
 			files[path.Join(dir, statusFile)] = c.StatusList
 		}

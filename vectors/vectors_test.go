@@ -69,7 +69,7 @@ func TestEnoughCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var valid, invalid int
+	var valid, invalid, presentedValid, presentedInvalid int
 	reasons := map[string]bool{}
 	for _, c := range cases {
 		if c.Verified {
@@ -78,9 +78,17 @@ func TestEnoughCases(t *testing.T) {
 			invalid++
 			reasons[c.Reason] = true
 		}
+		if c.PresentedTo != nil && c.Verified {
+			presentedValid++
+		} else if c.PresentedTo != nil {
+			presentedInvalid++
+		}
 	}
 	if valid < 10 || invalid < 50 || len(reasons) < 25 {
 		t.Errorf("%d valid, %d invalid cases covering %d reasons", valid, invalid, len(reasons))
+	}
+	if presentedValid < 4 || presentedInvalid < 20 {
+		t.Errorf("%d valid and %d invalid presentations", presentedValid, presentedInvalid)
 	}
 }
 
@@ -116,6 +124,28 @@ func TestAssemblerMatchesSigner(t *testing.T) {
 		}
 		if got := d.bytes(); !bytes.Equal(got, want) {
 			t.Errorf("assembled 0.2 bundle differs from the signer's:\n%s\n%s", got, want)
+		}
+	}
+}
+
+// TestPresentationAssemblerMatchesPresent checks that the generator's hand
+// assembly of a presentation is byte-identical to passport.Present's, for
+// each algorithm of holder key, so the negative cases differ from real
+// presentations only where they mean to.
+func TestPresentationAssemblerMatchesPresent(t *testing.T) {
+	f, err := newFixture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []*passport.PrivateKey{f.holder1, f.holderES} {
+		d := f.present()
+		d.key = key
+		want, err := passport.Present(d.bundle, key, verifierAudience, vectorNonce, presentedAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.bytes(); !bytes.Equal(got, want) {
+			t.Errorf("%s: assembled presentation differs from Present's:\n%s\n%s", key.Public().Algorithm(), got, want)
 		}
 	}
 }

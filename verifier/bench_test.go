@@ -28,6 +28,8 @@ type benchFixture struct {
 	v      *verifier.Verifier
 	at     time.Time
 	trustK *passport.PublicKey
+	// cnf, when set, names holder keys in every passport signed.
+	cnf *passport.Confirmation
 }
 
 func newBenchFixture(tb testing.TB) *benchFixture {
@@ -122,7 +124,9 @@ func (f *benchFixture) bundleOfSize(tb testing.TB, sh shape, size int) []byte {
 				disclose = append(disclose, i)
 			}
 		}
-		return passport.NewSigner(f.key).Sign(benchPassport(sh.skills(n), sh.domains(n)), recs, disclose)
+		p := benchPassport(sh.skills(n), sh.domains(n))
+		p.Cnf = f.cnf
+		return passport.NewSigner(f.key).Sign(p, recs, disclose)
 	}
 	lo, hi := 1, 8192 // lo is below size; hi is at or above it, or too large
 	var best []byte
@@ -377,4 +381,69 @@ func BenchmarkVerifyHostile(b *testing.B) {
 			b.ReportMetric(float64(hostile)/float64(good), "x-benign")
 		})
 	}
+}
+
+// BenchmarkPresentationVsBundle verifies a presentation of a 20 KiB
+// body-heavy bundle, by an Ed25519 holder key, interleaved in one loop
+// with the verification of the bundle alone and with the key binding's
+// signature check alone (its key parsed once), and reports the CPU time of
+// each and the ratios: x-bundle, the presentation against the bundle, and
+// x-bundle-and-kb-signature, against the bundle plus that one more
+// signature, the work a presentation cannot do without.
+func BenchmarkPresentationVsBundle(b *testing.B) {
+	f := newBenchFixture(b)
+	holder, err := passport.NewPrivateKey(passport.EdDSA, bytes.Repeat([]byte{8}, 32))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.cnf = &passport.Confirmation{JKTs: []string{holder.Public().KeyID()}}
+	bundle := f.bundleOfSize(b, bodyHeavy, 20<<10)
+	pres, err := passport.Present(bundle, holder, "https://verifier.example", "n0nce", f.at)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pp := verifier.ForPresentation("https://verifier.example", "n0nce")
+	policy := verifier.AnySubject().At(f.at)
+	p, err := passport.ParsePresentationUnverified(pres)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kb, err := passport.SplitKeyBinding([]byte(p.KeyBinding))
+	if err != nil {
+		b.Fatal(err)
+	}
+	kbKey, err := kb.HolderKey()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run(fmt.Sprintf("20KiB/%dB", len(pres)), func(b *testing.B) {
+		if res, err := f.v.VerifyPresentation(context.Background(), pres, policy, pp); err != nil || !res.Verified {
+			b.Fatalf("fixture does not verify: %v %+v", err, res)
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var presented, alone, kbSig time.Duration
+		for b.Loop() {
+			t0 := clock()
+			if _, err := f.v.VerifyPresentation(context.Background(), pres, policy, pp); err != nil {
+				b.Fatal(err)
+			}
+			t1 := clock()
+			f.verify(b, bundle)
+			t2 := clock()
+			if err := kb.Verify(kbKey); err != nil {
+				b.Fatal(err)
+			}
+			t3 := clock()
+			presented += t1 - t0
+			alone += t2 - t1
+			kbSig += t3 - t2
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(presented.Nanoseconds())/n, "ns-presentation")
+		b.ReportMetric(float64(alone.Nanoseconds())/n, "ns-bundle")
+		b.ReportMetric(float64(kbSig.Nanoseconds())/n, "ns-kb-signature")
+		b.ReportMetric(float64(presented)/float64(alone), "x-bundle")
+		b.ReportMetric(float64(presented)/float64(alone+kbSig), "x-bundle-and-kb-signature")
+	})
 }

@@ -53,18 +53,7 @@ func ExampleVerifier_Verify() {
 // verification after it; without one the status check reports
 // not_checked.
 func ExampleVerifier_ReadStatusList() {
-	trustJSON, cases, err := vectors.Load(vectors.FS)
-	if err != nil {
-		panic(err)
-	}
-	trust, err := verifier.ParseTrust(trustJSON)
-	if err != nil {
-		panic(err)
-	}
-	v, err := verifier.New(trust)
-	if err != nil {
-		panic(err)
-	}
+	v, cases := exampleVerifier()
 	for _, c := range cases {
 		switch c.Name {
 		case "valid_status_list", "status_revoked_fail":
@@ -81,4 +70,50 @@ func ExampleVerifier_ReadStatusList() {
 	// true not_checked
 	// true ok
 	// true not_checked
+}
+
+// A relying party handed an agent its identifier and a fresh nonce; the
+// agent answered with a presentation of its passport. The relying party
+// checks the bundle and the key binding in one call, and a presentation
+// replayed to it, or made for another party, fails with its reason.
+func ExampleVerifier_VerifyPresentation() {
+	v, cases := exampleVerifier()
+	for _, c := range cases {
+		if c.Name != "valid_presentation_eddsa" {
+			continue
+		}
+		policy := verifier.ForSubject("agt_7Qm2xKp9Lr4Vt8Wn").At(c.At)
+		res, err := v.VerifyPresentation(context.Background(), c.Presentation, policy,
+			verifier.ForPresentation("https://verifier.example", "n-7Kq2xW9fLp"))
+		if err != nil {
+			panic(err) // only a cancelled context or an invalid policy
+		}
+		fmt.Println(res.Verified, res.Reason, res.HolderKey != "")
+
+		// The same presentation, checked against a later nonce.
+		res, _ = v.VerifyPresentation(context.Background(), c.Presentation, policy,
+			verifier.ForPresentation("https://verifier.example", "n-laterNonce"))
+		fmt.Println(res.Verified, res.Reason, res.Check(verifier.CheckNonce).Reason)
+	}
+	// Output:
+	// true ok true
+	// false kb_nonce_mismatch kb_nonce_mismatch
+}
+
+// exampleVerifier returns a verifier of the vectors' trust file, as
+// ExampleVerifier_Verify builds it, and the vectors.
+func exampleVerifier() (*verifier.Verifier, []vectors.Case) {
+	trustJSON, cases, err := vectors.Load(vectors.FS)
+	if err != nil {
+		panic(err)
+	}
+	trust, err := verifier.ParseTrust(trustJSON)
+	if err != nil {
+		panic(err)
+	}
+	v, err := verifier.New(trust)
+	if err != nil {
+		panic(err)
+	}
+	return v, cases
 }

@@ -27,7 +27,8 @@ func vectorVerifier(t testing.TB) (*verifier.Verifier, []vectors.Case) {
 	return v, cases
 }
 
-// TestVectors runs every conformance vector through the verifier.
+// TestVectors runs every conformance vector through the verifier: a
+// bundle with Verify, a presentation with VerifyPresentation.
 func TestVectors(t *testing.T) {
 	v, cases := vectorVerifier(t)
 	for _, c := range cases {
@@ -36,7 +37,7 @@ func TestVectors(t *testing.T) {
 			if c.StatusList != nil {
 				policy = policy.WithStatusList(v.ReadStatusList(c.StatusList))
 			}
-			res, err := v.Verify(context.Background(), c.Bundle, policy)
+			res, err := c.Run(context.Background(), v, policy)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,13 +56,16 @@ func TestVectors(t *testing.T) {
 				if got := failing(res); got != c.Check {
 					t.Errorf("failing check %s, want %s", got, c.Check)
 				}
-				if res.Passport != nil || res.Evidence != nil || res.Issuer != "" || res.Subject != "" || res.PassportHash != "" || res.EvidenceRoot != "" {
+				if res.Passport != nil || res.Evidence != nil || res.Issuer != "" || res.Subject != "" || res.PassportHash != "" || res.EvidenceRoot != "" || res.HolderKey != "" {
 					t.Errorf("an unverified result carries passport content: %+v", res)
 				}
 				return
 			}
 			if res.Passport == nil || res.PassportHash == "" || res.Subject == "" || res.KeyID == "" {
 				t.Errorf("a verified result lacks its passport: %+v", res)
+			}
+			if (c.PresentedTo != nil) != (res.HolderKey != "") {
+				t.Errorf("holder key %q in the result of a case presented %v", res.HolderKey, c.PresentedTo != nil)
 			}
 			if _, err := res.Decode(); err != nil {
 				t.Errorf("Decode: %v", err)

@@ -19,6 +19,14 @@
 //	list := v.ReadStatusList(token) // fetched earlier from the passport's status uri
 //	res, err := v.Verify(ctx, bundle, verifier.ForSubject("agt_…").WithStatusList(list))
 //
+// A relying party that wants to know that the agent in front of it is the
+// one the passport describes asks for a presentation instead, with a fresh
+// nonce, and checks it with VerifyPresentation under a PresentationPolicy
+// naming its own identifier and that nonce:
+//
+//	res, err := v.VerifyPresentation(ctx, presentation, verifier.ForSubject("agt_…"),
+//		verifier.ForPresentation("https://me.example", nonce))
+//
 // The bundle is bounded before it is parsed, parsed once by a strict
 // canonical JSON parser that records byte ranges, and every hash and
 // signature is computed over slices of the input: nothing is re-serialised.
@@ -214,7 +222,10 @@ type Result struct {
 	Issuer       string          `json:"issuer"`
 	Subject      string          `json:"subject"`
 	KeyID        string          `json:"kid"`
-	At           string          `json:"at"`
+	// HolderKey is the RFC 7638 thumbprint of the holder key that signed a
+	// verified presentation's key binding; empty otherwise.
+	HolderKey string `json:"holderKey,omitempty"`
+	At        string `json:"at"`
 	// Passport is the verified passport document, in canonical JSON.
 	Passport json.RawMessage `json:"passport,omitempty"`
 	// Evidence holds the disclosed evidence records.
@@ -290,18 +301,9 @@ func CheckNames() []CheckName { return append([]CheckName(nil), checkNames[:]...
 // read by another Verifier (ErrStatusList); an invalid bundle is a Result
 // with Verified false.
 func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*Result, error) {
-	if err := ctx.Err(); err != nil {
+	at, err := v.start(ctx, policy)
+	if err != nil {
 		return nil, err
-	}
-	if !policy.valid() {
-		return nil, ErrPolicy
-	}
-	if policy.statusList != nil && policy.statusList.v != v {
-		return nil, ErrStatusList
-	}
-	at := policy.at
-	if at.IsZero() {
-		at = v.clock()
 	}
 	bufs := v.buffers()
 	defer v.release(bufs)
@@ -313,30 +315,70 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	})
 	res := &alloc.Result
 	res.At, res.Checks = passport.NewTime(at).String(), alloc.checks[:0]
-	steps := [...]func() *passport.Error{
+	steps := r.bundleSteps()
+	if r.execute(res, steps[:], checkNames[:]) {
+		r.verified(res)
+	}
+	return res, nil
+}
+
+// start refuses a verification whose ctx is done or whose policy is not
+// valid or holds another Verifier's status list, and returns its time.
+func (v *Verifier) start(ctx context.Context, policy Policy) (time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, err
+	}
+	if !policy.valid() {
+		return time.Time{}, ErrPolicy
+	}
+	if policy.statusList != nil && policy.statusList.v != v {
+		return time.Time{}, ErrStatusList
+	}
+	if policy.at.IsZero() {
+		return v.clock(), nil
+	}
+	return policy.at, nil
+}
+
+// bundleSteps returns the checks of a bundle, in the order of checkNames.
+func (r *run) bundleSteps() [len(checkNames)]func() *passport.Error {
+	return [...]func() *passport.Error{
 		r.size, r.json, r.bundle, r.jws, r.header, r.key, r.algorithm, r.signature,
 		r.payload, r.snapshot, r.passportHash, r.version, r.fields, r.claims, r.issuer,
 		r.keyWindow, r.validity, r.evidence, r.subject, r.status,
 	}
+}
+
+// execute runs steps, named names, and appends each one's outcome to
+// res.Checks. At the first failure it sets res.Reason and reports every
+// later check as not reached. It reports whether every step passed or was
+// skipped.
+func (r *run) execute(res *Result, steps []func() *passport.Error, names []CheckName) bool {
 	for i, step := range steps {
 		if err := step(); err != nil {
 			res.Reason = err.Reason
-			res.Checks = append(res.Checks, Check{Name: checkNames[i], Reason: err.Reason, Detail: err.Detail})
-			for _, name := range checkNames[i+1:] {
+			res.Checks = append(res.Checks, Check{Name: names[i], Reason: err.Reason, Detail: err.Detail})
+			for _, name := range names[i+1:] {
 				res.Checks = append(res.Checks, Check{Name: name, Reason: passport.ReasonNotReached, Detail: "an earlier check failed"})
 			}
 			if r.trusted != nil {
 				res.KeyID = r.trusted.Key.KeyID()
 			}
-			return res, nil
+			return false
 		}
 		if r.skipped != "" {
-			res.Checks = append(res.Checks, Check{Name: checkNames[i], Reason: r.skipped, Detail: r.detail})
+			res.Checks = append(res.Checks, Check{Name: names[i], Reason: r.skipped, Detail: r.detail})
 		} else {
-			res.Checks = append(res.Checks, Check{Name: checkNames[i], OK: true, Reason: passport.ReasonOK, Detail: r.detail})
+			res.Checks = append(res.Checks, Check{Name: names[i], OK: true, Reason: passport.ReasonOK, Detail: r.detail})
 		}
 		r.detail, r.skipped = "", ""
 	}
+	return true
+}
+
+// verified fills in res for a bundle whose every check passed or was
+// skipped.
+func (r *run) verified(res *Result) {
 	res.Verified = true
 	res.Reason = passport.ReasonOK
 	res.KeyID = r.trusted.Key.KeyID()
@@ -346,7 +388,6 @@ func (v *Verifier) Verify(ctx context.Context, bundle []byte, policy Policy) (*R
 	res.EvidenceRoot = r.root.String()
 	res.Passport = json.RawMessage(r.body.Raw())
 	res.Evidence = r.leaves
-	return res, nil
 }
 
 // VerifyJWS checks a compact JWS, outside any bundle, under the passport
@@ -398,8 +439,9 @@ type run struct {
 	bufs   *buffers // reused between verifications
 
 	doc        *cjson.Doc
-	credential []byte // the compact JWS, a slice of src
-	signed     []byte // header.payload, the signing input
+	top        cjson.Value // the bundle, the root of doc unless presented
+	credential []byte      // the compact JWS, a slice of src
+	signed     []byte      // header.payload, the signing input
 	payloadB64 []byte
 	sig        []byte
 	alg        string
@@ -418,6 +460,15 @@ type run struct {
 	// nil when it has none.
 	holderKeys *passport.Confirmation
 	statusRef  *passport.StatusRef
+
+	// presented is the presentation being verified, nil for a bundle;
+	// the key-binding checks read the fields after it.
+	presented          []byte
+	presentationPolicy PresentationPolicy
+	kbText             []byte // the keyBinding member's text
+	kb                 *passport.KeyBinding
+	holder             *passport.PublicKey // the key in the key binding's header
+	kbClaims           passport.KeyBindingClaims
 
 	issuerID  string
 	subjectID string
@@ -453,11 +504,17 @@ const indexDepth = 4
 var skillPassportsPath = []string{"snapshot", "passport", "skillPassports"}
 
 func (r *run) json() *passport.Error {
+	if r.doc != nil {
+		// A presented bundle was parsed, under the same rules, with the
+		// presentation that holds it.
+		r.detail = "checked with the presentation"
+		return nil
+	}
 	doc, err := r.parser.Parse(r.src, cjson.Options{Canonical: true, DeferNumbers: true, IndexDepth: indexDepth, IndexPath: skillPassportsPath})
 	if err != nil {
 		return asError(passport.JSONError(err))
 	}
-	r.doc = doc
+	r.doc, r.top = doc, doc.Root()
 	return nil
 }
 
@@ -470,7 +527,7 @@ func asError(err error) *passport.Error {
 }
 
 func (r *run) bundle() *passport.Error {
-	root := r.doc.Root()
+	root := r.top
 	if root.Kind() != cjson.Object {
 		return fail(passport.ReasonBundleMalformed, "a bundle is a JSON object")
 	}

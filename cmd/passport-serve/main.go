@@ -1,6 +1,7 @@
-// Command passport-serve answers POST /v1/verify over HTTP (SPEC.md §11.5):
-// it verifies each bundle posted to it against one trust file, until the
-// process is interrupted.
+// Command passport-serve answers POST /v1/verify and POST
+// /v1/verify/presentation over HTTP (SPEC.md §11.5, §11.6): it verifies
+// each bundle or presentation posted to it against one trust file, until
+// the process is interrupted.
 //
 // It is a command of its own, not a subcommand of passport, so that
 // passport, which third parties install to verify bundles, does not link
@@ -61,7 +62,7 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return cli.Program{
 		Name:        "passport-serve",
-		Description: "Verify bundles posted to POST /v1/verify against a trust file.",
+		Description: "Verify bundles posted to POST /v1/verify, and presentations posted to POST /v1/verify/presentation, against a trust file.",
 		Options:     []kong.Option{kong.Bind(&env{ctx: ctx, stdin: stdin, stderr: stderr})},
 	}.Run(&server{}, args, stdout, stderr)
 }
@@ -69,7 +70,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // Help is the long help: the fixed bounds, which the README's "Limits"
 // repeats.
 func (c *server) Help() string {
-	return fmt.Sprintf(`A bundle is at most %d bytes (512 KiB), also after gzip decompression; more is answered 413, unread when its Content-Length says so (a client that sent Expect: 100-continue is never asked for it). Once a request is refused, what its client still sends is read and discarded for up to %s and %d MiB before the connection closes, so that the client reads the answer. A request waits at most 2s for a verification slot, then gets 503. Every error is an RFC 9457 problem detail.`, passport.MaxBundleSize, httpserve.LingerTime, httpserve.LingerBytes>>20)
+	return fmt.Sprintf(`A bundle is at most %d bytes (512 KiB), a presentation (POST /v1/verify/presentation) at most %d bytes (520 KiB), also after gzip decompression; more is answered 413, unread when its Content-Length says so (a client that sent Expect: 100-continue is never asked for it). Once a request is refused, what its client still sends is read and discarded for up to %s and %d MiB before the connection closes, so that the client reads the answer. A request waits at most 2s for a verification slot, then gets 503. Every error is an RFC 9457 problem detail.`, passport.MaxBundleSize, passport.MaxPresentationSize, httpserve.LingerTime, httpserve.LingerBytes>>20)
 }
 
 // limits are the connection bounds the flags set.
@@ -104,6 +105,6 @@ func (c *server) Run(e *env) error {
 	if err != nil {
 		return cli.Usage(err)
 	}
-	fmt.Fprintf(e.stderr, "passport-serve: verifying on http://%s (POST /v1/verify)\n", ln.Addr())
+	fmt.Fprintf(e.stderr, "passport-serve: verifying on http://%s (POST /v1/verify, POST /v1/verify/presentation)\n", ln.Addr())
 	return httpserve.Serve(e.ctx, srv, ln, 10*time.Second)
 }

@@ -22,7 +22,8 @@ const exitIndeterminate = 3
 
 // commands is the command tree. Each command lives in its own file.
 type commands struct {
-	Verify       verifyCmd       `cmd:"" help:"Verify a bundle against a trust file (exit 0 verified, 1 not, 2 usage, 3 unknown key)."`
+	Verify       verifyCmd       `cmd:"" help:"Verify a bundle or a presentation against a trust file (exit 0 verified, 1 not, 2 usage, 3 unknown key)."`
+	Present      presentCmd      `cmd:"" help:"Present a bundle: bind it to your holder key, a relying party and its nonce."`
 	Inspect      inspectCmd      `cmd:"" help:"Show a bundle's header and claims, unverified."`
 	Canonicalize canonicalizeCmd `cmd:"" help:"Write the RFC 8785 canonical form of a JSON document."`
 	Sign         signCmd         `cmd:"" help:"Sign an unsigned passport and its evidence into a bundle."`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,7 +85,8 @@ func TestVectorsCLI(t *testing.T) {
 				}
 				args = append(args, "--status", status)
 			}
-			code := run(context.Background(), append(args, "-"), bytes.NewReader(c.Bundle), &stdout, &stderr)
+			args, input := vectorInput(c, args)
+			code := run(context.Background(), append(args, "-"), bytes.NewReader(input), &stdout, &stderr)
 			want := cli.ExitFailed
 			switch {
 			case c.Verified:
@@ -123,6 +125,16 @@ func TestVectorsCLI(t *testing.T) {
 	}
 }
 
+// vectorInput returns the arguments and the input that verify c: for a
+// presentation, with the flags of its presentation policy.
+func vectorInput(c vectors.Case, args []string) ([]string, []byte) {
+	p := c.PresentedTo
+	if p == nil {
+		return args, c.Bundle
+	}
+	return append(args, "--presentation", "--aud", p.Audience, "--nonce", p.Nonce, "--max-age", fmt.Sprintf("%ds", p.MaxAge)), c.Presentation
+}
+
 // TestExitCodes pins the exit code contract of verify.
 func TestExitCodes(t *testing.T) {
 	trust, cases, err := vectors.Load(vectors.FS)
@@ -140,8 +152,12 @@ func TestExitCodes(t *testing.T) {
 	trustFile := write("trust.json", trust)
 	bundles := map[string]string{}
 	for _, c := range cases {
-		bundles[c.Name] = write(c.Name+".json", c.Bundle)
+		bundles[c.Name] = write(c.Name+".json", append(c.Bundle, c.Presentation...))
 	}
+	presented := func(name string, flags ...string) []string {
+		return append(append([]string{"verify", "--any-subject", "--trust", trustFile, "--at", "2026-06-01T00:00:00Z"}, flags...), bundles[name])
+	}
+	kb := []string{"--presentation", "--aud", "https://verifier.example", "--nonce", "n-7Kq2xW9fLp"}
 	at := "2026-06-01T00:00:00Z"
 	tests := []struct {
 		name string
@@ -162,6 +178,17 @@ func TestExitCodes(t *testing.T) {
 		{"skew at its bound", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, "--skew", "24h", bundles["valid_eddsa"]}, cli.ExitOK},
 		{"skew beyond 24 hours", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, "--skew", "24h0m1s", bundles["valid_eddsa"]}, cli.ExitUsage},
 		{"negative skew", []string{"verify", "--any-subject", "--trust", trustFile, "--at", at, "--skew", "-1s", bundles["valid_eddsa"]}, cli.ExitUsage},
+		{"presentation verified", presented("valid_presentation_eddsa", kb...), cli.ExitOK},
+		{"presentation for another nonce", presented("valid_presentation_eddsa", "--presentation", "--aud", "https://verifier.example", "--nonce", "other"), cli.ExitFailed},
+		{"presentation past a shorter maximum age", presented("valid_presentation_max_age_boundary", append(kb, "--max-age", "4m59s")...), cli.ExitFailed},
+		{"presentation as a bundle", presented("valid_presentation_eddsa"), cli.ExitFailed},
+		{"bundle as a presentation", presented("valid_v02_cnf", kb...), cli.ExitFailed},
+		{"presentation without --nonce", presented("valid_presentation_eddsa", "--presentation", "--aud", "https://verifier.example"), cli.ExitUsage},
+		{"presentation without --aud", presented("valid_presentation_eddsa", "--presentation", "--nonce", "n-7Kq2xW9fLp"), cli.ExitUsage},
+		{"--aud without --presentation", presented("valid_eddsa", "--aud", "https://verifier.example"), cli.ExitUsage},
+		{"--max-age without --presentation", presented("valid_eddsa", "--max-age", "1m"), cli.ExitUsage},
+		{"negative --max-age", presented("valid_presentation_eddsa", append(kb, "--max-age", "-1s")...), cli.ExitUsage},
+		{"--max-age over a day", presented("valid_presentation_eddsa", append(kb, "--max-age", "24h0m1s")...), cli.ExitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,8 +219,8 @@ func TestVectorsRecompute(t *testing.T) {
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := []string{"verify", "--any-subject", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--recompute", "-"}
-			if code := run(context.Background(), args, bytes.NewReader(c.Bundle), &stdout, &stderr); code != cli.ExitOK {
+			args, input := vectorInput(c, []string{"verify", "--any-subject", "--trust", trustFile, "--at", passport.NewTime(c.At).String(), "--recompute"})
+			if code := run(context.Background(), append(args, "-"), bytes.NewReader(input), &stdout, &stderr); code != cli.ExitOK {
 				t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
 			}
 			if strings.Contains(stdout.String(), "  match ") {

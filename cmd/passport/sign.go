@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ type signCmd struct {
 	TTL      time.Duration `name:"ttl" help:"How long the passport is valid." default:"720h"`
 	IssuedAt string        `help:"Issuance time (RFC 3339); default now." placeholder:"RFC3339"`
 	Disclose string        `help:"Evidence to disclose: all, none, or indices such as 0,3,7." default:"all"`
+	Holder   []string      `name:"holder-key" help:"A holder key (private or public JWK, Ed25519 or P-256) the passport names in cnf, so that its holder can present it (passport present); repeat for up to 4." placeholder:"FILE" type:"path"`
 	File     string        `arg:"" help:"Unsigned passport: {\"passport\":{…},\"evidence\":[…]}." placeholder:"PASSPORT.json" type:"path"`
 }
 
@@ -85,6 +87,9 @@ func (c *signCmd) Run(e *env) error {
 	if p.Policies == (passport.Policies{}) {
 		p.Policies = passport.DefaultPolicies()
 	}
+	if p.Cnf, err = c.confirmation(e); err != nil {
+		return err
+	}
 	disclose, err := parseDisclose(c.Disclose, len(doc.Evidence))
 	if err != nil {
 		return cli.Usage(err)
@@ -145,4 +150,25 @@ func checkInputSkills(raw json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// confirmation returns the cnf member naming the --holder-key keys, nil
+// for none.
+func (c *signCmd) confirmation(e *env) (*passport.Confirmation, error) {
+	if len(c.Holder) == 0 {
+		return nil, nil
+	}
+	cnf := &passport.Confirmation{}
+	for _, name := range c.Holder {
+		pub, err := readPublicKey(e, name)
+		if err != nil {
+			return nil, err
+		}
+		cnf.JKTs = append(cnf.JKTs, pub.KeyID())
+	}
+	slices.Sort(cnf.JKTs)
+	if err := cnf.Validate(); err != nil {
+		return nil, cli.Usage(fmt.Errorf("--holder-key: %w", err))
+	}
+	return cnf, nil
 }

@@ -25,7 +25,12 @@ type verifyCmd struct {
 	Recompute  bool          `help:"Recompute every skill passport from the disclosed evidence (or the --evidence file); fail on any difference."`
 	Evidence   string        `help:"With --recompute: the passport's complete evidence file (as the issuer serves it); its records' root must be the signed evidenceRoot, and every skill passport is recomputed from it." placeholder:"FILE" type:"path"`
 	Status     string        `help:"Status list token fetched earlier from the passport's status uri (a compact JWS; one final line feed is ignored): the status check verifies it with the trust file and reads the passport's entry. Without it, a passport that names a list reports the status check as not_checked." placeholder:"FILE" type:"path"`
-	Bundle     string        `arg:"" help:"Bundle file, or - for standard input." placeholder:"BUNDLE|-"`
+	// The presentation flags (SPEC.md §11.6).
+	Presentation bool           `help:"The input is a presentation (passport present): verify its bundle, then its key binding with --aud, --nonce and --max-age."`
+	Aud          string         `help:"With --presentation: your own identifier, which the presentation must be made for." placeholder:"AUDIENCE"`
+	Nonce        string         `help:"With --presentation: the nonce you handed the holder." placeholder:"N"`
+	MaxAge       *time.Duration `name:"max-age" help:"With --presentation: how old the key binding may be, beyond the skew (default 5m)." placeholder:"DURATION"`
+	Input        string         `arg:"" help:"Bundle file (or presentation, with --presentation), or - for standard input." placeholder:"FILE|-"`
 }
 
 func (c *verifyCmd) Run(e *env) error {
@@ -33,7 +38,11 @@ func (c *verifyCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	bundle, err := readInput(e, c.Bundle, passport.MaxBundleSize)
+	limit := int64(passport.MaxBundleSize)
+	if c.Presentation {
+		limit = passport.MaxPresentationSize
+	}
+	input, err := readInput(e, c.Input, limit)
 	if err != nil {
 		return err
 	}
@@ -45,7 +54,12 @@ func (c *verifyCmd) Run(e *env) error {
 		token = bytes.TrimSuffix(bytes.TrimSuffix(token, []byte("\n")), []byte("\r"))
 		policy = policy.WithStatusList(v.ReadStatusList(token))
 	}
-	res, err := v.Verify(e.ctx, bundle, policy)
+	var res *verifier.Result
+	if c.Presentation {
+		res, err = v.VerifyPresentation(e.ctx, input, policy, c.presentationPolicy())
+	} else {
+		res, err = v.Verify(e.ctx, input, policy)
+	}
 	if err != nil {
 		return err
 	}
@@ -106,13 +120,32 @@ func (c *verifyCmd) Run(e *env) error {
 	}
 }
 
-// Validate refuses --evidence without --recompute: the file is read only to
-// recompute from it.
+// Validate refuses --evidence without --recompute, since the file is read
+// only to recompute from it, and checks the presentation flags: --aud and
+// --nonce with --presentation, which is the only use of them and of
+// --max-age.
 func (c *verifyCmd) Validate() error {
-	if c.Evidence != "" && !c.Recompute {
+	switch {
+	case c.Evidence != "" && !c.Recompute:
 		return errors.New("--evidence needs --recompute")
+	case !c.Presentation && (c.Aud != "" || c.Nonce != "" || c.MaxAge != nil):
+		return errors.New("--aud, --nonce and --max-age verify a presentation: add --presentation")
+	case c.Presentation && (c.Aud == "" || c.Nonce == ""):
+		return errors.New("--presentation needs --aud (your own identifier) and --nonce (the one you handed the holder)")
+	case c.MaxAge != nil && (*c.MaxAge < 0 || *c.MaxAge > verifier.MaxMaxAge):
+		return fmt.Errorf("--max-age must lie between 0 and %v", verifier.MaxMaxAge)
 	}
 	return nil
+}
+
+// presentationPolicy returns the presentation policy of the flags, which
+// Validate checked.
+func (c *verifyCmd) presentationPolicy() verifier.PresentationPolicy {
+	pp := verifier.ForPresentation(c.Aud, c.Nonce)
+	if c.MaxAge != nil {
+		pp = pp.WithMaxAge(*c.MaxAge)
+	}
+	return pp
 }
 
 // setup reads the trust file and flags into a verifier and a policy.
@@ -180,6 +213,9 @@ func printResult(e *env, res *verifier.Result) {
 	if res.Verified {
 		fmt.Fprintf(e.stdout, "\nverified: %s issued by %s\n  passportHash %s\n  evidenceRoot %s\n  kid %s\n",
 			res.Subject, res.Issuer, res.PassportHash, res.EvidenceRoot, res.KeyID)
+		if res.HolderKey != "" {
+			fmt.Fprintf(e.stdout, "  presented by holder key %s\n", res.HolderKey)
+		}
 		return
 	}
 	fmt.Fprintf(e.stdout, "\nnot verified: %s\n", res.Reason)

@@ -17,8 +17,10 @@ import (
 
 // FuzzVerifyArguments reads arbitrary arguments of verify_passport as the
 // tool does: a refusal is always a caller's error with its code, never an
-// internal one; an accepted bundle is at most passport.MaxBundleSize bytes,
-// and a bundle given as a string is verified as exactly its bytes.
+// internal one; an accepted bundle is at most passport.MaxBundleSize bytes
+// and a presentation passport.MaxPresentationSize, the latter only with
+// an audience and a nonce; and one given as a string is verified as
+// exactly its bytes.
 func FuzzVerifyArguments(f *testing.F) {
 	for _, s := range []string{
 		`{"bundle":"{}","anySubject":true}`,
@@ -26,6 +28,9 @@ func FuzzVerifyArguments(f *testing.F) {
 		`{"bundle":{"a":1e400},"anySubject":true}`, `{"bundle":{"a":1,"a":2},"anySubject":true}`,
 		`{"bundle":null,"anySubject":true}`, `{"bundle":7}`, `{"bundle":"x","subject":"agt_x","anySubject":true}`,
 		`{"bundle":"x","at":"yesterday","anySubject":true}`, `{"Bundle":"x","bundle":"y"}`, `{}`, `[]`,
+		`{"presentation":"{}","aud":"https://rp.example","nonce":"n","maxAge":60,"anySubject":true}`,
+		`{"presentation":{"bundle":{}},"aud":"a","anySubject":true}`, `{"bundle":"{}","nonce":"n","anySubject":true}`,
+		`{"bundle":"{}","presentation":"{}","aud":"a","nonce":"n","anySubject":true}`, `{"presentation":"x","aud":"a","nonce":"n","maxAge":-1}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -39,18 +44,27 @@ func FuzzVerifyArguments(f *testing.F) {
 		if _, err := verifyPolicy(in); err != nil {
 			caller(err)
 		}
-		b, err := bundleBytes(in.Bundle)
+		pp, err := presentationPolicy(in)
 		if err != nil {
 			caller(err)
 			return
 		}
-		if len(b) > passport.MaxBundleSize {
-			t.Fatalf("%q: a bundle of %d bytes was accepted", args, len(b))
+		b, err := verifiedInput(in)
+		if err != nil {
+			caller(err)
+			return
 		}
-		if in.Bundle[0] == '"' {
+		raw, limit := in.Bundle, passport.MaxBundleSize
+		if pp != nil {
+			raw, limit = in.Presentation, passport.MaxPresentationSize
+		}
+		if len(b) > limit || len(in.Bundle) > 0 && len(in.Presentation) > 0 {
+			t.Fatalf("%q: an input of %d bytes was accepted", args, len(b))
+		}
+		if raw[0] == '"' {
 			var s string
-			if err := json.Unmarshal(in.Bundle, &s); err != nil || s != string(b) {
-				t.Fatalf("%q: the string %q gave the bundle %q", args, s, b)
+			if err := json.Unmarshal(raw, &s); err != nil || s != string(b) {
+				t.Fatalf("%q: the string %q gave the input %q", args, s, b)
 			}
 		}
 	})

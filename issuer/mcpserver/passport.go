@@ -31,10 +31,11 @@ type TrustPublisher interface {
 }
 
 // MaxVerifyMessage bounds a tools/call message of verify_passport, after
-// decompression: room for a bundle of passport.MaxBundleSize given as a
-// JSON string, in which escaping every quotation mark and backslash at
-// most doubles it, and 64 KiB for the envelope and the other arguments.
-const MaxVerifyMessage = 2*passport.MaxBundleSize + 64<<10
+// decompression: room for a presentation of passport.MaxPresentationSize
+// given as a JSON string, in which escaping every quotation mark and
+// backslash at most doubles it, and 64 KiB for the envelope and the other
+// arguments.
+const MaxVerifyMessage = 2*passport.MaxPresentationSize + 64<<10
 
 // addPassportTools registers the passport tools whose dependency is
 // configured.
@@ -52,11 +53,13 @@ func addPassportTools(s *mcp.Server, t *tools) {
 		t.bounds["verify_passport"] = MaxVerifyMessage
 		addTool(s, t, &mcp.Tool{
 			Name: "verify_passport",
-			Description: "Verify a passport bundle against this issuer's published trust file, as `passport verify --json` " +
-				"does: every check in order with its status and reason code, then the verdict. Say whose passport you expect: " +
-				"subject (agt_…) or anySubject true. Give the bundle as a string holding its exact bytes (best), or as an " +
+			Description: "Verify a passport bundle, or a presentation of one, against this issuer's published trust file, as " +
+				"`passport verify --json` does: every check in order with its status and reason code, then the verdict. Say whose " +
+				"passport you expect: subject (agt_…) or anySubject true. Give the bundle, or the presentation with aud (your own " +
+				"identifier) and nonce (the one you handed the holder), as a string holding its exact bytes (best), or as an " +
 				"object, which is verified in its canonical form. A bundle that does not verify is a result with verified " +
-				"false and its reason, not an error; act only on verified true, and treat key_unknown as indeterminate.",
+				"false and its reason, not an error; act only on verified true, and treat key_unknown as indeterminate. A bundle " +
+				"proves what the issuer said about an agent; only a presentation proves that the agent itself presents it.",
 			InputSchema: verifySchema(),
 		}, t.verifyPassport)
 	}
@@ -88,22 +91,31 @@ func (t *tools) agentPassport(ctx context.Context, _ *mcp.CallToolRequest, in Pa
 	return json.RawMessage(is.Bundle), nil
 }
 
-// VerifyInput is the input of verify_passport.
+// VerifyInput is the input of verify_passport: a bundle, or a presentation
+// with its audience and nonce.
 type VerifyInput struct {
 	// Bundle is a JSON string holding the bundle's bytes, or the bundle
 	// as a JSON object.
-	Bundle     json.RawMessage `json:"bundle"`
-	Subject    *string         `json:"subject,omitempty" jsonschema:"the agent the passport must describe (agt_…); give this or anySubject"`
-	AnySubject *bool           `json:"anySubject,omitempty" jsonschema:"true to accept a passport about any agent: the subject check then reports not_required"`
-	At         *string         `json:"at,omitempty" jsonschema:"verify as of this RFC 3339 time instead of now"`
+	Bundle json.RawMessage `json:"bundle,omitempty"`
+	// Presentation is a presentation (SPEC.md §11.6), given as Bundle is.
+	Presentation json.RawMessage `json:"presentation,omitempty"`
+	Aud          *string         `json:"aud,omitempty" jsonschema:"with a presentation: your own identifier, which it must be made for"`
+	Nonce        *string         `json:"nonce,omitempty" jsonschema:"with a presentation: the nonce you handed the holder"`
+	MaxAge       *int64          `json:"maxAge,omitempty" jsonschema:"with a presentation: how old its key binding may be, in seconds beyond the clock skew (default 300, at most 86400)"`
+	Subject      *string         `json:"subject,omitempty" jsonschema:"the agent the passport must describe (agt_…); give this or anySubject"`
+	AnySubject   *bool           `json:"anySubject,omitempty" jsonschema:"true to accept a passport about any agent: the subject check then reports not_required"`
+	At           *string         `json:"at,omitempty" jsonschema:"verify as of this RFC 3339 time instead of now"`
 }
 
 // verifySchema is the input schema of verify_passport: the one inferred
-// from [VerifyInput], with bundle a string or an object.
+// from [VerifyInput], with bundle and presentation each a string or an
+// object.
 func verifySchema() *jsonschema.Schema {
 	s := schemaFor[VerifyInput]("verify_passport")
 	s.Properties["bundle"] = &jsonschema.Schema{Types: []string{"string", "object"},
-		Description: "the passport bundle: a string holding its exact bytes (as get_agent_passport's text gives it), or the bundle object"}
+		Description: "the passport bundle: a string holding its exact bytes (as get_agent_passport's text gives it), or the bundle object; give this or presentation"}
+	s.Properties["presentation"] = &jsonschema.Schema{Types: []string{"string", "object"},
+		Description: "a presentation of a bundle by its holder (passport present): a string holding its exact bytes, or the presentation object; give this, with aud and nonce, or bundle"}
 	return s
 }
 
@@ -112,7 +124,11 @@ func (t *tools) verifyPassport(ctx context.Context, _ *mcp.CallToolRequest, in V
 	if err != nil {
 		return nil, err
 	}
-	bundle, err := bundleBytes(in.Bundle)
+	pp, err := presentationPolicy(in)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := verifiedInput(in)
 	if err != nil {
 		return nil, err
 	}
@@ -124,11 +140,58 @@ func (t *tools) verifyPassport(ctx context.Context, _ *mcp.CallToolRequest, in V
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: the published trust file: %w", err)
 	}
-	res, err := v.Verify(ctx, bundle, policy)
+	var res *verifier.Result
+	if pp != nil {
+		res, err = v.VerifyPresentation(ctx, doc, policy, *pp)
+	} else {
+		res, err = v.Verify(ctx, doc, policy)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return resultJSON(res)
+}
+
+// presentationPolicy reads aud, nonce and maxAge, which go with a
+// presentation and only with one: a presentation needs aud and nonce
+// (SPEC.md §11.6). It returns nil for a bundle.
+func presentationPolicy(in VerifyInput) (*verifier.PresentationPolicy, error) {
+	aud, nonce := deref(in.Aud), deref(in.Nonce)
+	switch {
+	case len(in.Presentation) == 0 && (in.Aud != nil || in.Nonce != nil || in.MaxAge != nil):
+		return nil, issuer.Errorf(issuer.CodeInvalid, "aud, nonce and maxAge go with a presentation; a bundle has none")
+	case len(in.Presentation) == 0:
+		return nil, nil
+	case aud == "" || nonce == "":
+		return nil, issuer.Errorf(issuer.CodeInvalid, "a presentation needs aud (your own identifier) and nonce (the one you handed the holder)")
+	}
+	pp := verifier.ForPresentation(aud, nonce)
+	if in.MaxAge != nil {
+		if *in.MaxAge < 0 || *in.MaxAge > int64(verifier.MaxMaxAge/time.Second) {
+			return nil, issuer.Errorf(issuer.CodeInvalid, "maxAge must be a whole number of seconds from 0 to 86400")
+		}
+		pp = pp.WithMaxAge(time.Duration(*in.MaxAge) * time.Second)
+	}
+	return &pp, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// verifiedInput returns the bytes to verify: the bundle's, or the
+// presentation's, exactly one of which must be given.
+func verifiedInput(in VerifyInput) ([]byte, error) {
+	switch {
+	case len(in.Bundle) > 0 && len(in.Presentation) > 0:
+		return nil, issuer.Errorf(issuer.CodeInvalid, "give bundle or presentation, not both")
+	case len(in.Presentation) > 0:
+		return documentBytes("presentation", in.Presentation, passport.MaxPresentationSize, "§11.6")
+	}
+	return bundleBytes(in.Bundle)
 }
 
 // verifyPolicy reads the subject choice and the time of a verification,
@@ -162,32 +225,38 @@ func verifyPolicy(in VerifyInput) (verifier.Policy, error) {
 	return policy, nil
 }
 
-// bundleBytes returns the bytes to verify: a string's content, or an
-// object's canonical form (its bytes as given when it has none, so that
-// the verifier reports why). A bundle over passport.MaxBundleSize is
-// body_too_large.
+// bundleBytes returns the bundle to verify, as documentBytes reads it.
 func bundleBytes(raw json.RawMessage) ([]byte, error) {
+	if len(raw) == 0 {
+		return nil, issuer.Errorf(issuer.CodeInvalid, "bundle is required: the passport bundle, as a string holding its bytes or as an object (or give a presentation)")
+	}
+	return documentBytes("bundle", raw, passport.MaxBundleSize, "§9")
+}
+
+// documentBytes returns the bytes of the argument name to verify: a
+// string's content, or an object's canonical form (its bytes as given when
+// it has none, so that the verifier reports why). One over limit bytes is
+// body_too_large, citing the SPEC.md section that sets the limit.
+func documentBytes(name string, raw json.RawMessage, limit int, section string) ([]byte, error) {
 	var b []byte
-	switch {
-	case len(raw) == 0:
-		return nil, issuer.Errorf(issuer.CodeInvalid, "bundle is required: the passport bundle, as a string holding its bytes or as an object")
-	case raw[0] == '"':
+	switch raw[0] {
+	case '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("mcpserver: a bundle string the strict decoder accepted: %w", err)
+			return nil, fmt.Errorf("mcpserver: a %s string the strict decoder accepted: %w", name, err)
 		}
 		b = []byte(s)
-	case raw[0] == '{':
+	case '{':
 		c, err := passport.Canonicalize(raw)
 		if err != nil {
 			c = bytes.Clone(raw)
 		}
 		b = c
 	default:
-		return nil, issuer.Errorf(issuer.CodeJSONWrongType, "bundle must be a string or an object")
+		return nil, issuer.Errorf(issuer.CodeJSONWrongType, "%s must be a string or an object", name)
 	}
-	if len(b) > passport.MaxBundleSize {
-		return nil, issuer.Errorf(issuer.CodeTooLarge, "the bundle is %d bytes, over the limit of %d (SPEC.md §9)", len(b), passport.MaxBundleSize)
+	if len(b) > limit {
+		return nil, issuer.Errorf(issuer.CodeTooLarge, "the %s is %d bytes, over the limit of %d (SPEC.md %s)", name, len(b), limit, section)
 	}
 	return b, nil
 }

@@ -186,7 +186,8 @@ func TestPassportToolsThroughTheSDKClient(t *testing.T) {
 		}
 		sb, _ := json.Marshal(schemas["verify_passport"])
 		if err := json.Unmarshal(sb, &schema); err != nil || !slices.Equal(schema.Properties["bundle"].Type, []string{"string", "object"}) ||
-			!slices.Equal(schema.Required, []string{"bundle"}) || schemas["get_agent_passport"] == nil {
+			!slices.Equal(schema.Properties["presentation"].Type, []string{"string", "object"}) ||
+			len(schema.Required) != 0 || schemas["get_agent_passport"] == nil {
 			t.Fatalf("verify_passport schema %s (%v); get_agent_passport %v", sb, err, schemas["get_agent_passport"])
 		}
 
@@ -398,6 +399,84 @@ func TestGetAgentPassportRefusals(t *testing.T) {
 		}
 		if res := mcpwiretest.CallTool(t, cs, "get_agent_passport", map[string]any{"publicId": subject}); res.IsError {
 			t.Fatalf("previews: %s", text(res))
+		}
+	})
+}
+
+// TestVerifyPassportPresentation: an agent registers a holder key, gets its
+// passport and presents it; verify_passport checks the presentation with
+// the audience and nonce of the party it is presented to, and refuses the
+// arguments a presentation needs, or a bundle must not have, before
+// verifying anything.
+func TestVerifyPassportPresentation(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		key, holder := e.owned("Holder", issuer.VisibilityPublic)
+		cs := e.session(key)
+		var nonce issuer.HolderKeyNonce
+		if te := call(t, cs, "holder_key_nonce", map[string]any{}, &nonce); te != nil {
+			t.Fatal(te)
+		}
+		hk := storetest.NewHolderKey(t, passport.ES256)
+		var keys issuer.HolderKeys
+		if te := call(t, cs, "set_holder_keys", keysArgs([]issuer.HolderKeyProof{hk.Proved(t, nonce.Nonce, holder.AgentID)}), &keys); te != nil {
+			t.Fatal(te)
+		}
+		res := mcpwiretest.CallTool(t, cs, "get_agent_passport", map[string]any{"publicId": holder.AgentID, "disclose": "none"})
+		if res.IsError {
+			t.Fatalf("get_agent_passport: %s", text(res))
+		}
+		bundle := []byte(text(res))
+		const aud = "https://rp.example"
+		pres, err := passport.Present(bundle, hk.PrivateKey, aud, "n-1", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		v := verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"presentation": string(pres), "aud": aud, "nonce": "n-1", "subject": holder.AgentID}))
+		if !v.Verified || v.HolderKey != hk.Public().KeyID() || len(v.Checks) != len(verifier.PresentationCheckNames()) {
+			t.Fatalf("the presentation: %+v", v)
+		}
+		if v := verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"presentation": json.RawMessage(pres), "aud": aud, "nonce": "n-1", "maxAge": 60, "anySubject": true})); !v.Verified {
+			t.Fatalf("the presentation as an object: %+v", v)
+		}
+		v = verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"presentation": string(pres), "aud": aud, "nonce": "n-0", "anySubject": true}))
+		if v.Verified || v.Reason != passport.ReasonKBNonceMismatch || v.HolderKey != "" || v.Passport != nil {
+			t.Fatalf("a replayed nonce: %+v", v)
+		}
+		v = verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"presentation": string(pres), "aud": "https://other.example", "nonce": "n-1", "anySubject": true}))
+		if v.Verified || v.Reason != passport.ReasonKBAudienceMismatch {
+			t.Fatalf("another audience: %+v", v)
+		}
+		// The bundle alone still verifies as a bundle: what the issuer said,
+		// not who presents it.
+		if v := verdict(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"bundle": string(bundle), "anySubject": true})); !v.Verified || v.HolderKey != "" {
+			t.Fatalf("the bundle: %+v", v)
+		}
+
+		big := string(pres) + strings.Repeat(" ", passport.MaxPresentationSize+1-len(pres))
+		p := refusal(t, mcpwiretest.CallTool(t, cs, "verify_passport", map[string]any{"presentation": big, "aud": aud, "nonce": "n-1", "anySubject": true}))
+		if p.Code != issuer.CodeTooLarge || p.Status != 413 || !strings.Contains(p.Detail, fmt.Sprint(passport.MaxPresentationSize+1)) {
+			t.Fatalf("over 520 KiB: %+v", p)
+		}
+		for _, c := range []struct {
+			name string
+			args map[string]any
+			code issuer.Code
+		}{
+			{"no aud", map[string]any{"presentation": string(pres), "nonce": "n-1", "anySubject": true}, issuer.CodeInvalid},
+			{"no nonce", map[string]any{"presentation": string(pres), "aud": aud, "anySubject": true}, issuer.CodeInvalid},
+			{"empty nonce", map[string]any{"presentation": string(pres), "aud": aud, "nonce": "", "anySubject": true}, issuer.CodeInvalid},
+			{"maxAge negative", map[string]any{"presentation": string(pres), "aud": aud, "nonce": "n-1", "maxAge": -1, "anySubject": true}, issuer.CodeInvalid},
+			{"maxAge over a day", map[string]any{"presentation": string(pres), "aud": aud, "nonce": "n-1", "maxAge": 86401, "anySubject": true}, issuer.CodeInvalid},
+			{"aud with a bundle", map[string]any{"bundle": string(bundle), "aud": aud, "anySubject": true}, issuer.CodeInvalid},
+			{"both", map[string]any{"bundle": string(bundle), "presentation": string(pres), "aud": aud, "nonce": "n-1", "anySubject": true}, issuer.CodeInvalid},
+			{"presentation a number", map[string]any{"presentation": 7, "aud": aud, "nonce": "n-1", "anySubject": true}, issuer.CodeJSONWrongType},
+			{"no subject choice", map[string]any{"presentation": string(pres), "aud": aud, "nonce": "n-1"}, issuer.CodeInvalid},
+		} {
+			if p := refusal(t, mcpwiretest.CallTool(t, cs, "verify_passport", c.args)); p.Code != c.code {
+				t.Errorf("%s: %+v, want %s", c.name, p, c.code)
+			}
 		}
 	})
 }

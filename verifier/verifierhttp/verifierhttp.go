@@ -1,6 +1,6 @@
-// Package verifierhttp serves verification over HTTP (SPEC.md §11.5):
-// POST /v1/verify and GET /healthz, bounded in size, rate, concurrency
-// and time. It is a package of its own so that a program that verifies
+// Package verifierhttp serves verification over HTTP (SPEC.md §11.5,
+// §11.6): POST /v1/verify, POST /v1/verify/presentation and GET /healthz,
+// bounded in size, rate, concurrency and time. It is a package of its own so that a program that verifies
 // without serving, such as the passport command, does not link net/http.
 package verifierhttp
 
@@ -67,15 +67,16 @@ func (c *Config) defaults() {
 
 // NewHandler returns the HTTP verification service:
 //
-//	POST /v1/verify   body: a bundle (optionally gzip-encoded); query: at, subject
+//	POST /v1/verify                body: a bundle (optionally gzip-encoded); query: at, subject
+//	POST /v1/verify/presentation   body: a presentation; query: aud, nonce (both required), maxAge (seconds), at, subject
 //	GET  /healthz
 //
 // A verification answers 200 with the Result whatever the verdict; errors
 // are RFC 9457 problem details with the reason codes the issuer uses
 // (internal/problem): 400 invalid_request for a bad query or a body that is
 // not gzip as it claims, 408 request_timeout for a body slower than
-// BodyTimeout, 413 body_too_large for a body over 512 KiB (before or after
-// decompression), 415 unsupported_media_type for an unknown content
+// BodyTimeout, 413 body_too_large for a body over 512 KiB, or 520 KiB for a
+// presentation (before or after decompression), 415 unsupported_media_type for an unknown content
 // encoding, 429 rate_limited when the client exceeds its rate, 503
 // unavailable when every slot stays busy, and 404 not_found and 405
 // method_not_allowed for other paths and methods.
@@ -93,6 +94,8 @@ func (h *handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/verify", h.verify)
 	mux.HandleFunc("/v1/verify", methodNotAllowed("POST"))
+	mux.HandleFunc("POST /v1/verify/presentation", h.verifyPresentation)
+	mux.HandleFunc("/v1/verify/presentation", methodNotAllowed("POST"))
 	mux.HandleFunc("GET /healthz", h.health)
 	mux.HandleFunc("/healthz", methodNotAllowed("GET, HEAD"))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -122,13 +125,53 @@ func methodNotAllowed(allow string) http.HandlerFunc {
 }
 
 func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
-	if ok, wait := h.limits.Allow(clientAddr(r)); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		writeProblem(w, r, problem.RateLimited, "slow down and retry")
+	policy, ok := h.admit(w, r)
+	if !ok {
+		return
+	}
+	h.serve(w, r, passport.MaxBundleSize, func(ctx context.Context, body []byte) (*verifier.Result, error) {
+		return h.v.Verify(ctx, body, policy)
+	})
+}
+
+// verifyPresentation answers POST /v1/verify/presentation: the query's
+// aud and nonce are required, maxAge (seconds) is optional, and all three
+// are checked before the body is read.
+func (h *handler) verifyPresentation(w http.ResponseWriter, r *http.Request) {
+	policy, ok := h.admit(w, r)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
+	aud, nonce := q.Get("aud"), q.Get("nonce")
+	if aud == "" || nonce == "" {
+		writeProblem(w, r, problem.Invalid, "aud and nonce are required: your own identifier and the nonce you handed the holder")
+		return
+	}
+	pp := verifier.ForPresentation(aud, nonce)
+	if s := q.Get("maxAge"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 || n > int64(verifier.MaxMaxAge/time.Second) {
+			writeProblem(w, r, problem.Invalid, "maxAge must be a whole number of seconds from 0 to 86400")
+			return
+		}
+		pp = pp.WithMaxAge(time.Duration(n) * time.Second)
+	}
+	h.serve(w, r, passport.MaxPresentationSize, func(ctx context.Context, body []byte) (*verifier.Result, error) {
+		return h.v.VerifyPresentation(ctx, body, policy, pp)
+	})
+}
+
+// admit answers 429 when the client exceeds its rate, and 400 for a bad
+// subject or at in the query; else it returns the policy they give.
+func (h *handler) admit(w http.ResponseWriter, r *http.Request) (verifier.Policy, bool) {
 	policy := verifier.AnySubject()
+	if ok, wait := h.limits.Allow(clientAddr(r)); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		writeProblem(w, r, problem.RateLimited, "slow down and retry")
+		return policy, false
+	}
+	q := r.URL.Query()
 	if s := q.Get("subject"); s != "" {
 		policy = verifier.ForSubject(s)
 	}
@@ -136,12 +179,17 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 		t, err := time.Parse(time.RFC3339, s)
 		if err != nil {
 			writeProblem(w, r, problem.Invalid, "at must be an RFC 3339 time")
-			return
+			return policy, false
 		}
 		policy = policy.At(t)
 	}
+	return policy, true
+}
 
-	body, err := httpbody.Read(w, r, httpbody.Options{Limit: passport.MaxBundleSize, Timeout: h.cfg.BodyTimeout})
+// serve reads a body of at most limit bytes, waits for a slot, and answers
+// with the result of check.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, limit int, check func(ctx context.Context, body []byte) (*verifier.Result, error)) {
+	body, err := httpbody.Read(w, r, httpbody.Options{Limit: int64(limit), Timeout: h.cfg.BodyTimeout})
 	if err != nil {
 		be, _ := errors.AsType[*httpbody.Error](err)
 		writeProblem(w, r, be.Code, be.Detail)
@@ -158,7 +206,7 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, problem.Unavailable, "every verification slot is busy")
 		return
 	}
-	res, err := h.v.Verify(r.Context(), body, policy)
+	res, err := check(r.Context(), body)
 	if err != nil {
 		h.cfg.Logger.Warn("verify", "err", err)
 		writeProblem(w, r, problem.Unavailable, "the request was canceled")
