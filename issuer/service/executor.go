@@ -18,15 +18,10 @@ type Store interface {
 	Transactor
 
 	Authenticate(ctx context.Context, key issuer.APIKey) (issuer.Principal, error)
-	Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error)
-	Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error)
 	Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error)
 	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
 	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
-	// SetCapabilities replaces p's declared capabilities and bumps p's
-	// subject revision to token, in one transaction.
-	SetCapabilities(ctx context.Context, p issuer.Principal, caps []string, token string) ([]string, error)
 
 	SubjectSource
 	SearchStore
@@ -81,6 +76,17 @@ type Executor interface {
 	// author reads it.
 	WritePublication(ctx context.Context, plan *PublicationPlan) (issuer.Memory, error)
 
+	// LoadRetrieval reads the memory mem, and the memory as reader reads
+	// it.
+	LoadRetrieval(ctx context.Context, mem issuer.MemoryID, reader int64) (*RetrievalState, error)
+	// WriteRetrieval writes plan.
+	WriteRetrieval(ctx context.Context, plan *RetrievalPlan) error
+
+	// LoadConsultation reads the memories mems names.
+	LoadConsultation(ctx context.Context, mems []issuer.MemoryID) (*ConsultationState, error)
+	// WriteConsultation writes plan.
+	WriteConsultation(ctx context.Context, plan *ConsultationPlan) error
+
 	// LoadModeration reads the memory mem, locking its row, and its
 	// relations to other authors.
 	LoadModeration(ctx context.Context, mem issuer.MemoryID) (*ModerationState, error)
@@ -96,6 +102,18 @@ type Executor interface {
 	WriteNewAgent(ctx context.Context, plan *NewAgentPlan) error
 	// WriteNewOperator writes plan.
 	WriteNewOperator(ctx context.Context, plan *NewOperatorPlan) error
+
+	// LoadCapabilities reads the capabilities agent declares.
+	LoadCapabilities(ctx context.Context, agent int64) ([]string, error)
+	// WriteCapabilities writes plan.
+	WriteCapabilities(ctx context.Context, plan *CapabilitiesPlan) error
+
+	// LoadHolderKeys locks agent's row, then reads its holder keys and the
+	// agents the keys named by thumbprints are bound to.
+	LoadHolderKeys(ctx context.Context, agent int64, thumbprints []string) (*HolderKeyState, error)
+	// WriteHolderKeys writes plan. A key bound to another agent meanwhile
+	// is issuer.CodeConflict.
+	WriteHolderKeys(ctx context.Context, plan *HolderKeyPlan) error
 }
 
 // ValidationQuery names what a validation reads: the evaluator, one memory
@@ -165,13 +183,9 @@ type ConsultationFeedback struct {
 // Target is a memory a validation applies to, with the evaluator's current
 // position on it.
 type Target struct {
-	Key          int64
-	PublicID     issuer.MemoryID
-	Author       int64
-	AuthorStatus issuer.AgentStatus
-	Domain       string
-	Status       issuer.MemoryStatus
-	Visibility   issuer.MemoryVisibility
+	MemoryRecord
+	PublicID issuer.MemoryID
+	Domain   string
 	// Consumed and SameOwner are read for direct feedback only.
 	Consumed, SameOwner bool
 	// Summary and BaseConfidence are the memory's knowledge summary.

@@ -12,18 +12,10 @@ import (
 type ModerationState struct {
 	// Memory is the memory, locked until the transaction ends; nil when
 	// it does not exist.
-	Memory *ModeratedMemory
+	Memory *MemoryRecord
 	// Related are the other authors whose memories link to the memory or
 	// to which it links.
 	Related []Relation
-}
-
-// ModeratedMemory is a memory as its moderation needs it.
-type ModeratedMemory struct {
-	Key        int64
-	Author     int64
-	Status     issuer.MemoryStatus
-	Visibility issuer.MemoryVisibility
 }
 
 // ModerationPlan is everything a moderation writes.

@@ -35,8 +35,9 @@ func validationState(memories int, mods ...func(*ValidationState)) *ValidationSt
 		DomainCounts: map[AuthorDomain]int{}, GlobalCounts: map[int64]int{},
 	}
 	for i := range memories {
-		st.Targets = append(st.Targets, Target{Key: int64(10 + i), PublicID: issuer.MemoryID(fmt.Sprint("mem_", i)), Author: author,
-			AuthorStatus: issuer.AgentActive, Domain: "sql", Status: issuer.MemoryActive, Visibility: issuer.MemoryPublic,
+		st.Targets = append(st.Targets, Target{PublicID: issuer.MemoryID(fmt.Sprint("mem_", i)), Domain: "sql",
+			MemoryRecord: MemoryRecord{Key: int64(10 + i), Author: author, AuthorStatus: issuer.AgentActive,
+				Status: issuer.MemoryActive, Visibility: issuer.MemoryPublic},
 			Consumed: true, BaseConfidence: 500})
 	}
 	for _, m := range mods {

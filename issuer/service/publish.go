@@ -26,11 +26,7 @@ type PublicationState struct {
 // LinkTarget is a memory a publication links to, with what its
 // eligibility needs.
 type LinkTarget struct {
-	Key          int64
-	Author       int64
-	AuthorStatus issuer.AgentStatus
-	Status       issuer.MemoryStatus
-	Visibility   issuer.MemoryVisibility
+	MemoryRecord
 	// VersionRoot is the key of the memory's version root; 0 for a first
 	// version.
 	VersionRoot int64
@@ -134,18 +130,9 @@ func planPublication(st *PublicationState, p issuer.Principal, pub issuer.Public
 	return plan, nil
 }
 
-// linkable reports whether author may link to t with kind: any active,
-// public memory of an active author; and, except for a contradiction, the
-// author's own active private memories (research ancestors, for
-// de-duplication only).
+// linkable reports whether author may link to t with kind: any visible
+// memory; and, except for a contradiction, the author's own active
+// private memories (research ancestors, for de-duplication only).
 func (t LinkTarget) linkable(author int64, kind issuer.LinkKind) bool {
-	active := t.Status == issuer.MemoryActive && t.AuthorStatus == issuer.AgentActive
-	switch {
-	case !active:
-		return false
-	case t.Visibility == issuer.MemoryPublic:
-		return true
-	default:
-		return kind != issuer.LinkContradicts && t.Author == author
-	}
+	return t.visible() || kind != issuer.LinkContradicts && t.readableBy(author)
 }

@@ -125,6 +125,17 @@ func (s *Service) planOutcome(st *ValidationState, p issuer.Principal, mem issue
 		})
 }
 
+// CapabilitiesPlan replaces an agent's declared capabilities: the names
+// removed and those added, declared now; the others keep their
+// declaration time.
+type CapabilitiesPlan struct {
+	Now         time.Time
+	Agent       int64
+	Remove, Add []string
+	Revisions   []RevisionWrite
+	Audit       *AuditWrite
+}
+
 // DeclareCapabilities replaces p's declared capabilities (publish scope).
 // Declarations carry no evidentiary weight; they are listed in p's
 // passport as claims.
@@ -136,12 +147,49 @@ func (s *Service) DeclareCapabilities(ctx context.Context, p issuer.Principal, c
 	if err != nil {
 		return issuer.Capabilities{}, err
 	}
-	tok, err := NewRevisionToken(s.rand)
+	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
+		have, err := ex.LoadCapabilities(ctx, p.Key)
+		if err != nil {
+			return err
+		}
+		plan, err := planCapabilities(have, caps, p, s.timestamp(), s.rand)
+		if err != nil || plan == nil {
+			return err
+		}
+		return ex.WriteCapabilities(ctx, plan)
+	})
 	if err != nil {
 		return issuer.Capabilities{}, err
 	}
-	out, err := s.store.SetCapabilities(ctx, p, caps, tok)
-	return issuer.Capabilities{Capabilities: out}, err
+	return issuer.Capabilities{Capabilities: caps}, nil
+}
+
+// planCapabilities decides the replacement of p's declared capabilities
+// have by caps (normalised): nothing when the list is the same set; else
+// the names removed and added, p's passport made stale, and an audit of
+// the new count.
+func planCapabilities(have, caps []string, p issuer.Principal, now time.Time, rand io.Reader) (*CapabilitiesPlan, error) {
+	plan := &CapabilitiesPlan{Now: now, Agent: p.Key}
+	for _, h := range have {
+		if !slices.Contains(caps, h) {
+			plan.Remove = append(plan.Remove, h)
+		}
+	}
+	for _, c := range caps {
+		if !slices.Contains(have, c) {
+			plan.Add = append(plan.Add, c)
+		}
+	}
+	if len(plan.Remove) == 0 && len(plan.Add) == 0 {
+		return nil, nil
+	}
+	var err error
+	if plan.Revisions, err = newRevisions(rand, staleSubjects(p.Key, nil, false)); err != nil {
+		return nil, err
+	}
+	plan.Audit = &AuditWrite{Actor: string(p.AgentID), Action: "agent.capabilities_declared", Subject: string(p.AgentID),
+		Detail: map[string]any{"capabilities": len(caps)}}
+	return plan, nil
 }
 
 // LoadSubject reads a public, active subject's records for issuing; see

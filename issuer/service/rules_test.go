@@ -2,6 +2,7 @@ package service
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -85,7 +86,7 @@ func TestPlanPublication(t *testing.T) {
 	const author, other = 1, 2
 	p := issuer.Principal{Key: author, AgentID: "agt_author", Status: issuer.AgentActive}
 	target := func(key, by int64, vis issuer.MemoryVisibility) LinkTarget {
-		return LinkTarget{Key: key, Author: by, AuthorStatus: issuer.AgentActive, Status: issuer.MemoryActive, Visibility: vis}
+		return LinkTarget{MemoryRecord: MemoryRecord{Key: key, Author: by, AuthorStatus: issuer.AgentActive, Status: issuer.MemoryActive, Visibility: vis}}
 	}
 	quarantined, suspended := target(13, other, issuer.MemoryPublic), target(14, other, issuer.MemoryPublic)
 	quarantined.Status, suspended.AuthorStatus = issuer.MemoryQuarantined, issuer.AgentSuspended
@@ -182,7 +183,7 @@ func TestPlanModeration(t *testing.T) {
 		{Author: 9, Kind: RelatedLinkedFrom, Link: issuer.LinkDerivedFrom},
 	}
 	mem := func(status issuer.MemoryStatus, vis issuer.MemoryVisibility) *ModerationState {
-		return &ModerationState{Memory: &ModeratedMemory{Key: 40, Author: author, Status: status, Visibility: vis}, Related: related}
+		return &ModerationState{Memory: &MemoryRecord{Key: 40, Author: author, AuthorStatus: issuer.AgentActive, Status: status, Visibility: vis}, Related: related}
 	}
 	tests := []struct {
 		name      string
@@ -366,6 +367,161 @@ func TestNewAgent(t *testing.T) {
 			}
 			if _, named := plan.Audit.Detail["operator"]; named != (tt.operator != 0) || plan.Audit.Action != "agent.created" {
 				t.Errorf("audit %+v", plan.Audit)
+			}
+		})
+	}
+}
+
+func TestPlanRetrievalAndConsultation(t *testing.T) {
+	const reader, other = 1, 2
+	p := issuer.Principal{Key: reader, AgentID: "agt_reader", Status: issuer.AgentActive}
+	rec := func(key, by int64, mods ...func(*MemoryRecord)) MemoryRecord {
+		m := MemoryRecord{Key: key, Author: by, AuthorStatus: issuer.AgentActive, Status: issuer.MemoryActive, Visibility: issuer.MemoryPublic}
+		for _, f := range mods {
+			f(&m)
+		}
+		return m
+	}
+	private := func(m *MemoryRecord) { m.Visibility = issuer.MemoryPrivate }
+	removed := func(m *MemoryRecord) { m.Status = issuer.MemoryRemoved }
+	suspended := func(m *MemoryRecord) { m.AuthorStatus = issuer.AgentSuspended }
+	tests := []struct {
+		name     string
+		m        *MemoryRecord
+		readable bool // by a retrieval
+		counted  bool // as a retrieval
+		visible  bool // to a consultation
+	}{
+		{name: "unknown"},
+		{name: "another's public memory", m: ptr(rec(10, other)), readable: true, counted: true, visible: true},
+		{name: "one's own public memory", m: ptr(rec(10, reader)), readable: true, counted: true, visible: true},
+		{name: "one's own private memory: read, not counted", m: ptr(rec(10, reader, private)), readable: true},
+		{name: "another's private memory", m: ptr(rec(10, other, private))},
+		{name: "a removed memory, even one's own", m: ptr(rec(10, reader, removed))},
+		{name: "a suspended author's memory", m: ptr(rec(10, other, suspended))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := planRetrieval(&RetrievalState{Memory: tt.m}, p, "mem_m", ruleNow)
+			if !tt.readable {
+				wantRefusal(t, err, issuer.CodeNotFound)
+			} else if err != nil || plan.Memory != 10 || plan.Agent != reader || (len(plan.Activity) == 1) != tt.counted {
+				t.Errorf("retrieval %+v, %v", plan, err)
+			}
+			st := &ConsultationState{Memories: map[issuer.MemoryID]MemoryRecord{"mem_a": rec(11, other)}}
+			if tt.m != nil {
+				st.Memories["mem_m"] = *tt.m
+			}
+			cp, err := planConsultation(st, p, "rct_r", []issuer.MemoryID{"mem_a", "mem_m"}, ruleNow)
+			if !tt.visible {
+				wantRefusal(t, err, issuer.CodeNotFound)
+				if !strings.Contains(err.Error(), "mem_m") {
+					t.Errorf("the refusal %q does not name the memory", err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(cp.Memories, []int64{11, 10}) || cp.Receipt != "rct_r" ||
+				len(cp.Activity) != 1 || cp.Activity[0] != (ActivityWrite{Agent: reader, Counter: CountConsultations, N: 1}) {
+				t.Errorf("consultation %+v, %v", cp, err)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestPlanCapabilities(t *testing.T) {
+	p := issuer.Principal{Key: 3, AgentID: "agt_c"}
+	tests := []struct {
+		name         string
+		have, caps   []string
+		remove, add  []string
+		unchanged    bool
+		declaredOnce int
+	}{
+		{name: "first declaration", caps: []string{"go", "sql"}, add: []string{"go", "sql"}},
+		{name: "the same set in another order", have: []string{"sql", "go"}, caps: []string{"go", "sql"}, unchanged: true},
+		{name: "one replaced", have: []string{"go", "sql"}, caps: []string{"go", "rust"}, remove: []string{"sql"}, add: []string{"rust"}},
+		{name: "all withdrawn", have: []string{"go"}, caps: nil, remove: []string{"go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := planCapabilities(tt.have, tt.caps, p, ruleNow, zeros{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.unchanged {
+				if plan != nil {
+					t.Fatalf("an unchanged set planned %+v", plan)
+				}
+				return
+			}
+			if !slices.Equal(plan.Remove, tt.remove) || !slices.Equal(plan.Add, tt.add) || !slices.Equal(subjects(plan.Revisions), []int64{3}) ||
+				plan.Audit.Action != "agent.capabilities_declared" || plan.Audit.Detail["capabilities"] != len(tt.caps) {
+				t.Fatalf("plan %+v, audit %+v", plan, plan.Audit)
+			}
+		})
+	}
+}
+
+func TestPlanHolderKeys(t *testing.T) {
+	const agent, other = 3, 4
+	p := issuer.Principal{Key: agent, AgentID: "agt_h"}
+	earlier := ruleNow.Add(-time.Hour)
+	key := func(tp string) issuer.HolderKey {
+		return issuer.HolderKey{Thumbprint: tp, Algorithm: "EdDSA", JWK: []byte(`{}`)}
+	}
+	held := func(tp string) issuer.HolderKey { k := key(tp); k.CreatedAt = earlier; return k }
+	tests := []struct {
+		name    string
+		held    []issuer.HolderKey
+		owners  map[string]int64
+		keys    []issuer.HolderKey
+		refused issuer.Code
+		added   []string
+		removed []string
+		out     []string
+	}{
+		{name: "first keys", keys: []issuer.HolderKey{key("b"), key("a")}, added: []string{"a", "b"}, removed: []string{}, out: []string{"a", "b"}},
+		{name: "unchanged: nothing written", held: []issuer.HolderKey{held("a")}, owners: map[string]int64{"a": agent},
+			keys: []issuer.HolderKey{key("a")}, out: []string{"a"}},
+		{name: "one replaced", held: []issuer.HolderKey{held("a"), held("c")}, owners: map[string]int64{"a": agent},
+			keys: []issuer.HolderKey{key("a"), key("b")}, added: []string{"b"}, removed: []string{"c"}, out: []string{"a", "b"}},
+		{name: "all removed", held: []issuer.HolderKey{held("a")}, keys: []issuer.HolderKey{}, added: []string{}, removed: []string{"a"}},
+		{name: "a key bound to another agent", owners: map[string]int64{"b": other}, keys: []issuer.HolderKey{key("a"), key("b")},
+			refused: issuer.CodeConflict},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, out, err := planHolderKeys(&HolderKeyState{Held: tt.held, Owners: tt.owners}, p, tt.keys, ruleNow, zeros{})
+			wantRefusal(t, err, tt.refused)
+			if err != nil {
+				return
+			}
+			var got []string
+			for _, k := range out {
+				got = append(got, k.Thumbprint)
+				want := ruleNow
+				if slices.ContainsFunc(tt.held, func(h issuer.HolderKey) bool { return h.Thumbprint == k.Thumbprint }) {
+					want = earlier
+				}
+				if !k.CreatedAt.Equal(want) {
+					t.Errorf("key %s bound at %v, want %v", k.Thumbprint, k.CreatedAt, want)
+				}
+			}
+			if !slices.Equal(got, tt.out) {
+				t.Errorf("set %v, want %v", got, tt.out)
+			}
+			if (plan == nil) != (tt.added == nil) {
+				t.Fatalf("plan %+v", plan)
+			}
+			if plan == nil {
+				return
+			}
+			detail, _ := json.Marshal(plan.Audit.Detail)
+			want, _ := json.Marshal(map[string][]string{"added": tt.added, "removed": tt.removed})
+			if plan.Audit.Action != "agent.holder_keys_set" || string(detail) != string(want) || !slices.Equal(subjects(plan.Revisions), []int64{agent}) {
+				t.Errorf("plan %+v, audit %s %s, want %s", plan, plan.Audit.Action, detail, want)
 			}
 		})
 	}

@@ -30,6 +30,12 @@
 //   - a publication ([Service.Publish], [PublicationPlan]): which memories
 //     its author may link to ([LinkTarget]), its version root, the
 //     passports a contradiction makes stale, its audit and its count;
+//   - a retrieval and a consultation ([Service.Retrieve],
+//     [Service.Consult]): which memories a reader may read or consult
+//     ([MemoryRecord]) and which of its acts count;
+//   - declared capabilities and holder keys ([Service.DeclareCapabilities],
+//     [Service.SetHolderKeys]): what changes, a key bound to another
+//     agent, the audit;
 //   - a moderation ([Service.ModerateMemory], [Admin.ModerateMemory],
 //     [ModerationPlan]) and an operator's change of an agent's status,
 //     owner, visibility or keys ([Admin], [AgentPlan]).
@@ -145,24 +151,6 @@ func (s *Service) timestamp() time.Time { return s.now().UTC().Truncate(time.Mic
 // Authenticate resolves an API key to its principal.
 func (s *Service) Authenticate(ctx context.Context, key issuer.APIKey) (issuer.Principal, error) {
 	return s.store.Authenticate(ctx, key)
-}
-
-// Retrieve returns a visible memory and records p's retrieval of it
-// (search scope).
-func (s *Service) Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error) {
-	if err := p.Require(issuer.ScopeSearch); err != nil {
-		return issuer.Memory{}, err
-	}
-	return s.store.Retrieve(ctx, p, id)
-}
-
-// Consult records p's consultation of several memories and returns its
-// receipt (search scope).
-func (s *Service) Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error) {
-	if err := p.Require(issuer.ScopeSearch); err != nil {
-		return issuer.Receipt{}, err
-	}
-	return s.store.Consult(ctx, p, ids)
 }
 
 // Validations returns a visible memory's knowledge summary (search scope).

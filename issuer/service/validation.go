@@ -223,12 +223,6 @@ func replay(st *ValidationState, f issuer.Feedback, target string, res any) (boo
 	return true, nil
 }
 
-// visible reports whether the memory may be retrieved, consulted or
-// validated: it is active and so is its author.
-func (t *Target) visible() bool {
-	return t.Status == issuer.MemoryActive && t.AuthorStatus == issuer.AgentActive && t.Visibility == issuer.MemoryPublic
-}
-
 // directAct names a direct act on one memory in the refusals of
 // [directTarget].
 type directAct struct {

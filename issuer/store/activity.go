@@ -35,19 +35,6 @@ func activityChange(w service.ActivityWrite) (string, []any, error) {
 		ON CONFLICT (agent_id) DO UPDATE SET ` + col + ` = agent_activity_counters.` + col + ` + excluded.` + col, []any{w.Agent, w.N}, nil
 }
 
-// addActivity adds n to one of agent's counters in the caller's
-// transaction.
-func addActivity(ctx context.Context, tx sqlx.ExtContext, agent int64, c service.ActivityCounter, n int) error {
-	q, args, err := activityChange(service.ActivityWrite{Agent: agent, Counter: c, N: n})
-	if err != nil {
-		return err
-	}
-	if _, err := exec(ctx, tx, q, args...); err != nil {
-		return fmt.Errorf("store: count %s: %w", c, err)
-	}
-	return nil
-}
-
 // activityRecount reads the agent's stored counters (zero when it has none
 // yet) side by side with the same figures counted from history, as the
 // write paths count them: a private memory is neither published nor

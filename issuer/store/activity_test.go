@@ -38,13 +38,13 @@ func TestActivityCountersEqualHistoryAfterStorm(t *testing.T) {
 					var err error
 					switch j % 4 {
 					case 0:
-						_, err = db.Retrieve(f.ctx, r, m)
+						_, err = svc(db).Retrieve(f.ctx, r, m)
 						if err == nil {
 							_, _, err = svc(db).SubmitFeedback(f.ctx, r, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 						}
 					case 1:
 						var rc issuer.Receipt
-						rc, err = db.Consult(f.ctx, r, []issuer.MemoryID{m, mems[(i+j+1)%len(mems)]})
+						rc, err = svc(db).Consult(f.ctx, r, []issuer.MemoryID{m, mems[(i+j+1)%len(mems)]})
 						if err == nil && j%8 == 1 {
 							_, _, err = svc(db).SubmitReceiptFeedback(f.ctx, r, rc.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportMCP)
 						}

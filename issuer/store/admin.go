@@ -186,13 +186,14 @@ func loadModeration(ctx context.Context, br batchRunner, mem issuer.MemoryID) (*
 	st := &service.ModerationState{}
 	var b batch
 	b.read(func(r rows) error {
-		m := &service.ModeratedMemory{}
-		if err := r.Scan(&m.Key, &m.Author, &m.Status, &m.Visibility); err != nil {
+		m := &service.MemoryRecord{}
+		if err := r.Scan(&m.Key, &m.Author, &m.AuthorStatus, &m.Status, &m.Visibility); err != nil {
 			return err
 		}
 		st.Memory = m
 		return nil
-	}, `SELECT id, author_id, status, visibility FROM memories WHERE public_id = ?`+br.rowLock(), mem)
+	}, `SELECT id, author_id, (SELECT status FROM agents WHERE id = author_id), status, visibility
+		FROM memories WHERE public_id = ?`+br.rowLock(), mem)
 	relatedTo(&b, &st.Related, memoryRelated, mem, mem)
 	if err := br.run(ctx, b, false); err != nil {
 		return nil, fmt.Errorf("store: read memory: %w", err)

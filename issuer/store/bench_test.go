@@ -233,9 +233,9 @@ func BenchmarkReceiptEligibility(b *testing.B) {
 		b.Run(string(engine), func(b *testing.B) {
 			ctx := context.Background()
 			w := newBenchWorld(b, engine, 1, 10, 2)
-			x := w.db.UnsafeSQL()
+			x, app := w.db.UnsafeSQL(), svc(w.db)
 			receipt := func(p issuer.Principal) int64 {
-				r, err := w.db.Consult(ctx, p, w.memories[:5])
+				r, err := app.Consult(ctx, p, w.memories[:5])
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -75,6 +75,38 @@ func (e executor) WriteNewOperator(ctx context.Context, plan *service.NewOperato
 	return writeNewOperator(ctx, e.br, plan)
 }
 
+func (e executor) LoadRetrieval(ctx context.Context, mem issuer.MemoryID, reader int64) (*service.RetrievalState, error) {
+	return loadRetrieval(ctx, e.br, mem, reader)
+}
+
+func (e executor) WriteRetrieval(ctx context.Context, plan *service.RetrievalPlan) error {
+	return writeRetrieval(ctx, e.br, plan)
+}
+
+func (e executor) LoadConsultation(ctx context.Context, mems []issuer.MemoryID) (*service.ConsultationState, error) {
+	return loadConsultation(ctx, e.br, mems)
+}
+
+func (e executor) WriteConsultation(ctx context.Context, plan *service.ConsultationPlan) error {
+	return writeConsultation(ctx, e.br, plan)
+}
+
+func (e executor) LoadCapabilities(ctx context.Context, agent int64) ([]string, error) {
+	return loadCapabilities(ctx, e.br, agent)
+}
+
+func (e executor) WriteCapabilities(ctx context.Context, plan *service.CapabilitiesPlan) error {
+	return writeCapabilities(ctx, e.br, plan)
+}
+
+func (e executor) LoadHolderKeys(ctx context.Context, agent int64, thumbprints []string) (*service.HolderKeyState, error) {
+	return loadHolderKeyState(ctx, e.br, agent, thumbprints)
+}
+
+func (e executor) WriteHolderKeys(ctx context.Context, plan *service.HolderKeyPlan) error {
+	return writeHolderKeys(ctx, e.br, plan)
+}
+
 // stmt is one statement of a batch, with ? placeholders. scan reads its
 // rows; nil for a statement without rows.
 type stmt struct {
@@ -150,19 +182,42 @@ func (b *batch) read(scan func(r rows) error, query string, args ...any) {
 	*b = append(*b, stmt{query: query, args: args, scan: scan})
 }
 
+// valueRows returns n copies of row, comma separated: the VALUES of a
+// multi-row insert.
+func valueRows(row string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
+// insertRows appends one INSERT of n rows into table (cols), each row
+// written as row with its arguments in args, row after row.
+func (b *batch) insertRows(table, cols, row string, n int, args []any) {
+	b.add(`INSERT INTO `+table+` (`+cols+`) VALUES `+valueRows(row, n), args...)
+}
+
+// deleteNamed appends one DELETE of agent's rows of table whose column
+// col is one of names; nothing for no names.
+func (b *batch) deleteNamed(table, col string, agent int64, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	args := []any{agent}
+	for _, n := range names {
+		args = append(args, n)
+	}
+	b.add(`DELETE FROM `+table+` WHERE agent_id = ? AND `+col+` IN (`+placeholders(len(names))+`)`, args...)
+}
+
 // revisions replaces the revision tokens of revs' subjects, in one
 // statement. The subjects are distinct.
 func (b *batch) revisions(revs []service.RevisionWrite, now time.Time) {
 	if len(revs) == 0 {
 		return
 	}
-	values := make([]string, len(revs))
 	args := make([]any, 0, 3*len(revs))
-	for i, r := range revs {
-		values[i] = "(?, ?, ?)"
+	for _, r := range revs {
 		args = append(args, r.Agent, r.Token, now)
 	}
-	b.add(`INSERT INTO skill_trust_revisions (agent_id, revision, updated_at) VALUES `+strings.Join(values, ", ")+`
+	b.add(`INSERT INTO skill_trust_revisions (agent_id, revision, updated_at) VALUES `+valueRows("(?, ?, ?)", len(revs))+`
 		ON CONFLICT (agent_id) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at`, args...)
 }
 

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -123,26 +121,14 @@ func (m *memoryRow) authorShownTo(viewer int64) bool {
 		(m.AuthorStatus == string(issuer.AgentActive) && m.AuthorVis == string(issuer.VisibilityPublic))
 }
 
-// memory reads the lineage of m that viewer may read and converts m to
-// the full retrieval form as viewer sees it.
-func (m *memoryRow) memory(ctx context.Context, q sqlx.ExtContext, viewer int64) (issuer.Memory, error) {
-	var links []lineageLink
-	if err := sel(ctx, q, &links, lineageSelect, m.Key, viewer); err != nil {
-		return issuer.Memory{}, fmt.Errorf("store: read lineage: %w", err)
-	}
-	var root []string
-	if m.VersionRootKey.Valid {
-		if err := sel(ctx, q, &root, rootSelect, m.VersionRootKey.Int64, viewer); err != nil {
-			return issuer.Memory{}, fmt.Errorf("store: read version root: %w", err)
-		}
-	}
-	return m.convert(viewer, links, root)
-}
+// linkVersionRoot is the kind lineageSelect gives the version root.
+const linkVersionRoot = "versionRoot"
 
 // convert returns the row in the full retrieval form as viewer sees it,
-// with the lineage links and version root (at most one) that viewer may
-// read: the author is omitted unless authorShownTo(viewer).
-func (m *memoryRow) convert(viewer int64, links []lineageLink, root []string) (issuer.Memory, error) {
+// with the lineage links and version root that viewer may read (as
+// lineageSelect reads them): the author is omitted unless
+// authorShownTo(viewer).
+func (m *memoryRow) convert(viewer int64, links []lineageLink) (issuer.Memory, error) {
 	out := issuer.Memory{
 		ID:          issuer.MemoryID(m.PublicID),
 		Category:    m.Category,
@@ -166,10 +152,9 @@ func (m *memoryRow) convert(viewer int64, links []lineageLink, root []string) (i
 			out.Supersedes = append(out.Supersedes, id)
 		case issuer.LinkContradicts:
 			out.Contradicts = append(out.Contradicts, id)
+		case linkVersionRoot:
+			out.VersionRoot = id
 		}
-	}
-	if len(root) == 1 {
-		out.VersionRoot = issuer.MemoryID(root[0])
 	}
 	if err := json.Unmarshal([]byte(m.AppliesTo), &out.AppliesTo); err != nil {
 		return out, fmt.Errorf("store: appliesTo of %s: %w", m.PublicID, err)
@@ -194,26 +179,75 @@ func (m *memoryRow) convert(viewer int64, links []lineageLink, root []string) (i
 // active author, or t is viewer's own.
 const readableTarget = `(t.author_id = ? OR (t.visibility = 'public' AND t.status = 'active' AND ta.status = 'active'))`
 
-// lineageLink is one lineage link of a memory: its kind and its target.
+// lineageLink is one lineage link of a memory, or its version root.
 type lineageLink struct {
-	Kind   string `db:"kind"`
-	Target string `db:"public_id"`
+	Kind, Target string
 }
 
-// lineageOf reads the lineage links, in order, of the memory that its
-// first parameter names by the condition mem on the link l, that the
-// viewer its last parameter names may read.
-func lineageOf(mem string) string {
-	return `SELECT l.kind, t.public_id FROM memory_links l JOIN memories t ON t.id = l.target_id
-	JOIN agents ta ON ta.id = t.author_id WHERE ` + mem + ` AND ` + readableTarget + ` ORDER BY l.kind, l.position`
+// lineageSelect reads, in one statement, the lineage links (in order) and
+// the version root of a memory that a viewer may read; its parameters are
+// the memory's public ID and the viewer's key, twice.
+const lineageSelect = `SELECT l.kind, t.public_id, l.position FROM memory_links l
+		JOIN memories t ON t.id = l.target_id JOIN agents ta ON ta.id = t.author_id
+		WHERE l.memory_id = (SELECT id FROM memories WHERE public_id = ?) AND ` + readableTarget + `
+	UNION ALL SELECT '` + linkVersionRoot + `', t.public_id, 0 FROM memories t JOIN agents ta ON ta.id = t.author_id
+		WHERE t.id = (SELECT version_root_id FROM memories WHERE public_id = ?) AND ` + readableTarget + `
+	ORDER BY 1, 3`
+
+// readMemory appends to b the statements that read the memory mem as
+// viewer reads it: its row and, withLineage, its lineage and version
+// root. The function it returns converts what they read; a nil row when
+// the memory does not exist.
+func readMemory(b *batch, mem issuer.MemoryID, viewer int64, withLineage bool) func() (*memoryRow, issuer.Memory, error) {
+	var m *memoryRow
+	b.read(func(r rows) error {
+		m = &memoryRow{}
+		return r.Scan(m.dest()...)
+	}, memorySelect+` WHERE m.public_id = ?`, mem)
+	var links []lineageLink
+	if withLineage {
+		b.read(func(r rows) error {
+			var l lineageLink
+			var position int
+			err := r.Scan(&l.Kind, &l.Target, &position)
+			links = append(links, l)
+			return err
+		}, lineageSelect, mem, viewer, mem, viewer)
+	}
+	return func() (*memoryRow, issuer.Memory, error) {
+		if m == nil {
+			return nil, issuer.Memory{}, nil
+		}
+		out, err := m.convert(viewer, links)
+		return m, out, err
+	}
 }
 
-// lineageSelect is lineageOf the memory whose key is the first parameter.
-var lineageSelect = lineageOf(`l.memory_id = ?`)
+// record is what the service's rules of access need of the row.
+func (m *memoryRow) record() *service.MemoryRecord {
+	return &service.MemoryRecord{Key: m.Key, Author: m.AuthorKey, AuthorStatus: issuer.AgentStatus(m.AuthorStatus),
+		Status: issuer.MemoryStatus(m.Status), Visibility: issuer.MemoryVisibility(m.Visibility)}
+}
 
-// rootSelect reads the public ID of the memory its first parameter names
-// (by key) when the viewer its second names may read it.
-const rootSelect = `SELECT t.public_id FROM memories t JOIN agents ta ON ta.id = t.author_id WHERE t.id = ? AND ` + readableTarget
+// readRecords appends to b the statement that reads the memories ids
+// names that exist, each with its public ID and version root.
+func readRecords(b *batch, ids []issuer.MemoryID, each func(id issuer.MemoryID, rec service.MemoryRecord, root int64)) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	b.read(func(r rows) error {
+		var id issuer.MemoryID
+		var m service.MemoryRecord
+		var root sql.NullInt64
+		if err := r.Scan(&id, &m.Key, &m.Author, &m.AuthorStatus, &m.Status, &m.Visibility, &root); err != nil {
+			return err
+		}
+		each(id, m, root.Int64)
+		return nil
+	}, `SELECT m.public_id, m.id, m.author_id, a.status, m.status, m.visibility, m.version_root_id
+		FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (`+placeholders(len(ids))+`)`, args...)
+}
 
 // loadPublication reads the memories q's links name, in one statement.
 func loadPublication(ctx context.Context, br batchRunner, q service.PublicationQuery) (*service.PublicationState, error) {
@@ -221,23 +255,10 @@ func loadPublication(ctx context.Context, br batchRunner, q service.PublicationQ
 	if len(q.Targets) == 0 {
 		return st, nil
 	}
-	args := make([]any, len(q.Targets))
-	for i, id := range q.Targets {
-		args[i] = id
-	}
 	var b batch
-	b.read(func(r rows) error {
-		var t service.LinkTarget
-		var id issuer.MemoryID
-		var root sql.NullInt64
-		if err := r.Scan(&t.Key, &id, &t.Author, &t.AuthorStatus, &t.Status, &t.Visibility, &root); err != nil {
-			return err
-		}
-		t.VersionRoot = root.Int64
-		st.Targets[id] = t
-		return nil
-	}, `SELECT m.id, m.public_id, m.author_id, a.status, m.status, m.visibility, m.version_root_id
-		FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (`+placeholders(len(args))+`)`, args...)
+	readRecords(&b, q.Targets, func(id issuer.MemoryID, rec service.MemoryRecord, root int64) {
+		st.Targets[id] = service.LinkTarget{MemoryRecord: rec, VersionRoot: root}
+	})
 	if err := br.run(ctx, b, false); err != nil {
 		return nil, fmt.Errorf("store: read link targets: %w", err)
 	}
@@ -245,8 +266,8 @@ func loadPublication(ctx context.Context, br batchRunner, q service.PublicationQ
 }
 
 // writePublication writes plan in one batch that then reads the new
-// memory back as its author sees it: its row, and its lineage and version
-// root when it has them. The new memory's key is found by its public ID.
+// memory back as its author sees it. The new memory's key is found by its
+// public ID.
 func writePublication(ctx context.Context, br batchRunner, plan *service.PublicationPlan) (issuer.Memory, error) {
 	pub, now := plan.Memory, plan.Now
 	applies, err := json.Marshal(pub.AppliesTo)
@@ -260,15 +281,12 @@ func writePublication(ctx context.Context, br batchRunner, plan *service.Publica
 		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
 		plan.ID, plan.Author, pub.Category, pub.Domain, pub.Title, pub.Content, plan.ContentHash,
 		string(applies), string(pub.Visibility), int64(pub.Confidence), int64(pub.Confidence), root, now, now)
-	const key = `(SELECT id FROM memories WHERE public_id = ?)`
 	if len(plan.Links) > 0 {
-		values := make([]string, len(plan.Links))
 		args := make([]any, 0, 4*len(plan.Links))
 		for i, l := range plan.Links {
-			values[i] = "(" + key + ", ?, ?, ?)"
 			args = append(args, plan.ID, string(l.Kind), l.Target, i)
 		}
-		b.add(`INSERT INTO memory_links (memory_id, kind, target_id, position) VALUES `+strings.Join(values, ", "), args...)
+		b.insertRows("memory_links", "memory_id, kind, target_id, position", "((SELECT id FROM memories WHERE public_id = ?), ?, ?, ?)", len(plan.Links), args)
 	}
 	b.revisions(plan.Revisions, now)
 	if err := b.audit(plan.Audit, now); err != nil {
@@ -277,136 +295,78 @@ func writePublication(ctx context.Context, br batchRunner, plan *service.Publica
 	if err := b.activity(plan.Activity); err != nil {
 		return issuer.Memory{}, err
 	}
-	var m *memoryRow
-	b.read(func(r rows) error {
-		m = &memoryRow{}
-		return r.Scan(m.dest()...)
-	}, memorySelect+` WHERE m.public_id = ?`, plan.ID)
-	var links []lineageLink
-	if len(plan.Links) > 0 {
-		b.read(func(r rows) error {
-			var l lineageLink
-			err := r.Scan(&l.Kind, &l.Target)
-			links = append(links, l)
-			return err
-		}, lineageOf(`l.memory_id = `+key), plan.ID, plan.Author)
-	}
-	var rootID []string
-	if root.Valid {
-		b.read(func(r rows) error {
-			var id string
-			err := r.Scan(&id)
-			rootID = append(rootID, id)
-			return err
-		}, rootSelect, root.Int64, plan.Author)
-	}
+	read := readMemory(&b, plan.ID, plan.Author, len(plan.Links) > 0 || root.Valid)
 	if err := br.run(ctx, b, true); err != nil {
 		return issuer.Memory{}, fmt.Errorf("store: publish: %w", err)
 	}
-	if m == nil {
-		return issuer.Memory{}, errors.New("store: publish: the new memory was not read back")
+	m, out, err := read()
+	if err == nil && m == nil {
+		err = errors.New("store: publish: the new memory was not read back")
 	}
-	return m.convert(plan.Author, links, rootID)
+	return out, err
 }
 
-// Retrieve returns a memory in full and records the retrieval in the
-// ledger: the consumption a later validation requires.
-func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error) {
-	var out issuer.Memory
-	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		m, err := loadVisibleMemory(ctx, tx, id, p.Key)
-		if err != nil {
-			return err
-		}
-		if _, err := exec(ctx, tx, `INSERT INTO retrievals (agent_id, memory_id, created_at) VALUES (?, ?, ?)`,
-			p.Key, m.Key, db.timestamp()); err != nil {
-			return fmt.Errorf("store: record retrieval: %w", err)
-		}
-		if m.Visibility == string(issuer.MemoryPublic) {
-			if err := addActivity(ctx, tx, p.Key, service.CountRetrievals, 1); err != nil {
-				return err
-			}
-		}
-		out, err = m.memory(ctx, tx, p.Key)
+// loadRetrieval reads the memory mem, and its lineage as reader may read
+// it, in one batch.
+func loadRetrieval(ctx context.Context, br batchRunner, mem issuer.MemoryID, reader int64) (*service.RetrievalState, error) {
+	var b batch
+	read := readMemory(&b, mem, reader, true)
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read memory: %w", err)
+	}
+	m, out, err := read()
+	if err != nil || m == nil {
+		return &service.RetrievalState{}, err
+	}
+	return &service.RetrievalState{Memory: m.record(), Read: out}, nil
+}
+
+// writeRetrieval writes plan in one batch.
+func writeRetrieval(ctx context.Context, br batchRunner, plan *service.RetrievalPlan) error {
+	var b batch
+	b.add(`INSERT INTO retrievals (agent_id, memory_id, created_at) VALUES (?, ?, ?)`, plan.Agent, plan.Memory, plan.Now)
+	if err := b.activity(plan.Activity); err != nil {
 		return err
-	})
-	return out, err
+	}
+	if err := br.run(ctx, b, true); err != nil {
+		return fmt.Errorf("store: record retrieval: %w", err)
+	}
+	return nil
 }
 
-// Consult records a consultation: p activated the given memories together.
-// A memory named twice is refused (invalid), as the request parser refuses
-// it, so a consultation never records one activation twice. Each
-// activation is recorded in the retrieval ledger under the new receipt.
-// The work is a fixed number of statements whatever the number of
-// memories: one read of all of them, then one insert per table.
-func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error) {
-	if len(ids) == 0 || len(ids) > issuer.MaxConsultedMemories {
-		return issuer.Receipt{}, issuer.Errorf(issuer.CodeInvalid, "a consultation activates between 1 and %d memories", issuer.MaxConsultedMemories)
+// loadConsultation reads the memories mems names, in one statement.
+func loadConsultation(ctx context.Context, br batchRunner, mems []issuer.MemoryID) (*service.ConsultationState, error) {
+	st := &service.ConsultationState{Memories: map[issuer.MemoryID]service.MemoryRecord{}}
+	var b batch
+	readRecords(&b, mems, func(id issuer.MemoryID, rec service.MemoryRecord, _ int64) { st.Memories[id] = rec })
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read consulted memories: %w", err)
 	}
-	for i, id := range ids {
-		if slices.Contains(ids[:i], id) {
-			return issuer.Receipt{}, issuer.Errorf(issuer.CodeInvalid, "memoryIds lists %s twice", id)
-		}
+	return st, nil
+}
+
+// writeConsultation writes plan in one batch, a fixed number of statements
+// whatever the number of memories: the receipt, then its memories and
+// their retrievals, each finding the receipt by its public ID.
+func writeConsultation(ctx context.Context, br batchRunner, plan *service.ConsultationPlan) error {
+	const receipt = `(SELECT id FROM receipts WHERE public_id = ?)`
+	var b batch
+	b.add(`INSERT INTO receipts (public_id, agent_id, created_at) VALUES (?, ?, ?)`, plan.Receipt, plan.Agent, plan.Now)
+	n := len(plan.Memories)
+	rm, rt := make([]any, 0, 3*n), make([]any, 0, 4*n)
+	for i, m := range plan.Memories {
+		rm = append(rm, plan.Receipt, m, i)
+		rt = append(rt, plan.Agent, m, plan.Receipt, plan.Now)
 	}
-	rid, err := issuer.NewReceiptID(db.rand)
-	if err != nil {
-		return issuer.Receipt{}, err
+	b.insertRows("receipt_memories", "receipt_id, memory_id, position", "("+receipt+", ?, ?)", n, rm)
+	b.insertRows("retrievals", "agent_id, memory_id, receipt_id, created_at", "(?, ?, "+receipt+", ?)", n, rt)
+	if err := b.activity(plan.Activity); err != nil {
+		return err
 	}
-	out := issuer.Receipt{ID: rid, Memories: slices.Clone(ids)}
-	err = db.inTx(ctx, func(tx *sqlx.Tx) error {
-		now := db.timestamp()
-		out.CreatedAt = now
-		query, args, err := sqlx.In(`SELECT m.public_id, m.id, m.status, m.visibility, a.status AS author_status
-			FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (?)`, ids)
-		if err != nil {
-			return fmt.Errorf("store: consult: %w", err)
-		}
-		var found []struct {
-			PublicID     string `db:"public_id"`
-			Key          int64  `db:"id"`
-			Status       string `db:"status"`
-			Visibility   string `db:"visibility"`
-			AuthorStatus string `db:"author_status"`
-		}
-		if err := sel(ctx, tx, &found, query, args...); err != nil {
-			return fmt.Errorf("store: read consulted memories: %w", err)
-		}
-		keyOf := make(map[issuer.MemoryID]int64, len(found))
-		for _, f := range found {
-			row := memoryRow{Status: f.Status, Visibility: f.Visibility, AuthorStatus: f.AuthorStatus}
-			if row.visible() {
-				keyOf[issuer.MemoryID(f.PublicID)] = f.Key
-			}
-		}
-		for _, id := range ids {
-			if _, ok := keyOf[id]; !ok {
-				return issuer.Errorf(issuer.CodeNotFound, "memory %s not found", id)
-			}
-		}
-		rkey, err := insertID(ctx, tx, `INSERT INTO receipts (public_id, agent_id, created_at) VALUES (?, ?, ?)`, rid, p.Key, now)
-		if err != nil {
-			return fmt.Errorf("store: create receipt: %w", err)
-		}
-		members := make([]string, len(ids))
-		rm := make([]any, 0, 3*len(ids))
-		rt := make([]any, 0, 4*len(ids))
-		for i, id := range ids {
-			members[i] = "(?, ?, ?)"
-			rm = append(rm, rkey, keyOf[id], i)
-			rt = append(rt, p.Key, keyOf[id], rkey, now)
-		}
-		if _, err := exec(ctx, tx, `INSERT INTO receipt_memories (receipt_id, memory_id, position) VALUES `+strings.Join(members, ", "), rm...); err != nil {
-			return fmt.Errorf("store: receipt memories: %w", err)
-		}
-		for i := range members {
-			members[i] = "(?, ?, ?, ?)"
-		}
-		if _, err := exec(ctx, tx, `INSERT INTO retrievals (agent_id, memory_id, receipt_id, created_at) VALUES `+strings.Join(members, ", "), rt...); err != nil {
-			return fmt.Errorf("store: record consultation: %w", err)
-		}
-		return addActivity(ctx, tx, p.Key, service.CountConsultations, 1)
-	})
-	return out, err
+	if err := br.run(ctx, b, true); err != nil {
+		return fmt.Errorf("store: record consultation: %w", err)
+	}
+	return nil
 }
 
 // Validations returns a memory's validation summary. It reveals neither the

@@ -41,7 +41,7 @@ func TestHiddenAgentsAreNotNamedToOthers(t *testing.T) {
 			a.ownFetch = f.retrieve(h, a.own)
 			a.direct = f.consumeAndValidate(h, pubMem, reputation.Corroborate)
 			other := f.publish(public, "sql")
-			r, err := db.Consult(f.ctx, h, []issuer.MemoryID{other})
+			r, err := svc(db).Consult(f.ctx, h, []issuer.MemoryID{other})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func TestHiddenAgentsAreNotNamedToOthers(t *testing.T) {
 			if _, err := db.Reputation(f.ctx, viewer, h.AgentID, issuer.ReputationQuery{Limit: 20}); issuer.ErrorCode(err) != issuer.CodeNotFound {
 				t.Errorf("%s: its report answered %v to another agent", name, err)
 			}
-			m, err := db.Retrieve(f.ctx, viewer, a.own)
+			m, err := svc(db).Retrieve(f.ctx, viewer, a.own)
 			switch {
 			case name == "suspended":
 				// A suspended author's memories are not served at all.

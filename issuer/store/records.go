@@ -3,33 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
-	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/service"
 )
-
-// setRevision is the upsert of a subject's revision token.
-const setRevision = `INSERT INTO skill_trust_revisions (agent_id, revision, updated_at) VALUES (?, ?, ?)
-	ON CONFLICT (agent_id) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at`
-
-// bumpRevision replaces the revision token of each agent, inside tx: the
-// write that changes their evidence and the new token commit together or
-// not at all.
-func (db *DB) bumpRevision(ctx context.Context, tx sqlx.ExtContext, now time.Time, agents ...int64) error {
-	for _, a := range agents {
-		tok, err := service.NewRevisionToken(db.rand)
-		if err != nil {
-			return err
-		}
-		if _, err := exec(ctx, tx, setRevision, a, tok, now); err != nil {
-			return fmt.Errorf("store: bump revision: %w", err)
-		}
-	}
-	return nil
-}
 
 // SubjectRevision returns a listed agent's current revision: the
 // service.PassportRevision of its revision token ("" when no write has
@@ -70,51 +47,40 @@ func (db *DB) revision(ctx context.Context, id issuer.AgentID, where string) (st
 	return service.PassportRevision(rev[0].Subject, rev[0].Keys), nil
 }
 
-// SetCapabilities replaces p's declared capabilities with caps (already
-// normalised) and sets p's revision token to token. A capability declared
-// before keeps its declaration time; an unchanged list writes nothing and
-// keeps the revision.
-func (db *DB) SetCapabilities(ctx context.Context, p issuer.Principal, caps []string, token string) ([]string, error) {
-	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		now := db.timestamp()
-		var have []string
-		if err := sel(ctx, tx, &have, `SELECT name FROM agent_capabilities WHERE agent_id = ?`, p.Key); err != nil {
-			return fmt.Errorf("store: read capabilities: %w", err)
-		}
-		want := make(map[string]bool, len(caps))
-		for _, c := range caps {
-			want[c] = true
-		}
-		had := make(map[string]bool, len(have))
-		changed := false
-		for _, h := range have {
-			had[h] = true
-			if !want[h] {
-				changed = true
-				if _, err := exec(ctx, tx, `DELETE FROM agent_capabilities WHERE agent_id = ? AND name = ?`, p.Key, h); err != nil {
-					return fmt.Errorf("store: remove capability: %w", err)
-				}
-			}
-		}
-		for _, c := range caps {
-			if had[c] {
-				continue
-			}
-			changed = true
-			if _, err := exec(ctx, tx, `INSERT INTO agent_capabilities (agent_id, name, declared_at) VALUES (?, ?, ?)`, p.Key, c, now); err != nil {
-				return fmt.Errorf("store: declare capability: %w", err)
-			}
-		}
-		if !changed {
-			return nil
-		}
-		if _, err := exec(ctx, tx, setRevision, p.Key, token, now); err != nil {
-			return fmt.Errorf("store: bump revision: %w", err)
-		}
-		return audit(ctx, tx, now, string(p.AgentID), "agent.capabilities_declared", string(p.AgentID), map[string]int{"capabilities": len(caps)})
-	})
-	if err != nil {
-		return nil, err
+// loadCapabilities reads the capabilities agent declares.
+func loadCapabilities(ctx context.Context, br batchRunner, agent int64) ([]string, error) {
+	var have []string
+	var b batch
+	b.read(func(r rows) error {
+		var name string
+		err := r.Scan(&name)
+		have = append(have, name)
+		return err
+	}, `SELECT name FROM agent_capabilities WHERE agent_id = ?`, agent)
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read capabilities: %w", err)
 	}
-	return caps, nil
+	return have, nil
+}
+
+// writeCapabilities writes plan in one batch: one statement removes, one
+// declares.
+func writeCapabilities(ctx context.Context, br batchRunner, plan *service.CapabilitiesPlan) error {
+	var b batch
+	b.deleteNamed("agent_capabilities", "name", plan.Agent, plan.Remove)
+	if len(plan.Add) > 0 {
+		args := make([]any, 0, 3*len(plan.Add))
+		for _, c := range plan.Add {
+			args = append(args, plan.Agent, c, plan.Now)
+		}
+		b.insertRows("agent_capabilities", "agent_id, name, declared_at", "(?, ?, ?)", len(plan.Add), args)
+	}
+	b.revisions(plan.Revisions, plan.Now)
+	if err := b.audit(plan.Audit, plan.Now); err != nil {
+		return err
+	}
+	if err := br.run(ctx, b, true); err != nil {
+		return fmt.Errorf("store: declare capabilities: %w", err)
+	}
+	return nil
 }

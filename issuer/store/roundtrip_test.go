@@ -127,7 +127,7 @@ func TestConsultStatementsConstantInMemories(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			db, counter := openCounted(t, engine)
 			f := newFixture(t, db)
-			author, reader := f.agent("author"), f.agent("reader")
+			author, reader, app := f.agent("author"), f.agent("reader"), svc(db)
 			var mems []issuer.MemoryID
 			for range issuer.MaxConsultedMemories {
 				mems = append(mems, f.publish(author, "sql"))
@@ -135,7 +135,7 @@ func TestConsultStatementsConstantInMemories(t *testing.T) {
 			cost := map[int]int64{}
 			for _, n := range []int{1, 2, issuer.MaxConsultedMemories} {
 				before := counter.n.Load()
-				r, err := db.Consult(f.ctx, reader, mems[:n])
+				r, err := app.Consult(f.ctx, reader, mems[:n])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -163,13 +163,13 @@ func TestConsultRefusesDuplicateMemories(t *testing.T) {
 		author, reader := f.agent("author"), f.agent("reader")
 		a, b := f.publish(author, "sql"), f.publish(author, "go")
 		before := snapshot(t, db)
-		_, err := db.Consult(f.ctx, reader, []issuer.MemoryID{a, b, a})
+		_, err := svc(db).Consult(f.ctx, reader, []issuer.MemoryID{a, b, a})
 		wantCode(t, err, issuer.CodeInvalid)
 		if changed := diffSnapshots(before, snapshot(t, db)); len(changed) != 0 {
 			t.Fatalf("a refused consultation changed %v", changed)
 		}
 		// An unknown memory is named in the refusal, in request order.
-		_, err = db.Consult(f.ctx, reader, []issuer.MemoryID{a, "mem_aaaaaaaaaaaaaaaaaaaaaaaaaa", b})
+		_, err = svc(db).Consult(f.ctx, reader, []issuer.MemoryID{a, "mem_aaaaaaaaaaaaaaaaaaaaaaaaaa", b})
 		wantCode(t, err, issuer.CodeNotFound)
 		if want := "mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"; !strings.Contains(err.Error(), want) {
 			t.Fatalf("refusal %q does not name %s", err, want)

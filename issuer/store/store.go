@@ -4,16 +4,19 @@
 // [github.com/remnant/passportkit/issuer/service.AdminStore]) and the one
 // issuer/keyring declares ([github.com/remnant/passportkit/issuer/keyring.Store]).
 //
-// The rules live in the service: for a validation, a publication, a
-// moderation and an operator's change of an agent, the store reads what
-// the service's decision needs (link targets, positions and aggregates,
+// The rules live in the service. For every write the service decides (a
+// publication, a retrieval, a consultation, a validation or outcome
+// report, a moderation, declared capabilities, holder keys, and an
+// operator's change of an agent), the store reads what the decision needs
+// (memories with their status and visibility, positions and aggregates,
 // the relations of other authors' records to the changed ones) and writes
 // the plan the service decided (rows, revision tokens, activity counts,
-// audit events) through its executor, deciding nothing. Still decided
-// here, as they record: a retrieval's and a consultation's visibility and
-// activity counts, and the change and audit of declared capabilities and
-// holder keys. The rebuilds of derived records (reputation, activity
-// counters) recompute from history what the write paths keep.
+// audit events) through its executor, deciding nothing. What is left here
+// is what a query must apply as it reads (which agents and memories a
+// public read may show, in the statement that finds them, so that hidden
+// and unknown answer alike), the signing keys' records as the keyring
+// changes them under their lock, and the rebuilds of derived records
+// (reputation, activity counters) from history.
 //
 // Open selects the engine from the URL: postgres:// or postgresql:// for
 // PostgreSQL (through pgx), anything else is the path of a SQLite file
@@ -326,13 +329,6 @@ func sel(ctx context.Context, q sqlx.ExtContext, dest any, query string, args ..
 
 func exec(ctx context.Context, q sqlx.ExtContext, query string, args ...any) (sql.Result, error) {
 	return q.ExecContext(ctx, q.Rebind(query), args...)
-}
-
-// insertID runs an INSERT … RETURNING id and returns the new key.
-func insertID(ctx context.Context, q sqlx.ExtContext, query string, args ...any) (int64, error) {
-	var id int64
-	err := sqlx.GetContext(ctx, q, &id, q.Rebind(query+" RETURNING id"), args...)
-	return id, err
 }
 
 // notFound reports sql.ErrNoRows as a caller-facing not_found error and
