@@ -45,6 +45,24 @@ func (v *Verifier) ReadStatusList(token []byte) *StatusList {
 	return l
 }
 
+// UnobtainedStatusList returns a status list that could not be obtained
+// (a failed fetch, say), for the Policy of a caller that was to supply
+// one: the status check of each verification that uses it reports
+// passport.ReasonStatusListInvalid with err's text as its detail, as for
+// a token that does not verify.
+func (v *Verifier) UnobtainedStatusList(err error) *StatusList {
+	return &StatusList{v: v, err: fail(passport.ReasonStatusListInvalid, "the status list could not be obtained: %v", err)}
+}
+
+// RefreshAt returns when a reader should fetch the list again: its iat
+// plus its ttl. It is the zero time for a token that did not verify.
+func (l *StatusList) RefreshAt() time.Time {
+	if l.err != nil {
+		return time.Time{}
+	}
+	return l.iat.Add(l.ttl)
+}
+
 // Err returns nil when the token verified, else a *passport.Error whose
 // detail says why; its Reason is passport.ReasonStatusListInvalid.
 func (l *StatusList) Err() error {

@@ -159,7 +159,7 @@ func (c *keysRotateCmd) Run(e *env, f *keyFlags) error {
 
 type keysRetireCmd struct {
 	KID      string `arg:"" name:"kid" help:"The key to retire."`
-	Withdraw bool   `help:"Stop publishing the key now (a compromised key): what it signed stops verifying for anyone who fetches the trust file again."`
+	Withdraw bool   `help:"Stop publishing the key now (a compromised key) and revoke every passport it signed: what it signed stops verifying for anyone who fetches the trust file or its status list again."`
 }
 
 func (c *keysRetireCmd) Run(e *env, f *keyFlags) error {
@@ -173,6 +173,9 @@ func (c *keysRetireCmd) Run(e *env, f *keyFlags) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "key %s retired at %s; published until %s\n", k.KID, stamp(k.NotAfter), stamp(k.PublishUntil))
+		if c.Withdraw {
+			fmt.Fprintln(e.stdout, "every kept passport it signed is revoked in the status lists")
+		}
 		if wasActive {
 			fmt.Fprintln(e.stderr, "no key is active now: passports cannot be signed until `passport-issuer keys rotate`")
 		}

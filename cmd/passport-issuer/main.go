@@ -40,7 +40,7 @@ type commands struct {
 	Memories   memoriesCmd   `cmd:"" help:"Moderate memories."`
 	Reputation reputationCmd `cmd:"" help:"Maintain reputation aggregates."`
 	Keys       keysCmd       `cmd:"" help:"Manage the issuer's signing keys and export its trust file."`
-	Passports  passportsCmd  `cmd:"" help:"Issue passports offline."`
+	Passports  passportsCmd  `cmd:"" help:"Issue passports offline; revoke, suspend and reinstate issued ones."`
 	Index      indexCmd      `cmd:"" help:"Maintain the discovery index behind find_agents."`
 	Version    versionCmd    `cmd:"" help:"Print the version."`
 }

@@ -36,7 +36,7 @@ func TestMCPRobustnessBinary(t *testing.T) {
 	}
 
 	// A budget above the suite's request count: rate limits are not under test.
-	cmd := exec.Command(bin, "--db", db, "serve", "--addr", "127.0.0.1:0", "--rate", "1000", "--burst", "1000")
+	cmd := exec.Command(bin, "--db", db, "serve", "--keys", filepath.Join(dir, "keys"), "--addr", "127.0.0.1:0", "--rate", "1000", "--burst", "1000")
 	base := startProcess(t, cmd)
 
 	mcpwiretest.Run(t, &mcpwiretest.HTTP{URL: base + "/mcp", Bearer: agent.APIKey},

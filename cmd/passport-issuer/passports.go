@@ -17,7 +17,10 @@ import (
 type passportsCmd struct {
 	keyFlags `embed:""`
 
-	Issue passportsIssueCmd `cmd:"" help:"Issue an agent's passport offline, as GET /api/public/agents/{publicId}/passport does."`
+	Issue     passportsIssueCmd     `cmd:"" help:"Issue an agent's passport offline, as GET /api/public/agents/{publicId}/passport does."`
+	Revoke    passportsRevokeCmd    `cmd:"" help:"Revoke an issued passport, for good: its status list entry says revoked."`
+	Suspend   passportsSuspendCmd   `cmd:"" help:"Suspend an issued passport until it is reinstated: its status list entry says suspended."`
+	Reinstate passportsReinstateCmd `cmd:"" help:"Reinstate a suspended passport: its status list entry says valid again."`
 }
 
 // AfterApply makes the key flags available to the subcommands.

@@ -146,6 +146,7 @@ func (c *serveCmd) Run(e *env) error {
 		Trust:         trust,
 		Pages:         pages,
 		Agents:        discovery,
+		StatusLists:   service.NewStatusLists(db, ring, service.StatusListOptions{}),
 		RatePerSecond: c.Rate,
 		Burst:         c.Burst,
 		BodyTimeout:   c.BodyTimeout,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/remnant/passportkit/issuer/keyring"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/passport"
 )
@@ -16,6 +17,9 @@ func (c *serveCmd) startKeys(e *env, db *store.DB) (*keyring.Keyring, error) {
 	ring, err := c.keyFlags.keyring(db)
 	if err != nil {
 		return nil, err
+	}
+	if !service.StatusListsEnabled(c.Issuer) {
+		e.log.Warn("the issuer identifier is not an https URL (or http on a loopback host): passports carry no status list entry and cannot be revoked", "issuer", c.Issuer)
 	}
 	if c.Env == "production" {
 		if _, _, err := ring.Active(e.ctx); err != nil {

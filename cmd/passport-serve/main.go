@@ -1,7 +1,8 @@
 // Command passport-serve answers POST /v1/verify and POST
 // /v1/verify/presentation over HTTP (SPEC.md §11.5, §11.6): it verifies
-// each bundle or presentation posted to it against one trust file, until
-// the process is interrupted.
+// each bundle or presentation posted to it against one trust file, and,
+// with --status-url, against the issuer's status lists, fetched over HTTP
+// and kept for their ttl, until the process is interrupted.
 //
 // It is a command of its own, not a subcommand of passport, so that
 // passport, which third parties install to verify bundles, does not link
@@ -35,6 +36,8 @@ type server struct {
 	Skew          time.Duration `help:"Clock skew tolerated on issuance and expiry." default:"5m"`
 	MaxConcurrent int           `help:"Verifications run at once." default:"8"`
 	Rate          float64       `help:"Requests per second per client address (bursts of twice that)." default:"20"`
+	StatusURL     []string      `name:"status-url" sep:"none" placeholder:"URL" help:"A status list to fetch and apply, as a passport's status.status_list.uri names it; a URL ending in / allows every list under it. Repeatable. Without it the status check reports not_checked."`
+	StatusTimeout time.Duration `help:"Time to fetch one status list." default:"5s"`
 
 	ReadHeaderTimeout time.Duration `help:"Time to read a request's line and headers." default:"5s"`
 	BodyTimeout       time.Duration `help:"Time for a bundle to arrive once the headers are read; a slower one is answered 408." default:"10s"`
@@ -97,9 +100,14 @@ func (c *server) Run(e *env) error {
 		return cli.Usage(err)
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	cfg := verifierhttp.Config{MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, BodyTimeout: c.BodyTimeout, Logger: logger}
+	if len(c.StatusURL) > 0 {
+		if cfg.Status, err = verifierhttp.NewStatusFetcher(v, verifierhttp.StatusConfig{URLs: c.StatusURL, Timeout: c.StatusTimeout}); err != nil {
+			return cli.Usage(err)
+		}
+	}
 	lim := c.limits()
-	srv := lim.Server(e.ctx, verifierhttp.NewHandler(v, verifierhttp.Config{
-		MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, BodyTimeout: c.BodyTimeout, Logger: logger}))
+	srv := lim.Server(e.ctx, verifierhttp.NewHandler(v, cfg))
 	srv.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	ln, err := lim.Listen(c.Addr)
 	if err != nil {

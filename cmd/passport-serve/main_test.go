@@ -91,7 +91,8 @@ func TestServeHelpMatchesREADME(t *testing.T) {
 	}
 	section := clitest.READMESection(t, "../../README.md", "#### Limits and timeouts of `passport-serve`")
 	clitest.CheckHelpMatchesREADME(t, out, section, []string{
-		"--rate", "--max-concurrent", "--read-header-timeout", "--body-timeout", "--write-timeout", "--idle-timeout", "--max-header-bytes"})
+		"--rate", "--max-concurrent", "--read-header-timeout", "--body-timeout", "--write-timeout", "--idle-timeout", "--max-header-bytes",
+		"--status-timeout"})
 }
 
 func TestMain(m *testing.M) {

@@ -25,7 +25,7 @@ import (
 
 // documentedPrefixes are the paths the OpenAPI document covers; the pages
 // under / are out of its scope.
-var documentedPrefixes = []string{"/api/", "/.well-known/", "/healthz", "/metrics", "/openapi.json", "/mcp"}
+var documentedPrefixes = []string{"/api/", "/.well-known/", "/status/", "/healthz", "/metrics", "/openapi.json", "/mcp"}
 
 func documented(path string) bool {
 	for _, p := range documentedPrefixes {
@@ -68,6 +68,8 @@ func fullServerOn(t *testing.T, db *store.DB) *httpapi.Server {
 		Trust:     trust,
 		Pages:     pages,
 		Agents:    service.NewDiscovery(db, passports, storetest.Sealer(t, db), service.DiscoveryOptions{}),
+
+		StatusLists: service.NewStatusLists(db, ring, service.StatusListOptions{}),
 	}
 	// A Config field that adds routes must be set here, or its routes
 	// escape the comparison below.

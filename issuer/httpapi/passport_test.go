@@ -162,9 +162,8 @@ func (pe *passportEnv) get(path, etag string) response {
 	return response{status: res.StatusCode, header: res.Header, body: b.Bytes()}
 }
 
-// verify checks bundle against the trust file the server publishes, as of
-// the test clock.
-func (pe *passportEnv) verify(bundle []byte) *verifier.Result {
+// verifier returns a verifier of the trust file the server publishes.
+func (pe *passportEnv) verifier() *verifier.Verifier {
 	pe.t.Helper()
 	tf := must(pe.t, pe.get("/.well-known/passport-trust.json", ""), 200)
 	trust, err := verifier.ParseTrust(tf.body)
@@ -175,7 +174,14 @@ func (pe *passportEnv) verify(bundle []byte) *verifier.Result {
 	if err != nil {
 		pe.t.Fatal(err)
 	}
-	res, err := v.Verify(context.Background(), bundle, verifier.AnySubject().At(pe.clock.Now()))
+	return v
+}
+
+// verify checks bundle against the trust file the server publishes, as of
+// the test clock.
+func (pe *passportEnv) verify(bundle []byte) *verifier.Result {
+	pe.t.Helper()
+	res, err := pe.verifier().Verify(context.Background(), bundle, verifier.AnySubject().At(pe.clock.Now()))
 	if err != nil {
 		pe.t.Fatal(err)
 	}

@@ -32,10 +32,11 @@
 //	GET  /metrics                              Prometheus metrics, when configured
 //	GET  /.well-known/jwks.json                the published signing keys, when configured
 //	GET  /.well-known/passport-trust.json      the SPEC §10 trust file, when configured
+//	GET  /status/{list}                        a status list token (SPEC §19.4), when configured
 //	     /, /agents/…, /trust/assess, /verify  the web pages, when configured (issuer/web)
 //
 // The OpenAPI document (package openapi) describes every route under /api,
-// /.well-known, /healthz, /metrics, /openapi.json and /mcp; [Server.Routes]
+// /.well-known, /status, /healthz, /metrics, /openapi.json and /mcp; [Server.Routes]
 // lists what is registered, and the tests hold the two equal.
 //
 // Authenticated routes take an API key as a bearer token. Each key has a
@@ -98,6 +99,10 @@ type Config struct {
 	// Agents, when set, serves find_agents at GET /api/public/agents (no
 	// authentication).
 	Agents AgentFinder
+	// StatusLists, when set, serves the issuer's status lists at
+	// GET /status/{list} (no authentication; cacheable for the rest of
+	// each token's ttl).
+	StatusLists StatusListServer
 	// BodyTimeout bounds how long a request body may take to arrive once
 	// its headers are read; 10s when zero. A slower body is answered 408.
 	BodyTimeout time.Duration
@@ -253,6 +258,9 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	}
 	if cfg.Agents != nil {
 		s.routeAgents(cfg.Agents)
+	}
+	if cfg.StatusLists != nil {
+		s.routeStatusLists(cfg.StatusLists)
 	}
 	if cfg.MCP != nil {
 		refuse := func(w http.ResponseWriter, r *http.Request, err error) {

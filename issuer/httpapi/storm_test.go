@@ -287,8 +287,9 @@ func (s *storm) check() int {
 		}
 		var snap struct {
 			Passport struct {
-				IssuedAt      time.Time `json:"issuedAt"`
-				EvidenceCount int       `json:"evidenceCount"`
+				IssuedAt      time.Time           `json:"issuedAt"`
+				EvidenceCount int                 `json:"evidenceCount"`
+				Status        *passport.StatusRef `json:"status"`
 			} `json:"passport"`
 		}
 		if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
@@ -299,7 +300,8 @@ func (s *storm) check() int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := issuing.Assemble(sub, c, issuing.Options{Issuer: s.ring.Issuer(), IssuedAt: at, Validity: service.DefaultPassportValidity})
+		d, err := issuing.Assemble(sub, c, issuing.Options{Issuer: s.ring.Issuer(), IssuedAt: at, Validity: service.DefaultPassportValidity,
+			Status: snap.Passport.Status})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -29,6 +30,11 @@ type SubjectStore interface {
 	// id; not_found when unknown, another agent's, purged, or when id has
 	// no public profile.
 	IssuedEvidence(ctx context.Context, id issuer.AgentID, hash string) ([]byte, error)
+	// ReserveStatusEntry reserves a valid entry for a passport about to be
+	// signed, at an index drawn uniformly at random among the free ones
+	// of the current status list, opening a new list once the current one
+	// is half full (SPEC.md §19.4).
+	ReserveStatusEntry(ctx context.Context) (StatusSlot, error)
 }
 
 // ActiveKey gives the issuer's identifier and its active signing key.
@@ -48,6 +54,8 @@ type IssuedPassport struct {
 	IssuedAt     time.Time
 	ExpiresAt    time.Time
 	KID          string
+	// Status is the passport's status list entry; nil when it has none.
+	Status *StatusSlot
 	// EvidenceFile is the canonical evidence file (SPEC.md §5.1).
 	EvidenceFile []byte
 }
@@ -89,7 +97,10 @@ type PassportOptions struct {
 // epoch: from its commit on, no process serves a passport it cached
 // before, and the next is signed by the key then active. A passport is
 // issued at the time its signing key was decided at ([ActiveKey]), or at
-// its subject's time when later.
+// its subject's time when later. When the issuer identifier is a URL
+// ([StatusListsEnabled]), every passport built to be signed carries a
+// status list entry reserved for it as it is assembled (one statement);
+// the drafts of the discovery index carry none.
 //
 // A passport describes one state of the store: its subject is read in one
 // snapshot, and it is cached under the revision token read in that
@@ -112,6 +123,9 @@ type Passports struct {
 	signed    *lru.Cache[string, *issuedDraft]         // by passportHash
 	last      *lru.Cache[issuer.AgentID, *issuedDraft] // the last built, by subject
 	observer  PassportObserver
+	// statusLists is whether passports carry a status list entry: the
+	// issuer identifier is a URL the lists' URIs extend.
+	statusLists bool
 }
 
 // Bounds of the passports kept besides the cache: signed ones by
@@ -133,6 +147,8 @@ func NewPassports(st SubjectStore, keys ActiveKey, opts PassportOptions) *Passpo
 		signed:    mustLRU[string, *issuedDraft](keptSigned),
 		last:      mustLRU[issuer.AgentID, *issuedDraft](keptLast),
 		observer:  opts.Observer,
+
+		statusLists: keys != nil && StatusListsEnabled(keys.Issuer()),
 	}
 	if p.observer == nil {
 		p.observer = unobserved{}
@@ -155,6 +171,7 @@ type issuedDraft struct {
 	draft  *issuing.Draft
 	signer issuing.Signer
 	kid    string
+	status *StatusSlot
 
 	mu     sync.Mutex
 	signed map[issuing.Disclosure]signResult
@@ -175,11 +192,30 @@ func (p *Passports) Issue(ctx context.Context, id issuer.AgentID, d issuing.Disc
 	if err != nil {
 		return nil, err
 	}
-	e, err := p.current(ctx, id)
-	if err != nil {
-		return nil, err
+	return againIfWithdrawn(func() (*issuing.Issued, error) {
+		e, err := p.current(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return p.issue(ctx, id, e, d)
+	})
+}
+
+// ErrSigningKeyWithdrawn is the cause the store gives when it refuses to
+// keep a passport whose signing key was withdrawn after it signed: the
+// withdrawal revokes only what is kept by then, so such a passport is never
+// served. A SubjectStore wraps it in an unavailable issuer.Error.
+var ErrSigningKeyWithdrawn = errors.New("service: the signing key was withdrawn")
+
+// againIfWithdrawn runs issue, and once more when its passport's signing
+// key was withdrawn meanwhile: the keys epoch has changed, so the second
+// run builds a new passport with the key active then.
+func againIfWithdrawn(issue func() (*issuing.Issued, error)) (*issuing.Issued, error) {
+	is, err := issue()
+	if errors.Is(err, ErrSigningKeyWithdrawn) {
+		return issue()
 	}
-	return p.issue(ctx, id, e, d)
+	return is, err
 }
 
 // issue signs e for d and counts the passport issued.
@@ -260,23 +296,25 @@ func (p *Passports) Latest(ctx context.Context, id issuer.AgentID, d issuing.Dis
 	if err != nil {
 		return nil, err
 	}
-	rev, err := p.st.SubjectRevision(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	now := p.now().UTC()
-	e, ok := p.cached(id, rev, now)
-	if !ok {
-		f, joined := p.build(ctx, id, rev, now)
-		prev, held := p.last.Get(id)
-		if e = prev; !joined || !held || hourBucket(prev.draft.Passport.IssuedAt.UTC()) != hourBucket(now) ||
-			keysEpoch(prev.draft.Revision) != keysEpoch(rev) {
-			if e, err = f.wait(ctx); err != nil {
-				return nil, err
+	return againIfWithdrawn(func() (*issuing.Issued, error) {
+		rev, err := p.st.SubjectRevision(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		now := p.now().UTC()
+		e, ok := p.cached(id, rev, now)
+		if !ok {
+			f, joined := p.build(ctx, id, rev, now)
+			prev, held := p.last.Get(id)
+			if e = prev; !joined || !held || hourBucket(prev.draft.Passport.IssuedAt.UTC()) != hourBucket(now) ||
+				keysEpoch(prev.draft.Revision) != keysEpoch(rev) {
+				if e, err = f.wait(ctx); err != nil {
+					return nil, err
+				}
 			}
 		}
-	}
-	return p.issue(ctx, id, e, d)
+		return p.issue(ctx, id, e, d)
+	})
 }
 
 // pinned returns the passport hash issued to id, when it is still held.
@@ -312,11 +350,30 @@ func (p *Passports) assemble(ctx context.Context, id issuer.AgentID) (*issuedDra
 	if at.Before(sub.At) {
 		at = sub.At
 	}
-	draft, err := p.assembleAt(sub, at.UTC().Truncate(time.Second))
+	slot, ref, err := p.reserveStatus(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &issuedDraft{draft: draft, signer: signer, kid: k.KID, signed: map[issuing.Disclosure]signResult{}}, nil
+	draft, err := p.assembleAt(sub, at.UTC().Truncate(time.Second), ref)
+	if err != nil {
+		return nil, err
+	}
+	return &issuedDraft{draft: draft, signer: signer, kid: k.KID, status: slot, signed: map[issuing.Disclosure]signResult{}}, nil
+}
+
+// reserveStatus reserves the status list entry of a passport about to be
+// signed, and returns it with the passport's status member; nil and nil
+// when the issuer keeps no lists.
+func (p *Passports) reserveStatus(ctx context.Context) (*StatusSlot, *passport.StatusRef, error) {
+	if !p.statusLists {
+		return nil, nil, nil
+	}
+	slot, err := p.st.ReserveStatusEntry(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	uri, _ := StatusListURI(p.keys.Issuer(), slot.List)
+	return &slot, &passport.StatusRef{StatusList: passport.StatusListRef{Idx: slot.Idx, URI: uri}}, nil
 }
 
 // assembleUnsigned loads id's subject in one snapshot and assembles a
@@ -328,7 +385,7 @@ func (p *Passports) assembleUnsigned(ctx context.Context, id issuer.AgentID) (*i
 	if err != nil {
 		return nil, err
 	}
-	return p.assembleAt(sub, sub.At.UTC().Truncate(time.Second))
+	return p.assembleAt(sub, sub.At.UTC().Truncate(time.Second), nil)
 }
 
 // loadPublic loads id's subject in one snapshot; a subject without a
@@ -345,8 +402,9 @@ func (p *Passports) loadPublic(ctx context.Context, id issuer.AgentID) (*issuing
 }
 
 // assembleAt assembles sub's passport issued at at, with its evidence
-// collected as of at: no record of the snapshot is later.
-func (p *Passports) assembleAt(sub *issuing.Subject, at time.Time) (*issuing.Draft, error) {
+// collected as of at (no record of the snapshot is later) and status as
+// its status member.
+func (p *Passports) assembleAt(sub *issuing.Subject, at time.Time, status *passport.StatusRef) (*issuing.Draft, error) {
 	pk := make([]byte, PseudonymKeySize)
 	if _, err := io.ReadFull(p.rand, pk); err != nil {
 		return nil, fmt.Errorf("service: pseudonym key: %w", err)
@@ -355,7 +413,7 @@ func (p *Passports) assembleAt(sub *issuing.Subject, at time.Time) (*issuing.Dra
 	if err != nil {
 		return nil, err
 	}
-	return issuing.Assemble(sub, c, issuing.Options{Issuer: p.keys.Issuer(), IssuedAt: at, Validity: p.validity})
+	return issuing.Assemble(sub, c, issuing.Options{Issuer: p.keys.Issuer(), IssuedAt: at, Validity: p.validity, Status: status})
 }
 
 // unsigned returns the assembled passport of id at revision rev as of
@@ -388,7 +446,7 @@ func (p *Passports) sign(ctx context.Context, id issuer.AgentID, e *issuedDraft,
 	if !e.saved {
 		is := r.issued
 		rec := IssuedPassport{
-			PassportHash: is.PassportHash, Subject: id, KID: e.kid, EvidenceFile: is.EvidenceFile,
+			PassportHash: is.PassportHash, Subject: id, KID: e.kid, Status: e.status, EvidenceFile: is.EvidenceFile,
 			IssuedAt: is.Passport.IssuedAt.UTC(), ExpiresAt: is.Passport.ExpiresAt.UTC(),
 		}
 		if err := p.st.SaveIssuedPassport(ctx, rec, rec.ExpiresAt.Add(p.retention)); err != nil {

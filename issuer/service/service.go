@@ -61,6 +61,13 @@
 // behind sealed cursors, and comparisons; only its context-free read of a
 // listed skill writes skill history.
 //
+// # Status lists
+//
+// Every passport [Passports] signs carries an entry of one of the issuer's
+// status lists, reserved as it is assembled; [StatusLists] serves each
+// list as a signed token, encoded again when its entries change and signed
+// again when a key changes (SPEC.md §19.4).
+//
 // # Holder keys
 //
 // [Service.SetHolderKeys] registers the public keys an agent proves it

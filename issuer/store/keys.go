@@ -152,8 +152,8 @@ func (db *DB) RetireSigningKey(ctx context.Context, kid string, publishFor time.
 // publication at now: what it signed stops verifying for whoever fetches
 // the trust file again. A retired key keeps the window it had. It is the
 // one place a withdrawal is written, inside the transaction that changes
-// the keys epoch: whatever else a withdrawal implies for what the key
-// signed (its passports' status) belongs here, in the same transaction.
+// the keys epoch, and it revokes there every kept passport the key signed
+// (revokeSignedBy).
 func withdrawKey(ctx context.Context, q sqlx.ExtContext, k *issuer.SigningKey, now time.Time) error {
 	if _, err := exec(ctx, q, `UPDATE issuer_keys SET status = 'retired', not_after = COALESCE(not_after, ?), publish_until = ?
 		WHERE kid = ?`, now, now, k.KID); err != nil {
@@ -163,7 +163,8 @@ func withdrawKey(ctx context.Context, q sqlx.ExtContext, k *issuer.SigningKey, n
 		k.NotAfter = &now
 	}
 	k.Status, k.PublishUntil = issuer.KeyRetired, &now
-	return nil
+	_, err := revokeSignedBy(ctx, q, k.KID, now)
+	return err
 }
 
 // changeKeys begins a key change inside tx: it serialises it with every

@@ -17,9 +17,9 @@ import (
 )
 
 // SaveIssuedPassport keeps an issued passport and its evidence file
-// (compressed) until purgeAfter, in one transaction that also deletes the
-// passports whose purge time has passed. Saving the same passport hash
-// again changes nothing.
+// (compressed) until purgeAfter, with the status list entry reserved for
+// it, in one transaction that also deletes the passports whose purge time
+// has passed. Saving the same passport hash again changes nothing.
 func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, purgeAfter time.Time) error {
 	// klauspost/compress writes standard gzip at about half the time of
 	// compress/gzip at BestSpeed, and smaller (BenchmarkCompressEvidence);
@@ -32,8 +32,18 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("store: compress evidence: %w", err)
 	}
+	var (
+		statusList *issuer.StatusListID
+		statusIdx  *int
+	)
+	if p.Status != nil {
+		statusList, statusIdx = &p.Status.List, &p.Status.Idx
+	}
 	now := db.timestamp()
 	return db.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := db.checkSigningKey(ctx, tx, p.KID, now); err != nil {
+			return err
+		}
 		a, err := db.loadAgent(ctx, tx, p.Subject)
 		if err != nil {
 			return err
@@ -41,9 +51,9 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 		if _, err := exec(ctx, tx, `DELETE FROM issued_passports WHERE purge_after < ?`, now); err != nil {
 			return fmt.Errorf("store: purge issued passports: %w", err)
 		}
-		_, err = exec(ctx, tx, `INSERT INTO issued_passports (passport_hash, agent_id, issued_at, expires_at, purge_after, kid, evidence_gz)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (passport_hash) DO NOTHING`,
-			p.PassportHash, a.Key, p.IssuedAt.UTC(), p.ExpiresAt.UTC(), purgeAfter.UTC(), p.KID, buf.Bytes())
+		_, err = exec(ctx, tx, `INSERT INTO issued_passports (passport_hash, agent_id, issued_at, expires_at, purge_after, kid, evidence_gz, status_list_id, status_idx)
+			VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT id FROM status_lists WHERE name = ?), ?) ON CONFLICT (passport_hash) DO NOTHING`,
+			p.PassportHash, a.Key, p.IssuedAt.UTC(), p.ExpiresAt.UTC(), purgeAfter.UTC(), p.KID, buf.Bytes(), statusList, statusIdx)
 		if err != nil {
 			return fmt.Errorf("store: save issued passport: %w", err)
 		}
@@ -75,4 +85,33 @@ func (db *DB) IssuedEvidence(ctx context.Context, id issuer.AgentID, hash string
 		return nil, fmt.Errorf("store: issued evidence of %s is over %d bytes", hash, evidence.MaxFileSize)
 	}
 	return b, nil
+}
+
+// checkSigningKey refuses, inside tx, to keep a passport signed by kid once
+// kid is withdrawn (its publication ended at its withdrawal): the key may
+// have been withdrawn between signing and keeping, and its withdrawal
+// revokes only what is kept by then. On PostgreSQL the transaction first
+// holds the keys epoch row FOR SHARE, which every key change updates
+// first, so a withdrawal either commits before the check, which then
+// refuses, or waits for this transaction and revokes the passport it
+// keeps. The check is a statement of its own: one that waited for the lock
+// would still read the key as its own snapshot had it. On SQLite the write
+// transaction already excludes a key change.
+func (db *DB) checkSigningKey(ctx context.Context, tx *sqlx.Tx, kid string, now time.Time) error {
+	if db.engine == Postgres {
+		var epoch string
+		if err := get(ctx, tx, &epoch, `SELECT epoch FROM issuer_keys_epoch FOR SHARE`); err != nil {
+			return fmt.Errorf("store: lock keys epoch: %w", err)
+		}
+	}
+	var kept []string
+	if err := sel(ctx, tx, &kept, `SELECT kid FROM issuer_keys
+		WHERE kid = ? AND (publish_until IS NULL OR publish_until > ?)`, kid, now); err != nil {
+		return fmt.Errorf("store: check signing key: %w", err)
+	}
+	if len(kept) == 0 {
+		return &issuer.Error{Code: issuer.CodeUnavailable, Err: service.ErrSigningKeyWithdrawn,
+			Message: "the passport's signing key was withdrawn while it was issued; ask again"}
+	}
+	return nil
 }

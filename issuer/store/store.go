@@ -64,6 +64,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -120,6 +121,9 @@ type DB struct {
 	// is cheaper and fairer than SQLite's sleeping busy handler, which
 	// remains for writers in other processes.
 	writer chan struct{}
+	// statusList is the status list this process reserves entries in;
+	// nil until the first reservation.
+	statusList atomic.Pointer[openList]
 }
 
 var bindSQLite sync.Once

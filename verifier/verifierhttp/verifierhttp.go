@@ -42,6 +42,10 @@ type Config struct {
 	BodyTimeout time.Duration
 	// Logger receives internal errors; the default discards them.
 	Logger *slog.Logger
+	// Status, when set, supplies the status list of each passport that
+	// names one it may fetch; without it, or for another list, the status
+	// check reports not_checked.
+	Status *StatusFetcher
 }
 
 func (c *Config) defaults() {
@@ -70,6 +74,9 @@ func (c *Config) defaults() {
 //	POST /v1/verify                body: a bundle (optionally gzip-encoded); query: at, subject
 //	POST /v1/verify/presentation   body: a presentation; query: aud, nonce (both required), maxAge (seconds), at, subject
 //	GET  /healthz
+//
+// With Config.Status set, the status check of a passport that names a list
+// the fetcher may fetch consults that list (see [StatusFetcher]).
 //
 // A verification answers 200 with the Result whatever the verdict; errors
 // are RFC 9457 problem details with the reason codes the issuer uses
@@ -129,7 +136,7 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.serve(w, r, passport.MaxBundleSize, func(ctx context.Context, body []byte) (*verifier.Result, error) {
+	h.serve(w, r, passport.MaxBundleSize, policy, statusURIUnverified, func(ctx context.Context, body []byte, policy verifier.Policy) (*verifier.Result, error) {
 		return h.v.Verify(ctx, body, policy)
 	})
 }
@@ -157,7 +164,7 @@ func (h *handler) verifyPresentation(w http.ResponseWriter, r *http.Request) {
 		}
 		pp = pp.WithMaxAge(time.Duration(n) * time.Second)
 	}
-	h.serve(w, r, passport.MaxPresentationSize, func(ctx context.Context, body []byte) (*verifier.Result, error) {
+	h.serve(w, r, passport.MaxPresentationSize, policy, presentationStatusURIUnverified, func(ctx context.Context, body []byte, policy verifier.Policy) (*verifier.Result, error) {
 		return h.v.VerifyPresentation(ctx, body, policy, pp)
 	})
 }
@@ -186,14 +193,24 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request) (verifier.Policy
 	return policy, true
 }
 
-// serve reads a body of at most limit bytes, waits for a slot, and answers
-// with the result of check.
-func (h *handler) serve(w http.ResponseWriter, r *http.Request, limit int, check func(ctx context.Context, body []byte) (*verifier.Result, error)) {
+// serve reads a body of at most limit bytes, adds to policy the status
+// list of the URI statusURI reads in it (see Config.Status), waits for a
+// slot, and answers with the result of check.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, limit int, policy verifier.Policy,
+	statusURI func(body []byte) (string, bool), check func(ctx context.Context, body []byte, policy verifier.Policy) (*verifier.Result, error)) {
 	body, err := httpbody.Read(w, r, httpbody.Options{Limit: int64(limit), Timeout: h.cfg.BodyTimeout})
 	if err != nil {
 		be, _ := errors.AsType[*httpbody.Error](err)
 		writeProblem(w, r, be.Code, be.Detail)
 		return
+	}
+
+	if h.cfg.Status != nil {
+		if uri, ok := statusURI(body); ok {
+			if l := h.cfg.Status.List(r.Context(), uri); l != nil {
+				policy = policy.WithStatusList(l)
+			}
+		}
 	}
 
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.QueueWait)
@@ -206,7 +223,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, limit int, check
 		writeProblem(w, r, problem.Unavailable, "every verification slot is busy")
 		return
 	}
-	res, err := check(r.Context(), body)
+	res, err := check(r.Context(), body, policy)
 	if err != nil {
 		h.cfg.Logger.Warn("verify", "err", err)
 		writeProblem(w, r, problem.Unavailable, "the request was canceled")

@@ -16,9 +16,9 @@ import (
 	"github.com/remnant/passportkit/verifier/verifierhttp"
 )
 
-// newServer serves the vectors' trust file and returns each vector's
-// input, a bundle or a presentation, by name.
-func newServer(t *testing.T, cfg verifierhttp.Config) (*httptest.Server, map[string][]byte) {
+// vectorVerifier returns a verifier of the vectors' trust file and the
+// vectors.
+func vectorVerifier(t *testing.T) (*verifier.Verifier, []vectors.Case) {
 	t.Helper()
 	trustJSON, cases, err := vectors.Load(vectors.FS)
 	if err != nil {
@@ -32,6 +32,14 @@ func newServer(t *testing.T, cfg verifierhttp.Config) (*httptest.Server, map[str
 	if err != nil {
 		t.Fatal(err)
 	}
+	return v, cases
+}
+
+// newServer serves the vectors' trust file and returns each vector's
+// input, a bundle or a presentation, by name.
+func newServer(t *testing.T, cfg verifierhttp.Config) (*httptest.Server, map[string][]byte) {
+	t.Helper()
+	v, cases := vectorVerifier(t)
 	srv := httptest.NewServer(verifierhttp.NewHandler(v, cfg))
 	t.Cleanup(srv.Close)
 	bundles := map[string][]byte{}

@@ -3,7 +3,7 @@
 //
 // The document is the committed file openapi.json, embedded at build time:
 // one path item per route of issuer/httpapi under /api, /.well-known,
-// /healthz, /metrics, /openapi.json and /mcp, with every parameter and its
+// /status, /healthz, /metrics, /openapi.json and /mcp, with every parameter and its
 // bounds, every request body (additionalProperties false wherever the strict
 // decoder refuses unknown members), every response and its schema, the
 // problem details schema whose code enum is the whole vocabulary of
