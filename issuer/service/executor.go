@@ -103,6 +103,13 @@ type Executor interface {
 	// WriteNewOperator writes plan.
 	WriteNewOperator(ctx context.Context, plan *NewOperatorPlan) error
 
+	// LoadPassportStatus reads, and locks, the status list entry of the
+	// issued passport hash names; when there is none, whether the
+	// passport is kept.
+	LoadPassportStatus(ctx context.Context, hash string) (*PassportStatusState, error)
+	// WritePassportStatus writes plan.
+	WritePassportStatus(ctx context.Context, plan *PassportStatusPlan) error
+
 	// LoadCapabilities reads the capabilities agent declares.
 	LoadCapabilities(ctx context.Context, agent int64) ([]string, error)
 	// WriteCapabilities writes plan.

@@ -526,3 +526,47 @@ func TestPlanHolderKeys(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanPassportStatus(t *testing.T) {
+	const subject = 6
+	hash := strings.Repeat("a", 64)
+	entry := func(s issuer.PassportStatus) *PassportStatusState {
+		return &PassportStatusState{Entry: &StatusEntryRecord{Subject: subject, List: 2, ListID: "sl_x", Index: 9, Status: s}, Kept: true}
+	}
+	tests := []struct {
+		name    string
+		st      *PassportStatusState
+		to      issuer.PassportStatus
+		refused issuer.Code
+		changed bool
+		action  string
+	}{
+		{name: "unknown or purged", st: &PassportStatusState{}, to: issuer.PassportRevoked, refused: issuer.CodeNotFound},
+		{name: "kept without an entry", st: &PassportStatusState{Kept: true}, to: issuer.PassportRevoked, refused: issuer.CodeConflict},
+		{name: "revoked", st: entry(issuer.PassportValid), to: issuer.PassportRevoked, changed: true, action: "passport.revoked"},
+		{name: "suspended", st: entry(issuer.PassportValid), to: issuer.PassportSuspended, changed: true, action: "passport.suspended"},
+		{name: "reinstated", st: entry(issuer.PassportSuspended), to: issuer.PassportValid, changed: true, action: "passport.reinstated"},
+		{name: "already so: nothing written", st: entry(issuer.PassportSuspended), to: issuer.PassportSuspended},
+		{name: "a revoked passport stays revoked", st: entry(issuer.PassportRevoked), to: issuer.PassportValid, refused: issuer.CodeConflict},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := issuer.StatusChange{PassportHash: hash, To: tt.to, Reason: "why"}
+			plan, out, err := planPassportStatus(tt.st, ActorAdmin, c, ruleNow, zeros{})
+			wantRefusal(t, err, tt.refused)
+			if err != nil {
+				return
+			}
+			if out.Changed != tt.changed || (plan != nil) != tt.changed || out.List != "sl_x" || out.Index != 9 || out.To != tt.to {
+				t.Fatalf("outcome %+v, plan %+v", out, plan)
+			}
+			if plan == nil {
+				return
+			}
+			if plan.List != 2 || plan.Index != 9 || plan.Status != tt.to || plan.Reason != "why" ||
+				!slices.Equal(subjects(plan.Revisions), []int64{subject}) || plan.Audit.Action != tt.action || plan.Audit.Subject != hash {
+				t.Fatalf("plan %+v, audit %+v", plan, plan.Audit)
+			}
+		})
+	}
+}

@@ -91,6 +91,14 @@ func (e executor) WriteConsultation(ctx context.Context, plan *service.Consultat
 	return writeConsultation(ctx, e.br, plan)
 }
 
+func (e executor) LoadPassportStatus(ctx context.Context, hash string) (*service.PassportStatusState, error) {
+	return loadPassportStatus(ctx, e.br, hash)
+}
+
+func (e executor) WritePassportStatus(ctx context.Context, plan *service.PassportStatusPlan) error {
+	return writePassportStatus(ctx, e.br, plan)
+}
+
 func (e executor) LoadCapabilities(ctx context.Context, agent int64) ([]string, error) {
 	return loadCapabilities(ctx, e.br, agent)
 }

@@ -335,6 +335,13 @@ func exec(ctx context.Context, q sqlx.ExtContext, query string, args ...any) (sq
 	return q.ExecContext(ctx, q.Rebind(query), args...)
 }
 
+// insertID runs an INSERT … RETURNING id and returns the new key.
+func insertID(ctx context.Context, q sqlx.ExtContext, query string, args ...any) (int64, error) {
+	var id int64
+	err := sqlx.GetContext(ctx, q, &id, q.Rebind(query+" RETURNING id"), args...)
+	return id, err
+}
+
 // notFound reports sql.ErrNoRows as a caller-facing not_found error and
 // wraps anything else.
 func notFound(err error, format string, args ...any) error {
