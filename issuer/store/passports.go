@@ -104,12 +104,12 @@ func (db *DB) checkSigningKey(ctx context.Context, tx *sqlx.Tx, kid string, now 
 			return fmt.Errorf("store: lock keys epoch: %w", err)
 		}
 	}
-	var kept []string
-	if err := sel(ctx, tx, &kept, `SELECT kid FROM issuer_keys
-		WHERE kid = ? AND (publish_until IS NULL OR publish_until > ?)`, kid, now); err != nil {
+	var withdrawn []string
+	if err := sel(ctx, tx, &withdrawn, `SELECT kid FROM issuer_keys
+		WHERE kid = ? AND publish_until IS NOT NULL AND publish_until <= ?`, kid, now); err != nil {
 		return fmt.Errorf("store: check signing key: %w", err)
 	}
-	if len(kept) == 0 {
+	if len(withdrawn) > 0 {
 		return &issuer.Error{Code: issuer.CodeUnavailable, Err: service.ErrSigningKeyWithdrawn,
 			Message: "the passport's signing key was withdrawn while it was issued; ask again"}
 	}
