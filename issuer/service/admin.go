@@ -206,7 +206,10 @@ func (a *Admin) RotateKey(ctx context.Context, agent issuer.AgentID, scopes []is
 
 // change runs one change of an agent in one transaction: it reads what q
 // names, lets decide plan the writes (none for a change that changes
-// nothing) and writes them.
+// nothing) and writes them. When q asks for the agent's relations, they
+// are read only once decide has planned a change on the agent alone, and
+// decide runs again with them: a change that changes nothing reads no
+// more than the agent.
 func (a *Admin) change(ctx context.Context, q AgentQuery, decide func(*AgentState) (*AgentPlan, error)) error {
 	return a.st.InTx(ctx, func(ctx context.Context, ex Executor) error {
 		st, err := ex.LoadAgent(ctx, q)
@@ -216,6 +219,14 @@ func (a *Admin) change(ctx context.Context, q AgentQuery, decide func(*AgentStat
 		plan, err := decide(st)
 		if err != nil || plan == nil {
 			return err
+		}
+		if q.Related {
+			if st.Related, err = ex.LoadRelated(ctx, RelatedQuery{Agent: q.Agent}); err != nil {
+				return err
+			}
+			if plan, err = decide(st); err != nil {
+				return err
+			}
 		}
 		return ex.WriteAgent(ctx, plan)
 	})

@@ -13,9 +13,12 @@ type AgentQuery struct {
 	Agent issuer.AgentID
 	// Operator, when set, is an operator to find.
 	Operator issuer.OperatorID
-	// Owner reads the agent's current owner, Related its relations to
-	// other authors (its acts included), and APIKeys its API keys.
-	Owner, Related, APIKeys bool
+	// Owner reads the agent's current owner, and APIKeys its API keys.
+	Owner, APIKeys bool
+	// Related, for a change that changes something, reads the agent's
+	// relations to other authors (its acts included) once the change is
+	// decided on the agent alone.
+	Related bool
 }
 
 // AgentState is what a store read for an [AgentQuery].
@@ -27,7 +30,9 @@ type AgentState struct {
 	// or none was named.
 	Operator int64
 	// Owner is the key of the agent's current owner; 0 for none.
-	Owner   int64
+	Owner int64
+	// Related are the agent's relations to other authors, when the query
+	// asks for them and the change changes something.
 	Related []Relation
 	// LiveKeys counts the agent's API keys not revoked. LatestScopes are
 	// the scopes of its most recent key, as stored; nil when it has none.

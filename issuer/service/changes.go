@@ -10,6 +10,13 @@ import (
 // ActorAdmin is the audit actor of operator commands.
 const ActorAdmin = "admin"
 
+// RelatedQuery names the records whose relations to other authors a
+// store reads: an agent's (all its memories and acts) or one memory's.
+type RelatedQuery struct {
+	Agent  issuer.AgentID
+	Memory issuer.MemoryID
+}
+
 // Relation is one way another author's records involve the records a
 // change touches: an agent's (all its memories and acts) or one memory's.
 // A store reads relations as facts; [Relation.Affected] decides which make

@@ -58,9 +58,12 @@ type SubjectSource interface {
 // Executor is a store's data access inside one transaction, shaped like
 // river's driver executor: for each use case whose rules the service
 // decides, one call reads, and locks, everything the decision needs; the
-// service decides, purely, what changes; one call writes that plan. Each
-// Write call is the last call of its transaction: an adapter may commit
-// with it, and may send each call as one round trip.
+// service decides, purely, what changes; one call writes that plan. (A
+// change that may reach other authors' passports reads their relations
+// in a second call, once it is known to change something, so that one
+// that changes nothing reads no more than its record.) Each Write call is
+// the last call of its transaction: an adapter may commit with it, and
+// may send each call as one round trip.
 type Executor interface {
 	// LoadValidation reads what q's validation needs. It locks the global
 	// aggregate rows of every target's author and of the evaluator, in key
@@ -87,15 +90,18 @@ type Executor interface {
 	// WriteConsultation writes plan.
 	WriteConsultation(ctx context.Context, plan *ConsultationPlan) error
 
-	// LoadModeration reads the memory mem, locking its row, and its
-	// relations to other authors.
+	// LoadModeration reads the memory mem, locking its row.
 	LoadModeration(ctx context.Context, mem issuer.MemoryID) (*ModerationState, error)
 	// WriteModeration writes plan.
 	WriteModeration(ctx context.Context, plan *ModerationPlan) error
 
 	// LoadAgent reads what q names, locking the agent's row before it
-	// reads anything else of the agent.
+	// reads anything else of the agent; not its relations.
 	LoadAgent(ctx context.Context, q AgentQuery) (*AgentState, error)
+	// LoadRelated reads how other authors' records relate to the records
+	// q names, each relation once: a second read of a moderation or of a
+	// change of an agent, once the change is known to change something.
+	LoadRelated(ctx context.Context, q RelatedQuery) ([]Relation, error)
 	// WriteAgent writes plan.
 	WriteAgent(ctx context.Context, plan *AgentPlan) error
 	// WriteNewAgent writes plan.

@@ -13,8 +13,8 @@ type ModerationState struct {
 	// Memory is the memory, locked until the transaction ends; nil when
 	// it does not exist.
 	Memory *MemoryRecord
-	// Related are the other authors whose memories link to the memory or
-	// to which it links.
+	// Related are the memory's relations to other authors: read, once a
+	// moderation changes its status, by [Executor.LoadRelated].
 	Related []Relation
 }
 
@@ -49,6 +49,14 @@ func moderate(ctx context.Context, tx Transactor, now func() time.Time, rand io.
 		var plan *ModerationPlan
 		plan, prev, err = planModeration(st, actor, mem, m, now(), rand)
 		if err != nil || plan == nil {
+			return err
+		}
+		// The status changes: whose passports that reaches is decided on
+		// the memory's relations, read now.
+		if st.Related, err = ex.LoadRelated(ctx, RelatedQuery{Memory: mem}); err != nil {
+			return err
+		}
+		if plan, _, err = planModeration(st, actor, mem, m, now(), rand); err != nil {
 			return err
 		}
 		return ex.WriteModeration(ctx, plan)

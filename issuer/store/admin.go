@@ -32,24 +32,32 @@ func audit(ctx context.Context, tx sqlx.ExtContext, at any, actor, action, subje
 // that follows.
 const agentKey = `(SELECT id FROM agents WHERE public_id = ?)`
 
-// relatedTo reads, for the records of an agent (agentRelated) or of one
+// loadRelated reads, for the records of an agent (agentRelated) or of one
 // memory (memoryRelated), the other authors whose records involve them,
-// each relation once: the authors of memories linking to them, of memories
-// they link to, and, for an agent, of memories it validated or reported an
-// outcome on. Which relation makes whose passport stale is the service's
-// decision (service.Relation.Affected).
-func relatedTo(b *batch, st *[]service.Relation, query string, args ...any) {
+// each relation once, in one statement: the authors of memories linking
+// to them, of memories they link to, and, for an agent, of memories it
+// validated or reported an outcome on. Which relation makes whose passport
+// stale is the service's decision (service.Relation.Affected).
+func loadRelated(ctx context.Context, br batchRunner, q service.RelatedQuery) ([]service.Relation, error) {
+	query, args := memoryRelated, []any{q.Memory, q.Memory}
+	if q.Agent != "" {
+		query, args = agentRelated, []any{q.Agent, q.Agent, q.Agent, q.Agent}
+	}
+	var out []service.Relation
+	var b batch
 	b.read(func(r rows) error {
 		var rel service.Relation
-		if err := r.Scan(&rel.Author, &rel.Kind, &rel.Link); err != nil {
-			return err
-		}
-		*st = append(*st, rel)
-		return nil
+		err := r.Scan(&rel.Author, &rel.Kind, &rel.Link)
+		out = append(out, rel)
+		return err
 	}, query, args...)
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read related authors: %w", err)
+	}
+	return out, nil
 }
 
-// agentRelated is relatedTo's query for the agent its four parameters
+// agentRelated is loadRelated's query for the agent its four parameters
 // name by public ID.
 const agentRelated = `SELECT m.author_id, 'linking_to', l.kind FROM memory_links l
 		JOIN memories m ON m.id = l.memory_id JOIN memories t ON t.id = l.target_id WHERE t.author_id = ` + agentKey + `
@@ -62,7 +70,7 @@ const agentRelated = `SELECT m.author_id, 'linking_to', l.kind FROM memory_links
 // that follows.
 const memoryKey = `(SELECT id FROM memories WHERE public_id = ?)`
 
-// memoryRelated is relatedTo's query for the memory its two parameters
+// memoryRelated is loadRelated's query for the memory its two parameters
 // name by public ID.
 const memoryRelated = `SELECT m.author_id, 'linking_to', l.kind FROM memory_links l
 		JOIN memories m ON m.id = l.memory_id WHERE l.target_id = ` + memoryKey + `
@@ -70,7 +78,7 @@ const memoryRelated = `SELECT m.author_id, 'linking_to', l.kind FROM memory_link
 		JOIN memories t ON t.id = l.target_id WHERE l.memory_id = ` + memoryKey
 
 // loadAgent reads what q names in one batch: the operator, then the agent
-// locked, its current owner and its relations. The statements find the
+// locked, with its current owner and keys. The statements find the
 // agent by its public ID, so that none waits for another's answer.
 func loadAgent(ctx context.Context, br batchRunner, q service.AgentQuery) (*service.AgentState, error) {
 	st := &service.AgentState{}
@@ -79,7 +87,12 @@ func loadAgent(ctx context.Context, br batchRunner, q service.AgentQuery) (*serv
 		b.read(func(r rows) error { return r.Scan(&st.Operator) }, `SELECT id FROM operators WHERE public_id = ?`, q.Operator)
 	}
 	if q.Agent != "" {
+		// The owner and the keys are read with the agent's row, in one
+		// statement.
 		cols := `a.id, a.status, a.visibility`
+		if q.Owner {
+			cols += `, (SELECT o.operator_id FROM agent_owner_bindings o WHERE o.agent_id = a.id AND o.unbound_at IS NULL)`
+		}
 		if q.APIKeys {
 			cols += `, (SELECT COUNT(*) FROM api_keys k WHERE k.agent_id = a.id AND k.revoked_at IS NULL),
 				(SELECT k.scopes FROM api_keys k WHERE k.agent_id = a.id ORDER BY k.id DESC LIMIT 1)`
@@ -87,7 +100,11 @@ func loadAgent(ctx context.Context, br batchRunner, q service.AgentQuery) (*serv
 		b.read(func(r rows) error {
 			a := &service.AgentRecord{}
 			dest := []any{&a.Key, &a.Status, &a.Visibility}
+			var owner sql.NullInt64
 			var scopes sql.NullString
+			if q.Owner {
+				dest = append(dest, &owner)
+			}
 			if q.APIKeys {
 				dest = append(dest, &st.LiveKeys, &scopes)
 			}
@@ -97,16 +114,9 @@ func loadAgent(ctx context.Context, br batchRunner, q service.AgentQuery) (*serv
 			if scopes.Valid {
 				st.LatestScopes = &scopes.String
 			}
-			st.Agent = a
+			st.Agent, st.Owner = a, owner.Int64
 			return nil
 		}, `SELECT `+cols+` FROM agents a WHERE a.public_id = ?`+br.rowLock(), q.Agent)
-		if q.Owner {
-			b.read(func(r rows) error { return r.Scan(&st.Owner) },
-				`SELECT operator_id FROM agent_owner_bindings WHERE agent_id = `+agentKey+` AND unbound_at IS NULL`, q.Agent)
-		}
-		if q.Related {
-			relatedTo(&b, &st.Related, agentRelated, q.Agent, q.Agent, q.Agent, q.Agent)
-		}
 	}
 	if err := br.run(ctx, b, false); err != nil {
 		return nil, fmt.Errorf("store: read agent: %w", err)
@@ -180,8 +190,7 @@ func writeNewOperator(ctx context.Context, br batchRunner, plan *service.NewOper
 	return nil
 }
 
-// loadModeration reads the memory mem, locked, and its relations, in one
-// batch.
+// loadModeration reads the memory mem, locked.
 func loadModeration(ctx context.Context, br batchRunner, mem issuer.MemoryID) (*service.ModerationState, error) {
 	st := &service.ModerationState{}
 	var b batch
@@ -194,7 +203,6 @@ func loadModeration(ctx context.Context, br batchRunner, mem issuer.MemoryID) (*
 		return nil
 	}, `SELECT id, author_id, (SELECT status FROM agents WHERE id = author_id), status, visibility
 		FROM memories WHERE public_id = ?`+br.rowLock(), mem)
-	relatedTo(&b, &st.Related, memoryRelated, mem, mem)
 	if err := br.run(ctx, b, false); err != nil {
 		return nil, fmt.Errorf("store: read memory: %w", err)
 	}

@@ -63,6 +63,10 @@ func (e executor) LoadAgent(ctx context.Context, q service.AgentQuery) (*service
 	return loadAgent(ctx, e.br, q)
 }
 
+func (e executor) LoadRelated(ctx context.Context, q service.RelatedQuery) ([]service.Relation, error) {
+	return loadRelated(ctx, e.br, q)
+}
+
 func (e executor) WriteAgent(ctx context.Context, plan *service.AgentPlan) error {
 	return writeAgent(ctx, e.br, plan)
 }

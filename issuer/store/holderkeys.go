@@ -19,7 +19,7 @@ var _ service.HolderKeyStore = (*DB)(nil)
 
 // loadHolderKeyState locks agent's row, so that two replacements of one
 // agent's set take turns, then reads its holder keys and the agents the
-// keys named by thumbprints are bound to, in one batch.
+// keys named by thumbprints are bound to, in one batch of two statements.
 func loadHolderKeyState(ctx context.Context, br batchRunner, agent int64, thumbprints []string) (*service.HolderKeyState, error) {
 	st := &service.HolderKeyState{Owners: map[string]int64{}}
 	var b batch
@@ -27,29 +27,32 @@ func loadHolderKeyState(ctx context.Context, br batchRunner, agent int64, thumbp
 		var id int64
 		return r.Scan(&id)
 	}, `SELECT id FROM agents WHERE id = ?`+br.rowLock(), agent)
+	// One statement reads the agent's keys and those of the keys named.
+	args := []any{agent}
+	for _, t := range thumbprints {
+		args = append(args, t)
+	}
+	named := "NULL"
+	if len(thumbprints) > 0 {
+		named = placeholders(len(thumbprints))
+	}
 	b.read(func(r rows) error {
 		var k issuer.HolderKey
+		var owner int64
 		var jwk string
-		if err := r.Scan(&k.Thumbprint, &k.Algorithm, &jwk, &k.CreatedAt); err != nil {
+		if err := r.Scan(&k.Thumbprint, &owner, &k.Algorithm, &jwk, &k.CreatedAt); err != nil {
 			return err
 		}
 		k.JWK, k.CreatedAt = json.RawMessage(jwk), k.CreatedAt.UTC()
-		st.Held = append(st.Held, k)
-		return nil
-	}, `SELECT thumbprint, alg, jwk, created_at FROM agent_holder_keys WHERE agent_id = ?`, agent)
-	if len(thumbprints) > 0 {
-		args := make([]any, len(thumbprints))
-		for i, t := range thumbprints {
-			args[i] = t
+		if owner == agent {
+			st.Held = append(st.Held, k)
 		}
-		b.read(func(r rows) error {
-			var t string
-			var owner int64
-			err := r.Scan(&t, &owner)
-			st.Owners[t] = owner
-			return err
-		}, `SELECT thumbprint, agent_id FROM agent_holder_keys WHERE thumbprint IN (`+placeholders(len(args))+`)`, args...)
-	}
+		if slices.Contains(thumbprints, k.Thumbprint) {
+			st.Owners[k.Thumbprint] = owner
+		}
+		return nil
+	}, `SELECT thumbprint, agent_id, alg, jwk, created_at FROM agent_holder_keys
+		WHERE agent_id = ? OR thumbprint IN (`+named+`)`, args...)
 	if err := br.run(ctx, b, false); err != nil {
 		return nil, fmt.Errorf("store: read holder keys: %w", err)
 	}
