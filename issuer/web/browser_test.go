@@ -288,6 +288,9 @@ const readRows = `[...document.querySelectorAll("table.skills tbody.skill")].map
 // verification form with a real and a tampered bundle, the discovery page,
 // an accessibility check of every page, and screenshots.
 func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
 	ctx := browser(t)
 	sh := &shots{}
 	for i, engine := range storetest.Engines(t) {

@@ -3,7 +3,8 @@
 // a database. When PASSPORTKIT_CI is set (.ci/run sets it) PostgreSQL is
 // required, and a missing URL fails the test; elsewhere the PostgreSQL half
 // is skipped with a notice. The generic CI variable, which every hosted CI
-// sets, changes nothing.
+// sets, changes nothing. Under -short (the fast lane) only SQLite is
+// tested.
 //
 // Each PostgreSQL store lives in its own schema, dropped when the test ends;
 // each SQLite store is a file in the test's temporary directory.
@@ -41,11 +42,17 @@ const EnvRequired = "PASSPORTKIT_CI"
 // Required reports whether EnvRequired is set.
 func Required() bool { return os.Getenv(EnvRequired) != "" }
 
-var notice sync.Once
+var notice, shortNotice sync.Once
 
 // Engines returns the engines to test on.
 func Engines(t testing.TB) []store.Engine {
 	t.Helper()
+	if testing.Short() {
+		shortNotice.Do(func() {
+			fmt.Fprintln(os.Stderr, "storetest: -short: only SQLite is tested; the full lane tests PostgreSQL too")
+		})
+		return []store.Engine{store.SQLite}
+	}
 	if os.Getenv(EnvURL) != "" {
 		return []store.Engine{store.SQLite, store.Postgres}
 	}
@@ -68,7 +75,10 @@ func Run(t *testing.T, f func(t *testing.T, db *store.DB)) {
 			f(t, Open(t, e, store.Options{}))
 		})
 	}
-	if os.Getenv(EnvURL) == "" {
+	switch {
+	case testing.Short():
+		t.Run(string(store.Postgres), func(t *testing.T) { t.Skip("-short tests SQLite only") })
+	case os.Getenv(EnvURL) == "":
 		t.Run(string(store.Postgres), func(t *testing.T) {
 			t.Skipf("%s is not set", EnvURL)
 		})
