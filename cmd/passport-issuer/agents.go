@@ -6,7 +6,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
-	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/service"
 )
 
 // agentsCmd groups the agent commands.
@@ -37,25 +37,15 @@ func (c *agentsCreateCmd) Run(e *env) error {
 			return cli.Usage(err)
 		}
 	}
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	a, err := db.CreateAgent(e.ctx, store.NewAgent{
-		Name: c.Name, Description: c.Description, Operator: op, Scopes: scopes, Visibility: issuer.Visibility(c.Visibility),
+	return e.withAdmin(func(adm *service.Admin) error {
+		a, err := adm.CreateAgent(e.ctx, service.NewAgent{
+			Name: c.Name, Description: c.Description, Operator: op, Scopes: scopes, Visibility: issuer.Visibility(c.Visibility),
+		})
+		if err != nil {
+			return err
+		}
+		return printKey(e, c.JSON, a.ID, a.Key, "agent %s created\n")
 	})
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return json.NewEncoder(e.stdout).Encode(struct {
-			PublicID issuer.AgentID `json:"publicId"`
-			APIKey   issuer.APIKey  `json:"apiKey"`
-		}{a.ID, a.Key})
-	}
-	fmt.Fprintf(e.stdout, "agent %s created\nAPI key (shown once): %s\n", a.ID, a.Key)
-	return nil
 }
 
 type agentsSetStatusCmd struct {
@@ -64,28 +54,25 @@ type agentsSetStatusCmd struct {
 }
 
 func (c *agentsSetStatusCmd) Run(e *env) error {
-	return changeAgent(e, c.Agent, c.Status, func(db *store.DB, agent issuer.AgentID) error {
-		return db.SetAgentStatus(e.ctx, agent, issuer.AgentStatus(c.Status))
+	return changeAgent(e, c.Agent, c.Status, func(a *service.Admin, agent issuer.AgentID) error {
+		return a.SetAgentStatus(e.ctx, agent, issuer.AgentStatus(c.Status))
 	})
 }
 
 // changeAgent applies change to the agent named by arg and says what the
 // agent now is.
-func changeAgent(e *env, arg, now string, change func(*store.DB, issuer.AgentID) error) error {
+func changeAgent(e *env, arg, now string, change func(*service.Admin, issuer.AgentID) error) error {
 	agent, err := issuer.ParseAgentID(arg)
 	if err != nil {
 		return cli.Usage(err)
 	}
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := change(db, agent); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, now)
-	return nil
+	return e.withAdmin(func(a *service.Admin) error {
+		if err := change(a, agent); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "agent %s is %s\n", agent, now)
+		return nil
+	})
 }
 
 type agentsSetVisibilityCmd struct {
@@ -94,8 +81,8 @@ type agentsSetVisibilityCmd struct {
 }
 
 func (c *agentsSetVisibilityCmd) Run(e *env) error {
-	return changeAgent(e, c.Agent, c.Visibility, func(db *store.DB, agent issuer.AgentID) error {
-		return db.SetAgentVisibility(e.ctx, agent, issuer.Visibility(c.Visibility))
+	return changeAgent(e, c.Agent, c.Visibility, func(a *service.Admin, agent issuer.AgentID) error {
+		return a.SetAgentVisibility(e.ctx, agent, issuer.Visibility(c.Visibility))
 	})
 }
 
@@ -116,21 +103,24 @@ func (c *agentsRotateKeyCmd) Run(e *env) error {
 			return cli.Usage(err)
 		}
 	}
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	key, err := db.RotateKey(e.ctx, agent, scopes)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
+	return e.withAdmin(func(a *service.Admin) error {
+		key, err := a.RotateKey(e.ctx, agent, scopes)
+		if err != nil {
+			return err
+		}
+		return printKey(e, c.JSON, agent, key, "earlier keys of %s revoked\n")
+	})
+}
+
+// printKey prints an agent's new API key: as {"publicId", "apiKey"} in
+// JSON, or after the line that format gives with the agent.
+func printKey(e *env, asJSON bool, agent issuer.AgentID, key issuer.APIKey, format string) error {
+	if asJSON {
 		return json.NewEncoder(e.stdout).Encode(struct {
 			PublicID issuer.AgentID `json:"publicId"`
 			APIKey   issuer.APIKey  `json:"apiKey"`
 		}{agent, key})
 	}
-	fmt.Fprintf(e.stdout, "earlier keys of %s revoked\nAPI key (shown once): %s\n", agent, key)
+	fmt.Fprintf(e.stdout, format+"API key (shown once): %s\n", agent, key)
 	return nil
 }

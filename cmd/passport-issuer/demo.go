@@ -275,11 +275,11 @@ just now, fresh for five minutes; fetch it again from the issuer with curl -fsS 
 `, f(demoStatus), f(demoStatus), status.StatusList.URI, verify, f(demoStatus), f(demoPresentation))
 }
 
-// build builds w in the database, or finds it there, on a store whose clock
-// and identifiers the build controls.
+// build builds w in the database, or finds it there, through use cases
+// (and a store) whose clock and identifiers the build controls.
 func (c *demoCmd) build(e *env, w *demoworld.World) (*demoworld.Result, error) {
 	clock, ids := &demoworld.Clock{}, &demoworld.IDs{}
-	db, err := store.Open(e.ctx, e.dbURL, store.Options{Logger: e.log, Now: clock.Now, Rand: ids})
+	db, err := store.Open(e.ctx, e.dbURL, store.Options{Logger: e.log, Now: clock.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -291,8 +291,7 @@ func (c *demoCmd) build(e *env, w *demoworld.World) (*demoworld.Result, error) {
 	for _, m := range applied {
 		e.log.Info("applied migration", "version", m.Version, "name", m.Name)
 	}
-	app := service.New(db, service.Options{Now: clock.Now})
-	res, err := demoworld.Build(e.ctx, w, demoworld.Env{Admin: db, Service: app, Clock: clock, IDs: ids, Anchor: time.Now()})
+	res, err := demoworld.Build(e.ctx, w, demoworld.NewEnv(db, clock, ids, time.Now()))
 	if errors.Is(err, demoworld.ErrIncomplete) {
 		return nil, fmt.Errorf("%w; use a fresh database (or another --seed) and run demo again", err)
 	}

@@ -2,12 +2,11 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/alecthomas/kong"
 
-	"github.com/remnant/passportkit/internal/calendar"
 	"github.com/remnant/passportkit/issuer/service"
+	"github.com/remnant/passportkit/issuer/store"
 )
 
 // indexCmd groups the commands of the discovery index.
@@ -25,25 +24,21 @@ func (c *indexCmd) AfterApply(kctx *kong.Context) error {
 	return nil
 }
 
-// discovery opens the database and the discovery use case over it. It
+// withDiscovery runs fn with the discovery use case over the database. It
 // signs nothing: the keyring only names the issuer.
-func (e *env) discovery(f *keyFlags) (*service.Discovery, func(), error) {
-	db, err := e.open()
-	if err != nil {
-		return nil, nil, err
-	}
-	ring, err := f.keyring(db)
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	sealer, err := cursorSealer(e.ctx, db)
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	passports := service.NewPassports(db, ring, service.PassportOptions{})
-	return service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log}), func() { db.Close() }, nil
+func (e *env) withDiscovery(f *keyFlags, fn func(*service.Discovery) error) error {
+	return e.withStore(func(db *store.DB) error {
+		ring, err := f.keyring(db)
+		if err != nil {
+			return err
+		}
+		sealer, err := cursorSealer(e.ctx, db)
+		if err != nil {
+			return err
+		}
+		passports := service.NewPassports(db, ring, service.PassportOptions{})
+		return fn(service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log}))
+	})
 }
 
 type indexRebuildCmd struct {
@@ -51,56 +46,46 @@ type indexRebuildCmd struct {
 }
 
 func (c *indexRebuildCmd) Run(e *env, f *keyFlags) error {
-	d, done, err := e.discovery(f)
-	if err != nil {
-		return err
-	}
-	defer done()
-	rep, err := d.Rebuild(e.ctx, c.Workers, func(n int) { e.log.Debug("index rebuild", "agents", n) })
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "rebuilt the entries of %s", plural(rep.Indexed, "agent", "agents"))
-	if rep.Skipped > 0 {
-		fmt.Fprintf(e.stdout, " (%d changed meanwhile and await re-indexing)", rep.Skipped)
-	}
-	fmt.Fprintln(e.stdout)
-	printIndexStatus(e, rep.Status)
-	return nil
+	return e.withDiscovery(f, func(d *service.Discovery) error {
+		rep, err := d.Rebuild(e.ctx, c.Workers, func(n int) { e.log.Debug("index rebuild", "agents", n) })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "rebuilt the entries of %s", plural(rep.Indexed, "agent", "agents"))
+		if rep.Skipped > 0 {
+			fmt.Fprintf(e.stdout, " (%d changed meanwhile and await re-indexing)", rep.Skipped)
+		}
+		fmt.Fprintln(e.stdout)
+		printIndexStatus(e, rep.Status)
+		return nil
+	})
 }
 
 type indexSyncCmd struct{}
 
 func (c *indexSyncCmd) Run(e *env, f *keyFlags) error {
-	d, done, err := e.discovery(f)
-	if err != nil {
-		return err
-	}
-	defer done()
-	rep, err := d.Sync(e.ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "indexed %s\n", plural(rep.Indexed, "agent", "agents"))
-	printIndexStatus(e, rep.Status)
-	return nil
+	return e.withDiscovery(f, func(d *service.Discovery) error {
+		rep, err := d.Sync(e.ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "indexed %s\n", plural(rep.Indexed, "agent", "agents"))
+		printIndexStatus(e, rep.Status)
+		return nil
+	})
 }
 
 type indexStatusCmd struct{}
 
-func (c *indexStatusCmd) Run(e *env) error {
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	now := time.Now().UTC()
-	st, err := db.CheckPending(e.ctx, calendar.Of(now).String(), now)
-	if err != nil {
-		return err
-	}
-	printIndexStatus(e, st)
-	return nil
+func (c *indexStatusCmd) Run(e *env, f *keyFlags) error {
+	return e.withDiscovery(f, func(d *service.Discovery) error {
+		st, err := d.CheckPending(e.ctx)
+		if err != nil {
+			return err
+		}
+		printIndexStatus(e, st)
+		return nil
+	})
 }
 
 func printIndexStatus(e *env, st service.IndexStatus) {

@@ -60,16 +60,13 @@ func (c *keysCmd) AfterApply(kctx *kong.Context) error {
 
 // withKeyring opens the database and the keyring and runs fn.
 func withKeyring(e *env, f *keyFlags, fn func(*keyring.Keyring) error) error {
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	r, err := f.keyring(db)
-	if err != nil {
-		return err
-	}
-	return fn(r)
+	return e.withStore(func(db *store.DB) error {
+		r, err := f.keyring(db)
+		if err != nil {
+			return err
+		}
+		return fn(r)
+	})
 }
 
 func stamp(t *time.Time) string {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 )
 
@@ -71,6 +72,23 @@ func (e *env) open() (*store.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// withStore runs fn on the database named by --db, opened as open does,
+// and closes it.
+func (e *env) withStore(fn func(db *store.DB) error) error {
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
+}
+
+// withAdmin runs fn with the operator's use cases over the database named
+// by --db.
+func (e *env) withAdmin(fn func(a *service.Admin) error) error {
+	return e.withStore(func(db *store.DB) error { return fn(service.NewAdmin(db, service.AdminOptions{})) })
 }
 
 func main() {

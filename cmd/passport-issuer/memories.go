@@ -5,7 +5,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
-	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/service"
 )
 
 // memoriesCmd groups the memory commands.
@@ -28,15 +28,12 @@ func (c *memoriesModerateCmd) Run(e *env) error {
 	if err != nil {
 		return cli.Usage(err)
 	}
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	prev, err := db.ModerateMemory(e.ctx, store.ActorAdmin, id, mod)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "memory %s: %s -> %s\n", id, prev, mod.Status)
-	return nil
+	return e.withAdmin(func(a *service.Admin) error {
+		prev, err := a.ModerateMemory(e.ctx, id, mod)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "memory %s: %s -> %s\n", id, prev, mod.Status)
+		return nil
+	})
 }

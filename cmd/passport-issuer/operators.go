@@ -6,6 +6,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 )
 
 // operatorsCmd groups the operator commands.
@@ -20,20 +21,17 @@ type operatorsCreateCmd struct {
 }
 
 func (c *operatorsCreateCmd) Run(e *env) error {
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	id, err := db.CreateOperator(e.ctx, c.Name)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return json.NewEncoder(e.stdout).Encode(map[string]issuer.OperatorID{"id": id})
-	}
-	fmt.Fprintf(e.stdout, "operator %s created\n", id)
-	return nil
+	return e.withAdmin(func(a *service.Admin) error {
+		id, err := a.CreateOperator(e.ctx, c.Name)
+		if err != nil {
+			return err
+		}
+		if c.JSON {
+			return json.NewEncoder(e.stdout).Encode(map[string]issuer.OperatorID{"id": id})
+		}
+		fmt.Fprintf(e.stdout, "operator %s created\n", id)
+		return nil
+	})
 }
 
 type operatorsAddAgentCmd struct {
@@ -50,14 +48,11 @@ func (c *operatorsAddAgentCmd) Run(e *env) error {
 	if err != nil {
 		return cli.Usage(err)
 	}
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := db.BindOwner(e.ctx, op, agent); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "agent %s is owned by %s from now on\n", agent, op)
-	return nil
+	return e.withAdmin(func(a *service.Admin) error {
+		if err := a.BindOwner(e.ctx, op, agent); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "agent %s is owned by %s from now on\n", agent, op)
+		return nil
+	})
 }

@@ -74,11 +74,11 @@ func recordWorld(t *testing.T, dsn string) issuer.AgentID {
 	defer db.Close()
 	svc := service.New(db, service.Options{})
 	agent := func(name string) issuer.Principal {
-		op, err := db.CreateOperator(ctx, name+" Inc")
+		op, err := storetest.Admin(db).CreateOperator(ctx, name+" Inc")
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := db.CreateAgent(ctx, store.NewAgent{Name: name, Operator: op})
+		a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: name, Operator: op})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/issuing"
 	"github.com/remnant/passportkit/issuer/service"
+	"github.com/remnant/passportkit/issuer/store"
 )
 
 // passportsCmd groups the passport commands.
@@ -40,16 +41,15 @@ func (c *passportsIssueCmd) Run(e *env, f *keyFlags) error {
 	if err != nil {
 		return cli.Usage(err)
 	}
-	db, err := e.open()
-	if err != nil {
+	var is *issuing.Issued
+	err = e.withStore(func(db *store.DB) error {
+		r, err := f.keyring(db)
+		if err != nil {
+			return err
+		}
+		is, err = service.NewPassports(db, r, service.PassportOptions{}).Issue(e.ctx, id, issuing.Disclosure(c.Disclose))
 		return err
-	}
-	defer db.Close()
-	r, err := f.keyring(db)
-	if err != nil {
-		return err
-	}
-	is, err := service.NewPassports(db, r, service.PassportOptions{}).Issue(e.ctx, id, issuing.Disclosure(c.Disclose))
+	})
 	if err != nil {
 		return err
 	}

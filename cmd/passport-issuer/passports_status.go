@@ -6,7 +6,6 @@ import (
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/service"
-	"github.com/remnant/passportkit/issuer/store"
 )
 
 // passportStatusArgs are what revoke, suspend and reinstate take.
@@ -46,12 +45,11 @@ func (c *passportStatusArgs) set(e *env, f *keyFlags, to issuer.PassportStatus) 
 	if err != nil {
 		return cli.Usage(err)
 	}
-	db, err := e.open()
-	if err != nil {
+	var out issuer.StatusOutcome
+	err = e.withAdmin(func(a *service.Admin) error {
+		out, err = a.SetPassportStatus(e.ctx, change)
 		return err
-	}
-	defer db.Close()
-	out, err := db.SetPassportStatus(e.ctx, store.ActorAdmin, change)
+	})
 	if err != nil {
 		return err
 	}

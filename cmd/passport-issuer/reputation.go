@@ -9,7 +9,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
-	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/service"
 )
 
 // reputationCmd groups the reputation commands.
@@ -23,40 +23,37 @@ type reputationRecountCmd struct {
 }
 
 func (c *reputationRecountCmd) Run(e *env) error {
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	drift, err := db.CheckActivity(e.ctx)
-	if err != nil {
-		return err
-	}
-	if len(drift) == 0 {
-		fmt.Fprintln(e.stdout, "activity counters match history")
-	} else {
-		printDrift(e.stdout, drift)
-	}
-	if c.Check {
-		if len(drift) > 0 {
-			fmt.Fprintf(e.stdout, "the activity counters of %s differ from history; `passport-issuer reputation recount` corrects them\n",
-				plural(len(drift), "agent", "agents"))
-			return cli.Silent(cli.ExitFailed)
+	return e.withAdmin(func(a *service.Admin) error {
+		drift, err := a.CheckActivity(e.ctx)
+		if err != nil {
+			return err
 		}
+		if len(drift) == 0 {
+			fmt.Fprintln(e.stdout, "activity counters match history")
+		} else {
+			printDrift(e.stdout, drift)
+		}
+		if c.Check {
+			if len(drift) > 0 {
+				fmt.Fprintf(e.stdout, "the activity counters of %s differ from history; `passport-issuer reputation recount` corrects them\n",
+					plural(len(drift), "agent", "agents"))
+				return cli.Silent(cli.ExitFailed)
+			}
+			return nil
+		}
+		n, err := a.RebuildActivity(e.ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "corrected the activity counters of %s\n", plural(n, "agent", "agents"))
 		return nil
-	}
-	n, err := db.RebuildActivity(e.ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "corrected the activity counters of %s\n", plural(n, "agent", "agents"))
-	return nil
+	})
 }
 
 // printDrift writes an aligned table with one row per counter that
 // differs from history: the agent, the counter as the API names it, the
 // stored figure and the counted one.
-func printDrift(w io.Writer, drift []store.ActivityDrift) {
+func printDrift(w io.Writer, drift []service.ActivityDrift) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "agent\tcounter\tstored\tcounted")
 	for _, d := range drift {
@@ -86,30 +83,27 @@ func (c *reputationRebuildCmd) Run(e *env) error {
 	if err != nil {
 		return cli.Usage(err)
 	}
-	db, err := e.open()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	var progress func(done, total int)
 	if isTerminal(e.stderr) {
 		progress = func(done, total int) { drawBar(e.stderr, done, total) }
 	}
-	rep, err := db.RebuildReputation(e.ctx, agent, progress)
-	if progress != nil {
-		fmt.Fprintln(e.stderr)
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "rebuilt %s from %s in %s\n", rep.Agent, plural(rep.Events, "journal entry", "journal entries"), plural(rep.Domains, "domain", "domains"))
-	fmt.Fprintf(e.stdout, "score %s, trust %s; %s checked\n", rep.Score, rep.Trust, plural(rep.Memories, "memory summary", "memory summaries"))
-	if rep.Corrected == 0 {
-		fmt.Fprintln(e.stdout, "derived records matched the journal; nothing rewritten")
-	} else {
-		fmt.Fprintf(e.stdout, "corrected %s\n", plural(rep.Corrected, "derived record", "derived records"))
-	}
-	return nil
+	return e.withAdmin(func(a *service.Admin) error {
+		rep, err := a.RebuildReputation(e.ctx, agent, progress)
+		if progress != nil {
+			fmt.Fprintln(e.stderr)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "rebuilt %s from %s in %s\n", rep.Agent, plural(rep.Events, "journal entry", "journal entries"), plural(rep.Domains, "domain", "domains"))
+		fmt.Fprintf(e.stdout, "score %s, trust %s; %s checked\n", rep.Score, rep.Trust, plural(rep.Memories, "memory summary", "memory summaries"))
+		if rep.Corrected == 0 {
+			fmt.Fprintln(e.stdout, "derived records matched the journal; nothing rewritten")
+		} else {
+			fmt.Fprintf(e.stdout, "corrected %s\n", plural(rep.Corrected, "derived record", "derived records"))
+		}
+		return nil
+	})
 }
 
 // isTerminal reports whether w is a character device, such as a terminal.

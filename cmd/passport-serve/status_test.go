@@ -92,7 +92,7 @@ func (li *loopbackIssuer) get(t *testing.T, path string) []byte {
 // passportOf creates an agent and returns its passport's bundle and hash.
 func (li *loopbackIssuer) passportOf(t *testing.T, name string) ([]byte, string) {
 	t.Helper()
-	a, err := li.db.CreateAgent(context.Background(), store.NewAgent{Name: name})
+	a, err := storetest.Admin(li.db).CreateAgent(context.Background(), service.NewAgent{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestServeAppliesTheStatusList(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := li.db.SetPassportStatus(context.Background(), store.ActorAdmin, c); err != nil {
+			if _, err := storetest.Admin(li.db).SetPassportStatus(context.Background(), c); err != nil {
 				t.Fatal(err)
 			}
 			trust := filepath.Join(t.TempDir(), "trust.json")

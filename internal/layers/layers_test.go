@@ -129,6 +129,8 @@ func TestLayers(t *testing.T) {
 		why     string
 	}{
 		{[]string{"issuer/httpapi/", "issuer/mcpserver/", "issuer/web/"}, "issuer/store", "transports reach the data through the service"},
+		{[]string{"issuer/keyring"}, "issuer/store", "the keyring declares the store it needs in its own types"},
+		{[]string{"issuer/demoworld"}, "issuer/store", "the demo world is built through the use cases"},
 		{[]string{"issuer/web/"}, "issuer/httpapi", "the pages share only internal packages with the API"},
 		{[]string{"verifier/"}, "ledger", "the verifier knows nothing of the ledger"},
 		{[]string{"verifier/"}, "issuer", "the verifier knows nothing of the issuer"},

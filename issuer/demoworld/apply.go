@@ -18,6 +18,7 @@ type Service interface {
 	SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (issuer.FeedbackResult, bool, error)
 	ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error)
 	DeclareCapabilities(ctx context.Context, p issuer.Principal, caps []string) (issuer.Capabilities, error)
+	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
 }
 
 var _ Service = (*service.Service)(nil)

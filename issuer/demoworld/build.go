@@ -12,21 +12,20 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/issuer"
-	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/service"
 )
 
-// Admin is what a build needs of the store's administration: creating
-// operators and agents, and finding an agent again.
+// Admin is what a build needs of the operator's use cases: creating
+// operators and agents.
 type Admin interface {
 	CreateOperator(ctx context.Context, name string) (issuer.OperatorID, error)
-	CreateAgent(ctx context.Context, in store.NewAgent) (store.CreatedAgent, error)
-	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
+	CreateAgent(ctx context.Context, in service.NewAgent) (service.CreatedAgent, error)
 }
 
-var _ Admin = (*store.DB)(nil)
+var _ Admin = (*service.Admin)(nil)
 
-// Clock is the simulated clock of a build: the store and the service read
-// it, and the build moves it to each step's time, so that the world's
+// Clock is the simulated clock of a build: the store and the use cases
+// read it, and the build moves it to each step's time, so that the world's
 // history spans years although it is written in seconds. Its zero value
 // reads the zero time; a build sets it.
 type Clock struct {
@@ -49,8 +48,8 @@ func (c *Clock) Set(t time.Time) {
 	c.mu.Unlock()
 }
 
-// IDs is the store's source of randomness during a build. The first read
-// after the build names an entity (an operator, an agent, a memory) is
+// IDs is the use cases' source of randomness during a build. The first
+// read after the build names an entity (an operator, an agent, a memory) is
 // derived from the world's seed, so that the identifiers of a world are the
 // same in every database and a second run can find the first run's world;
 // every other read (API keys, revision tokens) comes from crypto/rand.
@@ -150,9 +149,9 @@ var ErrIncomplete = errors.New("demoworld: the database holds part of this world
 
 // Find reports whether the database already holds w: its main agent and
 // its declarer (created last) exist.
-func Find(ctx context.Context, w *World, admin Admin) (bool, error) {
+func Find(ctx context.Context, w *World, svc Service) (bool, error) {
 	exists := func(i int) (bool, error) {
-		_, err := admin.PublicProfile(ctx, w.AgentID(i))
+		_, err := svc.PublicProfile(ctx, w.AgentID(i))
 		if e, ok := errors.AsType[*issuer.Error](err); ok && e.Code == issuer.CodeNotFound {
 			return false, nil
 		}
@@ -172,8 +171,9 @@ func Find(ctx context.Context, w *World, admin Admin) (bool, error) {
 	return true, nil
 }
 
-// Env is what Build writes through. The store behind Admin and Service must
-// read Clock for its time and IDs for its randomness.
+// Env is what Build writes through. Admin and Service, and the store
+// behind them, must read Clock for their time; Admin and Service must read
+// IDs for their randomness.
 type Env struct {
 	Admin   Admin
 	Service Service
@@ -182,6 +182,23 @@ type Env struct {
 	// Anchor is the last day of the world's timeline: a step DaysAgo days
 	// ago happens that many days before it. It should be today.
 	Anchor time.Time
+}
+
+// Store is what [NewEnv] builds the use cases over: issuer/store's DB.
+type Store interface {
+	service.Store
+	service.AdminStore
+}
+
+// NewEnv returns the environment of a build over st, whose clock must be
+// clock: the issuer's use cases over st, reading clock for their time and
+// ids for their randomness, and anchor as the timeline's last day.
+func NewEnv(st Store, clock *Clock, ids *IDs, anchor time.Time) Env {
+	return Env{
+		Admin:   service.NewAdmin(st, service.AdminOptions{Now: clock.Now, Rand: ids}),
+		Service: service.New(st, service.Options{Now: clock.Now, Rand: ids}),
+		Clock:   clock, IDs: ids, Anchor: anchor,
+	}
 }
 
 // createdDaysAgo is when the world's operators and agents are created.
@@ -193,7 +210,7 @@ const createdDaysAgo = 1200
 // expects to be refused must be refused with that reason, and any other
 // refusal stops the build.
 func Build(ctx context.Context, w *World, env Env) (*Result, error) {
-	found, err := Find(ctx, w, env.Admin)
+	found, err := Find(ctx, w, env.Service)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +285,7 @@ type builder struct {
 func (b *builder) createAgent(ctx context.Context, i int) error {
 	a := b.w.Agents[i]
 	disarm := b.env.IDs.arm(b.w.Seed, "agent", i)
-	created, err := b.env.Admin.CreateAgent(ctx, store.NewAgent{
+	created, err := b.env.Admin.CreateAgent(ctx, service.NewAgent{
 		Name: a.Name, Description: a.Description, Operator: b.w.OperatorID(a.Operator),
 	})
 	disarm()

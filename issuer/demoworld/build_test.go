@@ -52,7 +52,7 @@ func build(t *testing.T, engine store.Engine, seed uint64) *world {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
 	x := &world{w: demoworld.Generate(seed), clock: &demoworld.Clock{}, ids: &demoworld.IDs{}, now: now}
-	x.db = storetest.Open(t, engine, store.Options{Now: x.clock.Now, Rand: x.ids})
+	x.db = storetest.Open(t, engine, store.Options{Now: x.clock.Now})
 	x.app = service.New(x.db, service.Options{Now: x.clock.Now})
 	var err error
 	x.res, err = demoworld.Build(ctx, x.w, x.env())
@@ -80,7 +80,7 @@ func build(t *testing.T, engine store.Engine, seed uint64) *world {
 }
 
 func (x *world) env() demoworld.Env {
-	return demoworld.Env{Admin: x.db, Service: x.app, Clock: x.clock, IDs: x.ids, Anchor: x.now}
+	return demoworld.NewEnv(x.db, x.clock, x.ids, x.now)
 }
 
 // issue issues agent i's passport, verifies it and returns it by skill.
@@ -232,12 +232,13 @@ func TestBuildRefusesAPartialWorld(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clock, ids := &demoworld.Clock{}, &demoworld.IDs{}
-	db := storetest.Open(t, store.SQLite, store.Options{Now: clock.Now, Rand: ids})
-	app := service.New(db, service.Options{Now: clock.Now})
+	db := storetest.Open(t, store.SQLite, store.Options{Now: clock.Now})
 	w := demoworld.Generate(demoworld.DefaultSeed)
 	// Stop the build at its first publication by cancelling its context.
 	cctx, cancel := context.WithCancel(ctx)
-	env := demoworld.Env{Admin: db, Service: &cancelOnPublish{Service: app, cancel: cancel}, Clock: clock, IDs: ids, Anchor: time.Now()}
+	env := demoworld.NewEnv(db, clock, ids, time.Now())
+	app := env.Service
+	env.Service = &cancelOnPublish{Service: app, cancel: cancel}
 	if _, err := demoworld.Build(cctx, w, env); err == nil {
 		t.Fatal("a cancelled build succeeded")
 	}
@@ -282,7 +283,7 @@ type keyRecorder struct {
 	keys []issuer.APIKey
 }
 
-func (k *keyRecorder) CreateAgent(ctx context.Context, in store.NewAgent) (store.CreatedAgent, error) {
+func (k *keyRecorder) CreateAgent(ctx context.Context, in service.NewAgent) (service.CreatedAgent, error) {
 	c, err := k.Admin.CreateAgent(ctx, in)
 	k.ids, k.keys = append(k.ids, c.ID), append(k.keys, c.Key)
 	return c, err
@@ -296,9 +297,10 @@ func TestIdentifiersFollowTheSeedKeysDoNot(t *testing.T) {
 	var runs []*keyRecorder
 	for range 2 {
 		clock, ids := &demoworld.Clock{}, &demoworld.IDs{}
-		db := storetest.Open(t, store.SQLite, store.Options{Now: clock.Now, Rand: ids})
-		rec := &keyRecorder{Admin: db}
-		env := demoworld.Env{Admin: rec, Service: service.New(db, service.Options{Now: clock.Now}), Clock: clock, IDs: ids, Anchor: time.Now()}
+		db := storetest.Open(t, store.SQLite, store.Options{Now: clock.Now})
+		env := demoworld.NewEnv(db, clock, ids, time.Now())
+		rec := &keyRecorder{Admin: env.Admin}
+		env.Admin = rec
 		if _, err := demoworld.Build(context.Background(), w, env); err != nil {
 			t.Fatal(err)
 		}

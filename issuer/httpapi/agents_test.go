@@ -31,10 +31,10 @@ func newDiscoveryEnv(t *testing.T, engine store.Engine, cfg httpapi.Config) *dis
 	t.Helper()
 	ctx := context.Background()
 	clock, ids := &demoworld.Clock{}, &demoworld.IDs{}
-	db := storetest.Open(t, engine, store.Options{Now: clock.Now, Rand: ids})
+	db := storetest.Open(t, engine, store.Options{Now: clock.Now})
 	w := demoworld.Generate(demoworld.DefaultSeed)
 	now := time.Now().UTC().Truncate(time.Second)
-	if _, err := demoworld.Build(ctx, w, demoworld.Env{Admin: db, Service: service.New(db, service.Options{Now: clock.Now}), Clock: clock, IDs: ids, Anchor: now}); err != nil {
+	if _, err := demoworld.Build(ctx, w, demoworld.NewEnv(db, clock, ids, now)); err != nil {
 		t.Fatal(err)
 	}
 	clock.Set(now)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 )
@@ -49,7 +50,7 @@ func benchFeedbackHTTP(b *testing.B, engine store.Engine, clients int) {
 
 	var memories []issuer.MemoryID
 	for i := range 16 {
-		a, err := db.CreateAgent(ctx, store.NewAgent{Name: fmt.Sprint("author ", i)})
+		a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: fmt.Sprint("author ", i)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func benchFeedbackHTTP(b *testing.B, engine store.Engine, clients int) {
 	}
 	keys := make([]issuer.APIKey, clients)
 	for i := range keys {
-		a, err := db.CreateAgent(ctx, store.NewAgent{Name: fmt.Sprint("evaluator ", i)})
+		a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: fmt.Sprint("evaluator ", i)})
 		if err != nil {
 			b.Fatal(err)
 		}

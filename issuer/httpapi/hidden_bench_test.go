@@ -80,20 +80,20 @@ func newHiddenWorld(b *testing.B, engine store.Engine) *hiddenWorld {
 	}
 	srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1e6, Burst: 1e6, Passports: passports, Trust: trust, Pages: pages}))
 	b.Cleanup(srv.Close)
-	viewer, err := db.CreateAgent(ctx, store.NewAgent{Name: "Viewer"})
+	viewer, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "Viewer"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	ev := w.OfRole(demoworld.RoleEvaluator)
 	hw := &hiddenWorld{srv: srv, main: w.AgentID(w.Main()), key: viewer.Key,
 		hidden: []issuer.AgentID{w.AgentID(ev[0]), w.AgentID(ev[1]), w.AgentID(w.OfRole(demoworld.RoleRing)[1])}}
-	if err := db.SetAgentVisibility(ctx, hw.hidden[0], issuer.VisibilityUnlisted); err != nil {
+	if err := storetest.Admin(db).SetAgentVisibility(ctx, hw.hidden[0], issuer.VisibilityUnlisted); err != nil {
 		b.Fatal(err)
 	}
-	if err := db.SetAgentVisibility(ctx, hw.hidden[1], issuer.VisibilityPrivate); err != nil {
+	if err := storetest.Admin(db).SetAgentVisibility(ctx, hw.hidden[1], issuer.VisibilityPrivate); err != nil {
 		b.Fatal(err)
 	}
-	if err := db.SetAgentStatus(ctx, hw.hidden[2], issuer.AgentSuspended); err != nil {
+	if err := storetest.Admin(db).SetAgentStatus(ctx, hw.hidden[2], issuer.AgentSuspended); err != nil {
 		b.Fatal(err)
 	}
 	return hw

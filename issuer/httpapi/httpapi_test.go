@@ -16,6 +16,7 @@ import (
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/httpapi/openapi/openapitest"
 	"github.com/remnant/passportkit/issuer/mcpserver"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 )
@@ -50,7 +51,7 @@ func serve(t testing.TB, db *store.DB, h http.Handler) *env {
 // agent creates an agent and returns its key and ID.
 func (e *env) agent(name string, scopes ...issuer.Scope) (issuer.APIKey, issuer.AgentID) {
 	e.t.Helper()
-	a, err := e.db.CreateAgent(context.Background(), store.NewAgent{Name: name, Scopes: scopes})
+	a, err := storetest.Admin(e.db).CreateAgent(context.Background(), service.NewAgent{Name: name, Scopes: scopes})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func (pe *presentEnv) keyOperation(r *rand.Rand, mu *sync.Mutex, all []served, r
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pe.db.SetPassportStatus(ctx, "test", c); err != nil && issuer.ErrorCode(err) != issuer.CodeConflict {
+		if _, err := storetest.Admin(pe.db).SetPassportStatus(ctx, c); err != nil && issuer.ErrorCode(err) != issuer.CodeConflict {
 			t.Errorf("revoke: %v", err)
 			return "error"
 		}

@@ -137,7 +137,7 @@ func newPassportEnv(t testing.TB, engine store.Engine, cfg ...func(*httpapi.Conf
 // subject creates an agent and gives it a generated subject.
 func (pe *passportEnv) subject(name string, seed uint64, vis issuer.Visibility) (issuer.AgentID, *issuingtest.World) {
 	pe.t.Helper()
-	a, err := pe.db.CreateAgent(context.Background(), store.NewAgent{Name: name, Visibility: vis})
+	a, err := storetest.Admin(pe.db).CreateAgent(context.Background(), service.NewAgent{Name: name, Visibility: vis})
 	if err != nil {
 		pe.t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestPassportOverHTTP(t *testing.T) {
 				hidden, _ := pe.subject(fmt.Sprint("Hidden ", vis), 3, vis)
 				wantProblem(t, pe.get("/api/public/agents/"+string(hidden)+"/passport", ""), 404, issuer.CodeNotFound)
 			}
-			if err := pe.db.SetAgentStatus(ctx, other, issuer.AgentSuspended); err != nil {
+			if err := storetest.Admin(pe.db).SetAgentStatus(ctx, other, issuer.AgentSuspended); err != nil {
 				t.Fatal(err)
 			}
 			wantProblem(t, pe.get(otherPath, ""), 404, issuer.CodeNotFound)

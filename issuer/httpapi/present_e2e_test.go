@@ -195,7 +195,7 @@ func TestPresentationEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := pe.db.SetPassportStatus(context.Background(), "test", change); err != nil {
+			if _, err := storetest.Admin(pe.db).SetPassportStatus(context.Background(), change); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(service.StatusListDebounce + 100*time.Millisecond)

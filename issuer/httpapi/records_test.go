@@ -7,6 +7,7 @@ import (
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/reputation"
@@ -16,16 +17,16 @@ func TestRecordsOverHTTP(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, httpapi.Config{})
 		ctx := context.Background()
-		op, err := db.CreateOperator(ctx, "Acme")
+		op, err := storetest.Admin(db).CreateOperator(ctx, "Acme")
 		if err != nil {
 			t.Fatal(err)
 		}
 		author, authorID := e.agent("Author")
-		sib, err := db.CreateAgent(ctx, store.NewAgent{Name: "Sibling", Operator: op})
+		sib, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "Sibling", Operator: op})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.BindOwner(ctx, op, authorID); err != nil {
+		if err := storetest.Admin(db).BindOwner(ctx, op, authorID); err != nil {
 			t.Fatal(err)
 		}
 		reviewer, _ := e.agent("Reviewer")

@@ -72,11 +72,11 @@ func TestReplicasNeverServeStale(t *testing.T) {
 	ctx := context.Background()
 
 	create := func(name string) (issuer.APIKey, issuer.Principal) {
-		op, err := a.db.CreateOperator(ctx, name+" Inc")
+		op, err := storetest.Admin(a.db).CreateOperator(ctx, name+" Inc")
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := a.db.CreateAgent(ctx, store.NewAgent{Name: name, Operator: op})
+		c, err := storetest.Admin(a.db).CreateAgent(ctx, service.NewAgent{Name: name, Operator: op})
 		if err != nil {
 			t.Fatal(err)
 		}

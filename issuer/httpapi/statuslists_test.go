@@ -119,7 +119,7 @@ func TestStatusListOverHTTP(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := pe.db.SetPassportStatus(ctx, store.ActorAdmin, c); err != nil {
+				if _, err := storetest.Admin(pe.db).SetPassportStatus(ctx, c); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -156,11 +156,11 @@ func newStorm(t *testing.T, db *store.DB) *storm {
 func (s *storm) principal(name, operator string) issuer.Principal {
 	s.t.Helper()
 	ctx := context.Background()
-	op, err := s.db.CreateOperator(ctx, operator)
+	op, err := storetest.Admin(s.db).CreateOperator(ctx, operator)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	a, err := s.db.CreateAgent(ctx, store.NewAgent{Name: name, Operator: op})
+	a, err := storetest.Admin(s.db).CreateAgent(ctx, service.NewAgent{Name: name, Operator: op})
 	if err != nil {
 		s.t.Fatal(err)
 	}

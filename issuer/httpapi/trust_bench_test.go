@@ -18,6 +18,7 @@ import (
 	"github.com/remnant/passportkit/issuer/issuing/issuingtest"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
+	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/skilltrust"
 )
@@ -40,7 +41,7 @@ func BenchmarkTrustAtTheLimits(b *testing.B) {
 	if _, err := pe.ring.EnsureActive(ctx, passport.EdDSA); err != nil {
 		b.Fatal(err)
 	}
-	a, err := pe.db.CreateAgent(ctx, store.NewAgent{Name: "Limit"})
+	a, err := storetest.Admin(pe.db).CreateAgent(ctx, service.NewAgent{Name: "Limit"})
 	if err != nil {
 		b.Fatal(err)
 	}

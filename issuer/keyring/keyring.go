@@ -61,7 +61,6 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/issuer"
-	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
@@ -78,18 +77,55 @@ const (
 	DefaultMaxPassportTTL = 30 * 24 * time.Hour
 )
 
-// Store is what the keyring needs from the database.
+// Store is what the keyring needs from the database: the records of the
+// keys' public halves, windows and status. issuer/store implements it for
+// both engines.
 type Store interface {
+	// SigningKeys returns every recorded key, oldest first.
 	SigningKeys(ctx context.Context) ([]issuer.SigningKey, error)
+	// ActiveSigningKey returns the active key and the current time, taken
+	// while no key change can commit; not_found when no key is active.
 	ActiveSigningKey(ctx context.Context) (issuer.SigningKey, time.Time, error)
-	AddSigningKey(ctx context.Context, k store.NewSigningKey) (issuer.SigningKey, error)
-	ActivateSigningKey(ctx context.Context, k store.NewSigningKey, publishFor time.Duration) (store.KeyChange, error)
-	ActivateFirstSigningKey(ctx context.Context, k store.NewSigningKey) (issuer.SigningKey, bool, error)
+	// AddSigningKey records k as a ready key; a kid already recorded is a
+	// conflict.
+	AddSigningKey(ctx context.Context, k KeyRecord) (issuer.SigningKey, error)
+	// ActivateSigningKey makes k the active key, recording it first when
+	// it is unknown, and retires the key active until now, published for
+	// publishFor more, in one transaction that changes the keys epoch.
+	ActivateSigningKey(ctx context.Context, k KeyRecord, publishFor time.Duration) (KeyChange, error)
+	// ActivateFirstSigningKey records and activates k only when no key is
+	// active, and reports whether it did.
+	ActivateFirstSigningKey(ctx context.Context, k KeyRecord) (issuer.SigningKey, bool, error)
+	// RetireSigningKey takes the key kid out of signing, published for
+	// publishFor more (zero withdraws it at once), in one transaction that
+	// changes the keys epoch.
 	RetireSigningKey(ctx context.Context, kid string, publishFor time.Duration) (issuer.SigningKey, error)
+	// WithSigningKeysLocked runs fn with every recorded key while no key
+	// can be recorded or changed.
 	WithSigningKeysLocked(ctx context.Context, fn func([]issuer.SigningKey) error) error
 }
 
-var _ Store = (*store.DB)(nil)
+// KeyRecord is the public half of a signing key to record.
+type KeyRecord struct {
+	KID       string // RFC 7638 thumbprint
+	Alg       string // EdDSA or ES256
+	PublicJWK string // canonical public JWK
+	// Prepare, when set, runs inside the recording transaction once the
+	// keys are locked and just before the record is written: the keyring
+	// writes the private half there, under a temporary name, so that
+	// whoever reconciles the key directory under the same lock
+	// ([Store.WithSigningKeysLocked]) never meets a file whose record may
+	// still commit. An error rolls the transaction back; a retried
+	// transaction runs it again.
+	Prepare func() error
+}
+
+// KeyChange is the outcome of an activation: the key now active and the
+// key it replaced, if any, now retired.
+type KeyChange struct {
+	Active  issuer.SigningKey
+	Retired *issuer.SigningKey
+}
 
 // Config configures a [Keyring]. Only Issuer is required.
 type Config struct {
@@ -191,7 +227,7 @@ func (r *Keyring) Active(ctx context.Context) (*passport.Signer, issuer.SigningK
 // SigningNow returns the signer of the active key, its record, and the
 // time to sign at, decided together: the time was taken while no key
 // change could commit, in this process or any other
-// ([store.DB.ActiveSigningKey]), truncated to the second, and is never
+// ([Store.ActiveSigningKey]), truncated to the second, and is never
 // before the key's NotBefore. A passport issued at that time, or later
 // within the same decision, lies inside its key's window whatever rotation
 // or retirement commits meanwhile (SPEC.md §10.1). Errors are those of
@@ -321,7 +357,7 @@ func (r *Keyring) openDir(ctx context.Context) error {
 
 // reconcile settles the temporary key files a stopped process left in the
 // key directory, while no key can be recorded or changed
-// ([store.DB.WithSigningKeysLocked]): a file whose key is recorded (the
+// ([Store.WithSigningKeysLocked]): a file whose key is recorded (the
 // process stopped after its record committed) gets its name; one whose
 // key is not (its record never committed) is removed. A key being
 // recorded by a running process writes its temporary file under the same
@@ -372,17 +408,17 @@ func completeTempKey(dir, kid string) error {
 // Prepare writes the private half to the key directory under its
 // temporary name, inside the recording transaction. The caller settles
 // the file with [Keyring.settle] once that transaction has ended.
-func (r *Keyring) drawKey(ctx context.Context, alg passport.Algorithm) (*passport.PrivateKey, store.NewSigningKey, error) {
+func (r *Keyring) drawKey(ctx context.Context, alg passport.Algorithm) (*passport.PrivateKey, KeyRecord, error) {
 	if err := r.openDir(ctx); err != nil {
-		return nil, store.NewSigningKey{}, err
+		return nil, KeyRecord{}, err
 	}
 	k, err := passport.GenerateKey(alg, r.cfg.Rand)
 	if err != nil {
-		return nil, store.NewSigningKey{}, err
+		return nil, KeyRecord{}, err
 	}
 	rec, err := record(k)
 	if err != nil {
-		return nil, store.NewSigningKey{}, err
+		return nil, KeyRecord{}, err
 	}
 	rec.Prepare = func() error {
 		if err := writeTempKey(r.cfg.Dir, k); err != nil {
@@ -414,16 +450,16 @@ func (r *Keyring) settle(ctx context.Context, k *passport.PrivateKey, recorded b
 	return path, nil
 }
 
-func record(k *passport.PrivateKey) (store.NewSigningKey, error) {
+func record(k *passport.PrivateKey) (KeyRecord, error) {
 	pub, err := k.Public().MarshalJSON()
 	if err != nil {
-		return store.NewSigningKey{}, err
+		return KeyRecord{}, err
 	}
 	pub, err = passport.Canonicalize(pub)
 	if err != nil {
-		return store.NewSigningKey{}, err
+		return KeyRecord{}, err
 	}
-	return store.NewSigningKey{KID: k.Public().KeyID(), Alg: string(k.Public().Algorithm()), PublicJWK: string(pub)}, nil
+	return KeyRecord{KID: k.Public().KeyID(), Alg: string(k.Public().Algorithm()), PublicJWK: string(pub)}, nil
 }
 
 // Generated is a key written to the key directory and recorded.
@@ -452,7 +488,7 @@ func (r *Keyring) Generate(ctx context.Context, alg passport.Algorithm) (Generat
 
 // Rotation is the outcome of [Keyring.Rotate].
 type Rotation struct {
-	store.KeyChange
+	KeyChange
 	// Path is the private key file of a key generated by the rotation;
 	// empty when an existing key was activated.
 	Path string
@@ -470,7 +506,7 @@ type Rotation struct {
 func (r *Keyring) Rotate(ctx context.Context, kid string, alg passport.Algorithm) (Rotation, error) {
 	var (
 		k   *passport.PrivateKey
-		rec store.NewSigningKey
+		rec KeyRecord
 		err error
 	)
 	if kid == "" {
@@ -484,7 +520,7 @@ func (r *Keyring) Rotate(ctx context.Context, kid string, alg passport.Algorithm
 	if err != nil {
 		return Rotation{}, err
 	}
-	var change store.KeyChange
+	var change KeyChange
 	if err = r.roomToPublish(ctx); err == nil {
 		change, err = r.st.ActivateSigningKey(ctx, rec, r.PublishFor())
 	}

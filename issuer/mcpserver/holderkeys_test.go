@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/passport"
@@ -61,7 +62,7 @@ func TestHolderKeyTools(t *testing.T) {
 			}
 		}
 
-		reader, err := db.CreateAgent(context.Background(), store.NewAgent{Name: "reader", Scopes: []issuer.Scope{issuer.ScopeSearch}})
+		reader, err := storetest.Admin(db).CreateAgent(context.Background(), service.NewAgent{Name: "reader", Scopes: []issuer.Scope{issuer.ScopeSearch}})
 		if err != nil {
 			t.Fatal(err)
 		}

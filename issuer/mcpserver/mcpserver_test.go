@@ -67,7 +67,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 
 func (e *env) agent(name string) (issuer.APIKey, issuer.Principal) {
 	e.t.Helper()
-	a, err := e.db.CreateAgent(context.Background(), store.NewAgent{Name: name})
+	a, err := storetest.Admin(e.db).CreateAgent(context.Background(), service.NewAgent{Name: name})
 	if err != nil {
 		e.t.Fatal(err)
 	}

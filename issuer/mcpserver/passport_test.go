@@ -19,6 +19,7 @@ import (
 	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/mcpserver"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/passport"
@@ -30,11 +31,11 @@ import (
 func (e *env) owned(name string, vis issuer.Visibility) (issuer.APIKey, issuer.Principal) {
 	e.t.Helper()
 	ctx := context.Background()
-	op, err := e.db.CreateOperator(ctx, name+" Ltd")
+	op, err := storetest.Admin(e.db).CreateOperator(ctx, name+" Ltd")
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	a, err := e.db.CreateAgent(ctx, store.NewAgent{Name: name, Operator: op, Visibility: vis})
+	a, err := storetest.Admin(e.db).CreateAgent(ctx, service.NewAgent{Name: name, Operator: op, Visibility: vis})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestGetAgentPassportRefusals(t *testing.T) {
 		_, private := e.owned("Private", issuer.VisibilityPrivate)
 		_, unlisted := e.owned("Unlisted", issuer.VisibilityUnlisted)
 		_, suspended := e.owned("Suspended", issuer.VisibilityPublic)
-		if err := db.SetAgentStatus(ctx, suspended.AgentID, issuer.AgentSuspended); err != nil {
+		if err := storetest.Admin(db).SetAgentStatus(ctx, suspended.AgentID, issuer.AgentSuspended); err != nil {
 			t.Fatal(err)
 		}
 		unknown, err := issuer.NewAgentID(bytes.NewReader(bytes.Repeat([]byte{7}, 64)))

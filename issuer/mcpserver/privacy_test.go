@@ -14,6 +14,7 @@ import (
 	"github.com/remnant/passportkit/issuer/demoworld"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 )
@@ -27,7 +28,7 @@ func TestPrivateAgentUnnamedOverHTTPAndMCP(t *testing.T) {
 		ctx := context.Background()
 		authorKey, author := e.agent("author")
 		viewerKey, _ := e.agent("viewer")
-		created, err := db.CreateAgent(ctx, store.NewAgent{Name: "private", Visibility: issuer.VisibilityPrivate})
+		created, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "private", Visibility: issuer.VisibilityPrivate})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestPrivateAgentUnnamedOverHTTPAndMCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		pub := func(p issuer.Principal) issuer.MemoryID {
-			m, err := db.Publish(ctx, p, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", Confidence: 500})
+			m, err := storetest.Service(db).Publish(ctx, p, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", Confidence: 500})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,13 +184,13 @@ func TestHiddenAgentsAnswerAsUnknown(t *testing.T) {
 					}
 				}
 			}
-			if err := tw.db.SetAgentVisibility(ctx, hidden[0].id, issuer.VisibilityUnlisted); err != nil {
+			if err := storetest.Admin(tw.db).SetAgentVisibility(ctx, hidden[0].id, issuer.VisibilityUnlisted); err != nil {
 				t.Fatal(err)
 			}
-			if err := tw.db.SetAgentVisibility(ctx, hidden[1].id, issuer.VisibilityPrivate); err != nil {
+			if err := storetest.Admin(tw.db).SetAgentVisibility(ctx, hidden[1].id, issuer.VisibilityPrivate); err != nil {
 				t.Fatal(err)
 			}
-			if err := tw.db.SetAgentStatus(ctx, hidden[2].id, issuer.AgentSuspended); err != nil {
+			if err := storetest.Admin(tw.db).SetAgentStatus(ctx, hidden[2].id, issuer.AgentSuspended); err != nil {
 				t.Fatal(err)
 			}
 			for _, a := range hidden {
@@ -202,7 +203,7 @@ func TestHiddenAgentsAnswerAsUnknown(t *testing.T) {
 			}
 			// An agent still sees itself.
 			for _, a := range hidden[:2] {
-				key, err := tw.db.RotateKey(ctx, a.id, nil)
+				key, err := storetest.Admin(tw.db).RotateKey(ctx, a.id, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -42,6 +42,7 @@ var registryNow = time.Date(2026, 6, 1, 9, 30, 0, 0, time.UTC)
 type registry struct {
 	transports
 	db        *store.DB
+	admin     *service.Admin // on the registry's clock
 	discovery *service.Discovery
 	keys      map[issuer.AgentID]issuer.APIKey
 	memories  map[issuer.AgentID][]issuer.MemoryID
@@ -97,7 +98,7 @@ func newRegistry(t *testing.T, engine store.Engine) *registry {
 	tools := mcpserver.Handler(app, log, "test", mcpserver.WithDiscovery(discovery))
 	srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1e6, Burst: 1e6, Agents: discovery, MCP: tools}))
 	t.Cleanup(srv.Close)
-	r := &registry{transports: transports{t: t, srv: srv}, db: db, discovery: discovery,
+	r := &registry{transports: transports{t: t, srv: srv}, db: db, admin: service.NewAdmin(db, service.AdminOptions{Now: clock.Now}), discovery: discovery,
 		keys: map[issuer.AgentID]issuer.APIKey{}, memories: map[issuer.AgentID][]issuer.MemoryID{}}
 	caller := r.agent("Caller", "")
 	start := time.Now()
@@ -117,7 +118,7 @@ func newRegistry(t *testing.T, engine store.Engine) *registry {
 // agent creates an agent of op ("" for none) with the default scopes.
 func (r *registry) agent(name string, op issuer.OperatorID) issuer.AgentID {
 	r.t.Helper()
-	a, err := r.db.CreateAgent(context.Background(), store.NewAgent{Name: name, Operator: op})
+	a, err := r.admin.CreateAgent(context.Background(), service.NewAgent{Name: name, Operator: op})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func (r *registry) housed(kind string, n int) []issuer.AgentID {
 
 func (r *registry) operator(name string) issuer.OperatorID {
 	r.t.Helper()
-	op, err := r.db.CreateOperator(context.Background(), name)
+	op, err := r.admin.CreateOperator(context.Background(), name)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func newTrustWorld(t testing.TB, engine store.Engine) *trustWorld {
 	srv := httptest.NewServer(httpapi.New(app, log, httpapi.Config{RatePerSecond: 1000, Burst: 1000, Keys: ring, Passports: passports,
 		Trust: trust, Pages: pages, MCP: tools}))
 	t.Cleanup(srv.Close)
-	caller, err := db.CreateAgent(ctx, store.NewAgent{Name: "Caller"})
+	caller, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "Caller"})
 	if err != nil {
 		t.Fatal(err)
 	}

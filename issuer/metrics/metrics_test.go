@@ -66,7 +66,7 @@ func newWorld(t *testing.T, db *store.DB) *world {
 
 func (w *world) agent(name string) (issuer.APIKey, issuer.AgentID) {
 	w.t.Helper()
-	a, err := w.db.CreateAgent(context.Background(), store.NewAgent{Name: name})
+	a, err := storetest.Admin(w.db).CreateAgent(context.Background(), service.NewAgent{Name: name})
 	if err != nil {
 		w.t.Fatal(err)
 	}

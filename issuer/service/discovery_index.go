@@ -132,9 +132,16 @@ func (d *Discovery) sync(ctx context.Context, pace func(context.Context, time.Du
 			break
 		}
 	}
-	st, err := d.st.CheckPending(ctx, calendar.Of(d.now().UTC()).String(), d.now().UTC())
+	st, err := d.CheckPending(ctx)
 	rep.Status = st
 	return rep, err
+}
+
+// CheckPending counts the subjects awaiting re-indexing and records the
+// count as the index status.
+func (d *Discovery) CheckPending(ctx context.Context) (IndexStatus, error) {
+	now := d.now().UTC()
+	return d.st.CheckPending(ctx, calendar.Of(now).String(), now)
 }
 
 // Rebuild recomputes the entry of every agent, whatever its indexed
@@ -168,7 +175,7 @@ func (d *Discovery) Rebuild(ctx context.Context, workers int, progress func(done
 	if err := d.st.AnalyzeIndex(ctx); err != nil {
 		return rep, err
 	}
-	st, err := d.st.CheckPending(ctx, calendar.Of(d.now().UTC()).String(), d.now().UTC())
+	st, err := d.CheckPending(ctx)
 	rep.Status = st
 	return rep, err
 }

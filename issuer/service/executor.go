@@ -15,23 +15,13 @@ import (
 // whose rules the service decides. issuer/store implements it for
 // PostgreSQL and SQLite.
 type Store interface {
-	// InTx runs fn in one transaction and commits it when fn returns nil.
-	// It may run fn again after a transient conflict, so fn must have no
-	// effect outside the transaction. ex is valid only during fn.
-	InTx(ctx context.Context, fn func(ctx context.Context, ex Executor) error) error
+	Transactor
 
 	Authenticate(ctx context.Context, key issuer.APIKey) (issuer.Principal, error)
-	Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error)
-	Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error)
-	Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error)
 	Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error)
-	ModerateMemory(ctx context.Context, actor string, mem issuer.MemoryID, m issuer.Moderation) (issuer.MemoryStatus, error)
 	Profile(ctx context.Context, p issuer.Principal) (issuer.Profile, error)
 	PublicProfile(ctx context.Context, id issuer.AgentID) (issuer.PublicProfile, error)
 	Reputation(ctx context.Context, p issuer.Principal, id issuer.AgentID, q issuer.ReputationQuery) (issuer.ReputationReport, error)
-	// SetCapabilities replaces p's declared capabilities and bumps p's
-	// subject revision to token, in one transaction.
-	SetCapabilities(ctx context.Context, p issuer.Principal, caps []string, token string) ([]string, error)
 
 	SubjectSource
 	SearchStore
@@ -66,18 +56,77 @@ type SubjectSource interface {
 }
 
 // Executor is a store's data access inside one transaction, shaped like
-// river's driver executor: one call reads, and locks, everything a
-// validation needs; the service decides, purely, what changes; one call
-// writes that plan. An adapter may send each call as one round trip.
+// river's driver executor: for each use case whose rules the service
+// decides, one call reads, and locks, everything the decision needs; the
+// service decides, purely, what changes; one call writes that plan. (A
+// change that may reach other authors' passports reads their relations
+// in a second call, once it is known to change something, so that one
+// that changes nothing reads no more than its record.) Each Write call is
+// the last call of its transaction: an adapter may commit with it, and
+// may send each call as one round trip.
 type Executor interface {
 	// LoadValidation reads what q's validation needs. It locks the global
 	// aggregate rows of every target's author and of the evaluator, in key
 	// order, before it reads any position, aggregate or counter, so that
 	// what it returns stays current until the transaction ends.
 	LoadValidation(ctx context.Context, q ValidationQuery) (*ValidationState, error)
-	// WriteValidation writes plan. It is the last call of its
-	// transaction; an adapter may commit with it.
+	// WriteValidation writes plan.
 	WriteValidation(ctx context.Context, plan *ValidationPlan) error
+
+	// LoadPublication reads the memories q's links name.
+	LoadPublication(ctx context.Context, q PublicationQuery) (*PublicationState, error)
+	// WritePublication writes plan and returns the new memory as its
+	// author reads it.
+	WritePublication(ctx context.Context, plan *PublicationPlan) (issuer.Memory, error)
+
+	// LoadRetrieval reads the memory mem, and the memory as reader reads
+	// it.
+	LoadRetrieval(ctx context.Context, mem issuer.MemoryID, reader int64) (*RetrievalState, error)
+	// WriteRetrieval writes plan.
+	WriteRetrieval(ctx context.Context, plan *RetrievalPlan) error
+
+	// LoadConsultation reads the memories mems names.
+	LoadConsultation(ctx context.Context, mems []issuer.MemoryID) (*ConsultationState, error)
+	// WriteConsultation writes plan.
+	WriteConsultation(ctx context.Context, plan *ConsultationPlan) error
+
+	// LoadModeration reads the memory mem, locking its row.
+	LoadModeration(ctx context.Context, mem issuer.MemoryID) (*ModerationState, error)
+	// WriteModeration writes plan.
+	WriteModeration(ctx context.Context, plan *ModerationPlan) error
+
+	// LoadAgent reads what q names, locking the agent's row before it
+	// reads anything else of the agent; not its relations.
+	LoadAgent(ctx context.Context, q AgentQuery) (*AgentState, error)
+	// LoadRelated reads how other authors' records relate to the records
+	// q names, each relation once: a second read of a moderation or of a
+	// change of an agent, once the change is known to change something.
+	LoadRelated(ctx context.Context, q RelatedQuery) ([]Relation, error)
+	// WriteAgent writes plan.
+	WriteAgent(ctx context.Context, plan *AgentPlan) error
+	// WriteNewAgent writes plan.
+	WriteNewAgent(ctx context.Context, plan *NewAgentPlan) error
+	// WriteNewOperator writes plan.
+	WriteNewOperator(ctx context.Context, plan *NewOperatorPlan) error
+
+	// LoadPassportStatus reads, and locks, the status list entry of the
+	// issued passport hash names; when there is none, whether the
+	// passport is kept.
+	LoadPassportStatus(ctx context.Context, hash string) (*PassportStatusState, error)
+	// WritePassportStatus writes plan.
+	WritePassportStatus(ctx context.Context, plan *PassportStatusPlan) error
+
+	// LoadCapabilities reads the capabilities agent declares.
+	LoadCapabilities(ctx context.Context, agent int64) ([]string, error)
+	// WriteCapabilities writes plan.
+	WriteCapabilities(ctx context.Context, plan *CapabilitiesPlan) error
+
+	// LoadHolderKeys locks agent's row, then reads its holder keys and the
+	// agents the keys named by thumbprints are bound to.
+	LoadHolderKeys(ctx context.Context, agent int64, thumbprints []string) (*HolderKeyState, error)
+	// WriteHolderKeys writes plan. A key bound to another agent meanwhile
+	// is issuer.CodeConflict.
+	WriteHolderKeys(ctx context.Context, plan *HolderKeyPlan) error
 }
 
 // ValidationQuery names what a validation reads: the evaluator, one memory
@@ -147,13 +196,9 @@ type ConsultationFeedback struct {
 // Target is a memory a validation applies to, with the evaluator's current
 // position on it.
 type Target struct {
-	Key          int64
-	PublicID     issuer.MemoryID
-	Author       int64
-	AuthorStatus issuer.AgentStatus
-	Domain       string
-	Status       issuer.MemoryStatus
-	Visibility   issuer.MemoryVisibility
+	MemoryRecord
+	PublicID issuer.MemoryID
+	Domain   string
 	// Consumed and SameOwner are read for direct feedback only.
 	Consumed, SameOwner bool
 	// Summary and BaseConfidence are the memory's knowledge summary.

@@ -2,29 +2,46 @@ package service
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/passport"
 )
 
-// HolderKeyStore is what the holder-key use cases need of a database.
-// issuer/store implements it for PostgreSQL and SQLite.
+// HolderKeyStore is what reading holder keys needs of a database; their
+// replacement runs over an [Executor]. issuer/store implements it for
+// PostgreSQL and SQLite.
 type HolderKeyStore interface {
-	// SetHolderKeys replaces p's holder keys with keys (distinct
-	// thumbprints, at most issuer.MaxHolderKeys) in one transaction. A
-	// key bound to another agent is issuer.CodeConflict. A change bumps
-	// p's subject revision and is audited in the same transaction; an
-	// unchanged set writes nothing. It returns the set as stored, in byte
-	// order of thumbprint.
-	SetHolderKeys(ctx context.Context, p issuer.Principal, keys []issuer.HolderKey) ([]issuer.HolderKey, error)
 	// HolderKeys returns p's holder keys in byte order of thumbprint.
 	HolderKeys(ctx context.Context, p issuer.Principal) ([]issuer.HolderKey, error)
+}
+
+// HolderKeyState is what a store read for the replacement of an agent's
+// holder keys.
+type HolderKeyState struct {
+	// Held are the agent's holder keys as stored.
+	Held []issuer.HolderKey
+	// Owners holds, by thumbprint, the agent each requested key is bound
+	// to, for the keys that are bound.
+	Owners map[string]int64
+}
+
+// HolderKeyPlan replaces an agent's holder keys: the thumbprints removed
+// and the keys added, bound now.
+type HolderKeyPlan struct {
+	Now       time.Time
+	Agent     int64
+	Remove    []string
+	Add       []issuer.HolderKey
+	Revisions []RevisionWrite
+	Audit     *AuditWrite
 }
 
 // HolderNoncePurpose is the seal purpose of the nonces of proofs of
@@ -88,8 +105,78 @@ func (s *Service) SetHolderKeys(ctx context.Context, p issuer.Principal, req iss
 	if err != nil {
 		return issuer.HolderKeys{}, err
 	}
-	out, err := s.store.SetHolderKeys(ctx, p, keys)
-	return holderKeys(out), err
+	thumbprints := make([]string, len(keys))
+	for i, k := range keys {
+		thumbprints[i] = k.Thumbprint
+	}
+	var out []issuer.HolderKey
+	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
+		st, err := ex.LoadHolderKeys(ctx, p.Key, thumbprints)
+		if err != nil {
+			return err
+		}
+		var plan *HolderKeyPlan
+		plan, out, err = planHolderKeys(st, p, keys, s.timestamp(), s.rand)
+		if err != nil || plan == nil {
+			return err
+		}
+		return ex.WriteHolderKeys(ctx, plan)
+	})
+	if err != nil {
+		return issuer.HolderKeys{}, err
+	}
+	return holderKeys(out), nil
+}
+
+// planHolderKeys decides the replacement of p's holder keys by keys
+// (distinct, at most issuer.MaxHolderKeys, proved): a key to add that is
+// bound to another agent is a conflict, the first in keys' order; an
+// unchanged set writes nothing; a change makes p's passport stale and is
+// audited with the thumbprints added and removed. It returns the plan and
+// the set as it then stands, in byte order of thumbprint.
+func planHolderKeys(st *HolderKeyState, p issuer.Principal, keys []issuer.HolderKey, now time.Time, rand io.Reader) (*HolderKeyPlan, []issuer.HolderKey, error) {
+	held := map[string]bool{}
+	for _, h := range st.Held {
+		held[h.Thumbprint] = true
+	}
+	plan := &HolderKeyPlan{Now: now, Agent: p.Key}
+	wanted := map[string]bool{}
+	added := []string{}
+	for _, k := range keys {
+		wanted[k.Thumbprint] = true
+		if held[k.Thumbprint] {
+			continue
+		}
+		if owner, bound := st.Owners[k.Thumbprint]; bound && owner != p.Key {
+			return nil, nil, issuer.Errorf(issuer.CodeConflict, "the holder key %s is bound to another agent", k.Thumbprint)
+		}
+		k.CreatedAt = now
+		plan.Add = append(plan.Add, k)
+		added = append(added, k.Thumbprint)
+	}
+	var out []issuer.HolderKey
+	for _, h := range st.Held {
+		if wanted[h.Thumbprint] {
+			out = append(out, h)
+		} else {
+			plan.Remove = append(plan.Remove, h.Thumbprint)
+		}
+	}
+	out = append(out, plan.Add...)
+	slices.SortFunc(out, func(a, b issuer.HolderKey) int { return cmp.Compare(a.Thumbprint, b.Thumbprint) })
+	if len(plan.Add) == 0 && len(plan.Remove) == 0 {
+		return nil, out, nil
+	}
+	var err error
+	if plan.Revisions, err = newRevisions(rand, staleSubjects(p.Key, nil, false)); err != nil {
+		return nil, nil, err
+	}
+	removed := append([]string{}, plan.Remove...)
+	slices.Sort(added)
+	slices.Sort(removed)
+	plan.Audit = &AuditWrite{Actor: string(p.AgentID), Action: "agent.holder_keys_set", Subject: string(p.AgentID),
+		Detail: map[string]any{"added": added, "removed": removed}}
+	return plan, out, nil
 }
 
 // provenKeys checks the keys of a request and their proofs, and returns

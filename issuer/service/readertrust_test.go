@@ -19,7 +19,7 @@ func TestFanOutCapNeverRaisesTrust(t *testing.T) {
 		ctx := context.Background()
 		var keys []int64
 		for i := range 12 {
-			a, err := db.CreateAgent(ctx, store.NewAgent{Name: fmt.Sprint("n", i)})
+			a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: fmt.Sprint("n", i)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -64,14 +64,9 @@ func (pl *planner) bumpRevisions() error {
 			}
 		}
 	}
-	for _, a := range authors {
-		tok, err := NewRevisionToken(pl.s.rand)
-		if err != nil {
-			return err
-		}
-		pl.plan.Revisions = append(pl.plan.Revisions, RevisionWrite{Agent: a, Token: tok})
-	}
-	return nil
+	revs, err := newRevisions(pl.s.rand, authors)
+	pl.plan.Revisions = revs
+	return err
 }
 
 // outcomeType maps the outcomes that are validation positions to their
@@ -97,9 +92,18 @@ func outcomeType(o issuer.Outcome) (reputation.Type, bool) {
 // replaces p's earlier report on the memory; the memory's author's
 // subject revision is bumped in the same transaction.
 func (s *Service) ReportOutcome(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, bool, error) {
+	return validation(ctx, s, p, ValidationOutcome, via, ValidationQuery{Memory: mem, IdempotencyKey: o.IdempotencyKey},
+		func(st *ValidationState) (issuer.OutcomeResult, *ValidationPlan, bool, error) {
+			return s.planOutcome(st, p, mem, o, via)
+		})
+}
+
+// planOutcome decides an outcome report from what was read, as
+// planFeedback does.
+func (s *Service) planOutcome(st *ValidationState, p issuer.Principal, mem issuer.MemoryID, o issuer.OutcomeReport, via issuer.Transport) (issuer.OutcomeResult, *ValidationPlan, bool, error) {
 	typ, positional := outcomeType(o.Outcome)
 	f := issuer.Feedback{Type: typ, IdempotencyKey: o.IdempotencyKey}
-	return validation(ctx, s, p, ValidationOutcome, via, ValidationQuery{Memory: mem}, f, "outcome:"+o.Fingerprint(mem),
+	return decideValidation(st, f, "outcome:"+o.Fingerprint(mem),
 		func(st *ValidationState, res *issuer.OutcomeResult) (*planner, error) {
 			m, err := directTarget(st, p, mem, reportingOutcome)
 			if err != nil {
@@ -121,6 +125,17 @@ func (s *Service) ReportOutcome(ctx context.Context, p issuer.Principal, mem iss
 		})
 }
 
+// CapabilitiesPlan replaces an agent's declared capabilities: the names
+// removed and those added, declared now; the others keep their
+// declaration time.
+type CapabilitiesPlan struct {
+	Now         time.Time
+	Agent       int64
+	Remove, Add []string
+	Revisions   []RevisionWrite
+	Audit       *AuditWrite
+}
+
 // DeclareCapabilities replaces p's declared capabilities (publish scope).
 // Declarations carry no evidentiary weight; they are listed in p's
 // passport as claims.
@@ -132,12 +147,49 @@ func (s *Service) DeclareCapabilities(ctx context.Context, p issuer.Principal, c
 	if err != nil {
 		return issuer.Capabilities{}, err
 	}
-	tok, err := NewRevisionToken(s.rand)
+	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
+		have, err := ex.LoadCapabilities(ctx, p.Key)
+		if err != nil {
+			return err
+		}
+		plan, err := planCapabilities(have, caps, p, s.timestamp(), s.rand)
+		if err != nil || plan == nil {
+			return err
+		}
+		return ex.WriteCapabilities(ctx, plan)
+	})
 	if err != nil {
 		return issuer.Capabilities{}, err
 	}
-	out, err := s.store.SetCapabilities(ctx, p, caps, tok)
-	return issuer.Capabilities{Capabilities: out}, err
+	return issuer.Capabilities{Capabilities: caps}, nil
+}
+
+// planCapabilities decides the replacement of p's declared capabilities
+// have by caps (normalised): nothing when the list is the same set; else
+// the names removed and added, p's passport made stale, and an audit of
+// the new count.
+func planCapabilities(have, caps []string, p issuer.Principal, now time.Time, rand io.Reader) (*CapabilitiesPlan, error) {
+	plan := &CapabilitiesPlan{Now: now, Agent: p.Key}
+	for _, h := range have {
+		if !slices.Contains(caps, h) {
+			plan.Remove = append(plan.Remove, h)
+		}
+	}
+	for _, c := range caps {
+		if !slices.Contains(have, c) {
+			plan.Add = append(plan.Add, c)
+		}
+	}
+	if len(plan.Remove) == 0 && len(plan.Add) == 0 {
+		return nil, nil
+	}
+	var err error
+	if plan.Revisions, err = newRevisions(rand, staleSubjects(p.Key, nil, false)); err != nil {
+		return nil, err
+	}
+	plan.Audit = &AuditWrite{Actor: string(p.AgentID), Action: "agent.capabilities_declared", Subject: string(p.AgentID),
+		Detail: map[string]any{"capabilities": len(caps)}}
+	return plan, nil
 }
 
 // LoadSubject reads a public, active subject's records for issuing; see

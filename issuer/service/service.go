@@ -1,21 +1,56 @@
 // Package service holds the issuer's use cases: who may do what (scopes,
 // eligibility, the self, same-owner and consumption rules), idempotency,
-// what is audited, and which change a validation makes to a position and
-// to the author's reputation. It decides; a [Store] reads and writes.
+// which memories a publication may link to, which change a validation
+// makes to a position and to the author's reputation, whose passports a
+// change makes stale, which activity it counts and what is audited. It
+// decides; a store reads and writes.
 //
 // The transports (issuer/httpapi, issuer/mcpserver) call a [Service]
-// through small interfaces they declare; issuer/store implements [Store]
-// for PostgreSQL and SQLite; cmd/passport-issuer wires them together. The
+// through small interfaces they declare; the operator's commands
+// (cmd/passport-issuer) and the demo world (issuer/demoworld) call an
+// [Admin]. issuer/store implements [Store] and [AdminStore] for
+// PostgreSQL and SQLite; cmd/passport-issuer wires them together. The
 // pure policy (weights, budgets, aggregates, knowledge states) lives in
 // package reputation.
 //
-// # Validations
+// # Decisions over a store
 //
-// A validation runs in one transaction of three steps:
-// [Executor.LoadValidation] reads and locks everything the submission needs,
-// the service decides without I/O what changes, and
-// [Executor.WriteValidation] writes that plan. A submission never reads
-// the journal, so its cost does not grow with history.
+// Every use case whose rules the service decides runs in one transaction
+// of three steps, shaped like river's executor: one [Executor] call reads,
+// and locks, everything the decision needs; the service decides without
+// I/O what changes; one call writes that plan. The decisions are plain
+// functions of what was read (their tests are tables: state in, plan
+// out):
+//
+//   - a validation, a consultation's validation or an outcome report
+//     ([Executor.LoadValidation], [ValidationPlan]): eligibility,
+//     idempotency, the positions, budgets and aggregates it moves. A
+//     submission never reads the journal, so its cost does not grow with
+//     history;
+//   - a publication ([Service.Publish], [PublicationPlan]): which memories
+//     its author may link to ([LinkTarget]), its version root, the
+//     passports a contradiction makes stale, its audit and its count;
+//   - a retrieval and a consultation ([Service.Retrieve],
+//     [Service.Consult]): which memories a reader may read or consult
+//     ([MemoryRecord]) and which of its acts count;
+//   - declared capabilities and holder keys ([Service.DeclareCapabilities],
+//     [Service.SetHolderKeys]): what changes, a key bound to another
+//     agent, the audit;
+//   - a moderation ([Service.ModerateMemory], [Admin.ModerateMemory],
+//     [ModerationPlan]) and an operator's change of an agent's status,
+//     owner, visibility or keys ([Admin], [AgentPlan]).
+//
+// Whose passports a change makes stale is one rule: the store reads how
+// other authors' records relate to the changed ones, and
+// [Relation.Affected] decides which relations reach their passports. A
+// write that changes what a passport says replaces its subject's revision
+// token in the same transaction.
+//
+// # Operators
+//
+// [Admin] is the operator's use cases: operators, agents and their API
+// keys, owners, status, visibility, moderation, and the rebuilds of
+// derived records from history. Every change is audited as [ActorAdmin].
 //
 // # Passports and trust
 //
@@ -125,47 +160,12 @@ func (s *Service) Authenticate(ctx context.Context, key issuer.APIKey) (issuer.P
 	return s.store.Authenticate(ctx, key)
 }
 
-// Publish records a new memory by p (publish scope).
-func (s *Service) Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error) {
-	if err := p.Require(issuer.ScopePublish); err != nil {
-		return issuer.Memory{}, err
-	}
-	return s.store.Publish(ctx, p, pub)
-}
-
-// Retrieve returns a visible memory and records p's retrieval of it
-// (search scope).
-func (s *Service) Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error) {
-	if err := p.Require(issuer.ScopeSearch); err != nil {
-		return issuer.Memory{}, err
-	}
-	return s.store.Retrieve(ctx, p, id)
-}
-
-// Consult records p's consultation of several memories and returns its
-// receipt (search scope).
-func (s *Service) Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error) {
-	if err := p.Require(issuer.ScopeSearch); err != nil {
-		return issuer.Receipt{}, err
-	}
-	return s.store.Consult(ctx, p, ids)
-}
-
 // Validations returns a visible memory's knowledge summary (search scope).
 func (s *Service) Validations(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (reputation.Summary, error) {
 	if err := p.Require(issuer.ScopeSearch); err != nil {
 		return reputation.Summary{}, err
 	}
 	return s.store.Validations(ctx, p, id)
-}
-
-// ModerateMemory changes a memory's visibility on behalf of p (admin
-// scope) and returns its previous status.
-func (s *Service) ModerateMemory(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, m issuer.Moderation) (issuer.MemoryStatus, error) {
-	if err := p.Require(issuer.ScopeAdmin); err != nil {
-		return "", err
-	}
-	return s.store.ModerateMemory(ctx, string(p.AgentID), mem, m)
 }
 
 // Profile returns p's own profile.

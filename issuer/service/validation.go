@@ -18,7 +18,16 @@ import (
 // memory, not be its author and share no known operator with its author.
 // Every refusal happens before anything is written.
 func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (issuer.FeedbackResult, bool, error) {
-	return validation(ctx, s, p, ValidationMemory, via, ValidationQuery{Memory: mem}, f, "memory:"+string(mem),
+	return validation(ctx, s, p, ValidationMemory, via, ValidationQuery{Memory: mem, IdempotencyKey: f.IdempotencyKey},
+		func(st *ValidationState) (issuer.FeedbackResult, *ValidationPlan, bool, error) {
+			return s.planFeedback(st, p, mem, f, via)
+		})
+}
+
+// planFeedback decides a direct validation from what was read: the
+// response, the plan (nil for a replay) and whether it is a replay.
+func (s *Service) planFeedback(st *ValidationState, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (issuer.FeedbackResult, *ValidationPlan, bool, error) {
+	return decideValidation(st, f, "memory:"+string(mem),
 		func(st *ValidationState, res *issuer.FeedbackResult) (*planner, error) {
 			m, err := directTarget(st, p, mem, validating)
 			if err != nil {
@@ -48,7 +57,16 @@ func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem is
 // still owns with the same type. A change of type applies to every
 // activated memory again.
 func (s *Service) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal, rid issuer.ReceiptID, f issuer.Feedback, via issuer.Transport) (issuer.ReceiptFeedbackResult, bool, error) {
-	return validation(ctx, s, p, ValidationReceipt, via, ValidationQuery{Receipt: rid}, f, "receipt:"+string(rid),
+	return validation(ctx, s, p, ValidationReceipt, via, ValidationQuery{Receipt: rid, IdempotencyKey: f.IdempotencyKey},
+		func(st *ValidationState) (issuer.ReceiptFeedbackResult, *ValidationPlan, bool, error) {
+			return s.planReceiptFeedback(st, p, rid, f, via)
+		})
+}
+
+// planReceiptFeedback decides a consultation's validation from what was
+// read, as planFeedback does.
+func (s *Service) planReceiptFeedback(st *ValidationState, p issuer.Principal, rid issuer.ReceiptID, f issuer.Feedback, via issuer.Transport) (issuer.ReceiptFeedbackResult, *ValidationPlan, bool, error) {
+	return decideValidation(st, f, "receipt:"+string(rid),
 		func(st *ValidationState, res *issuer.ReceiptFeedbackResult) (*planner, error) {
 			rc := st.Receipt
 			if rc == nil || rc.Agent != p.Key {
@@ -132,43 +150,53 @@ func (s *Service) SubmitReceiptFeedback(ctx context.Context, p issuer.Principal,
 
 // validation runs one submission of p that takes a position on memories
 // (a validation or an outcome report) in one transaction: it checks the
-// feedback scope, reads what q names for p, replays the response recorded
-// under f's idempotency key (or refuses a key used with other input), lets
-// decide apply the rules, fill res and plan the writes, and then bumps the
-// affected subjects' revisions, records res under the key and writes the
-// plan. Every refusal happens before anything is written. The outcome is
-// reported to the service's observer as a submission of kind over via.
-func validation[R any](ctx context.Context, s *Service, p issuer.Principal, kind ValidationKind, via issuer.Transport, q ValidationQuery, f issuer.Feedback, target string,
-	decide func(st *ValidationState, res *R) (*planner, error)) (res R, replayed bool, err error) {
+// feedback scope, reads what q names for p (with its idempotency key), lets
+// decide answer from that state (a replayed response, a refusal, or a
+// response with the plan to write) and writes the plan. Every refusal
+// happens before anything is written. The outcome is reported to the
+// service's observer as a submission of kind over via.
+func validation[R any](ctx context.Context, s *Service, p issuer.Principal, kind ValidationKind, via issuer.Transport, q ValidationQuery,
+	decide func(st *ValidationState) (R, *ValidationPlan, bool, error)) (res R, replayed bool, err error) {
 	defer func() { s.observer.ObserveValidation(kind, via, replayed, err) }()
 	if err := p.Require(issuer.ScopeFeedback); err != nil {
 		return res, false, err
 	}
-	q.Evaluator, q.IdempotencyKey = p.Key, f.IdempotencyKey
+	q.Evaluator = p.Key
 	err = s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
-		var zero R
-		res, replayed = zero, false
 		st, err := ex.LoadValidation(ctx, q)
 		if err != nil {
 			return err
 		}
-		if done, err := replay(st, f, target, &res); done || err != nil {
-			replayed = done
+		var plan *ValidationPlan
+		res, plan, replayed, err = decide(st)
+		if err != nil || plan == nil {
 			return err
 		}
-		pl, err := decide(st, &res)
-		if err != nil {
-			return err
-		}
-		if err := pl.bumpRevisions(); err != nil {
-			return err
-		}
-		if err := pl.finish(target, res); err != nil {
-			return err
-		}
-		return ex.WriteValidation(ctx, pl.plan)
+		return ex.WriteValidation(ctx, plan)
 	})
 	return res, replayed, err
+}
+
+// decideValidation decides a submission purely from st: the response
+// recorded under f's idempotency key (or a refusal of a key used with
+// other input), or else what rules decides, with the affected subjects'
+// revisions bumped and the response recorded under the key. It returns the
+// response, the plan (nil for a replay) and whether it replayed.
+func decideValidation[R any](st *ValidationState, f issuer.Feedback, target string, rules func(st *ValidationState, res *R) (*planner, error)) (res R, plan *ValidationPlan, replayed bool, err error) {
+	if done, err := replay(st, f, target, &res); done || err != nil {
+		return res, nil, done, err
+	}
+	pl, err := rules(st, &res)
+	if err != nil {
+		return res, nil, false, err
+	}
+	if err := pl.bumpRevisions(); err != nil {
+		return res, nil, false, err
+	}
+	if err := pl.finish(target, res); err != nil {
+		return res, nil, false, err
+	}
+	return res, pl.plan, false, nil
 }
 
 // revision is the consultation validation's revision after write (nil for
@@ -193,12 +221,6 @@ func replay(st *ValidationState, f issuer.Feedback, target string, res any) (boo
 		return false, fmt.Errorf("service: recorded response: %w", err)
 	}
 	return true, nil
-}
-
-// visible reports whether the memory may be retrieved, consulted or
-// validated: it is active and so is its author.
-func (t *Target) visible() bool {
-	return t.Status == issuer.MemoryActive && t.AuthorStatus == issuer.AgentActive && t.Visibility == issuer.MemoryPublic
 }
 
 // directAct names a direct act on one memory in the refusals of

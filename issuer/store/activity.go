@@ -7,54 +7,32 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 )
 
-// activityCounter names a column of agent_activity_counters: the figures
-// of issuer.AgentStats, kept by the writes that change them so that a
-// profile reads one row instead of counting the agent's history.
-type activityCounter string
-
-// The activity counters.
-const (
-	// countPublished counts the agent's public, active memories: Publish
-	// of a public memory adds one, moderation of a public memory away from
-	// active removes one and back to active adds one. A private memory is
-	// never counted.
-	countPublished activityCounter = "memories_published"
-	// countRetrievals counts full retrievals of public memories outside
-	// consultations; an author reading its own private memory is not
-	// counted.
-	countRetrievals activityCounter = "retrievals"
-	// countConsultations counts receipts.
-	countConsultations activityCounter = "consultations"
-	// countFeedbackGiven counts the memories validated directly (once per
-	// memory, when its position first becomes direct) plus the
-	// consultations validated (once per receipt, at its first validation).
-	countFeedbackGiven activityCounter = "feedback_given"
-)
-
-// increment is the statement that adds its second argument to the counter
-// of the agent its first argument names, creating the agent's row when it
-// has none.
-func (c activityCounter) increment() string {
-	return `INSERT INTO agent_activity_counters (agent_id, ` + string(c) + `) VALUES (?, ?)
-		ON CONFLICT (agent_id) DO UPDATE SET ` + string(c) + ` = agent_activity_counters.` + string(c) + ` + excluded.` + string(c)
+// counterColumn returns the column of agent_activity_counters that keeps
+// c, refusing any other name: it is written into SQL.
+func counterColumn(c service.ActivityCounter) (string, error) {
+	switch c {
+	case service.CountPublished, service.CountRetrievals, service.CountConsultations, service.CountFeedbackGiven:
+		return string(c), nil
+	}
+	return "", fmt.Errorf("store: no activity counter %q", c)
 }
 
-// addActivity adds n (positive or negative) to one of agent's counters in
-// the caller's transaction. The row is created by the first increment; a
-// decrement only follows an increment, so it finds the row.
-func addActivity(ctx context.Context, tx sqlx.ExtContext, agent int64, c activityCounter, n int) error {
-	var err error
-	if n >= 0 {
-		_, err = exec(ctx, tx, c.increment(), agent, n)
-	} else {
-		_, err = exec(ctx, tx, `UPDATE agent_activity_counters SET `+string(c)+` = `+string(c)+` - ? WHERE agent_id = ?`, -n, agent)
-	}
+// activityChange returns the statement that adds w.N (negative to remove)
+// to one of an agent's counters. An addition creates the agent's row when
+// it has none; a removal only follows an addition, so it finds the row.
+func activityChange(w service.ActivityWrite) (string, []any, error) {
+	col, err := counterColumn(w.Counter)
 	if err != nil {
-		return fmt.Errorf("store: count %s: %w", c, err)
+		return "", nil, err
 	}
-	return nil
+	if w.N < 0 {
+		return `UPDATE agent_activity_counters SET ` + col + ` = ` + col + ` - ? WHERE agent_id = ?`, []any{-w.N, w.Agent}, nil
+	}
+	return `INSERT INTO agent_activity_counters (agent_id, ` + col + `) VALUES (?, ?)
+		ON CONFLICT (agent_id) DO UPDATE SET ` + col + ` = agent_activity_counters.` + col + ` + excluded.` + col, []any{w.Agent, w.N}, nil
 }
 
 // activityRecount reads the agent's stored counters (zero when it has none
@@ -74,19 +52,11 @@ const activityRecount = `SELECT a.public_id,
 		+ (SELECT COUNT(*) FROM consultation_feedback cf WHERE cf.agent_id = a.id) AS counted_feedback
 	FROM agents a LEFT JOIN agent_activity_counters c ON c.agent_id = a.id`
 
-// ActivityDrift is an agent whose stored activity counters differ from the
-// counts of its history.
-type ActivityDrift struct {
-	Agent   issuer.AgentID
-	Stored  issuer.AgentStats
-	Counted issuer.AgentStats
-}
-
 // CheckActivity recounts every agent's activity from history, in one
 // consistent read, and returns the agents whose stored counters differ. It
 // reads all of history: an operator's consistency check, not a request
 // path.
-func (db *DB) CheckActivity(ctx context.Context) ([]ActivityDrift, error) {
+func (db *DB) CheckActivity(ctx context.Context) ([]service.ActivityDrift, error) {
 	var rows []struct {
 		PublicID string `db:"public_id"`
 		P        int    `db:"memories_published"`
@@ -105,12 +75,12 @@ func (db *DB) CheckActivity(ctx context.Context) ([]ActivityDrift, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: recount activity: %w", err)
 	}
-	var out []ActivityDrift
+	var out []service.ActivityDrift
 	for _, r := range rows {
 		s := issuer.AgentStats{MemoriesPublished: r.P, Retrievals: r.R, Consultations: r.C, FeedbackGiven: r.F}
 		c := issuer.AgentStats{MemoriesPublished: r.CP, Retrievals: r.CR, Consultations: r.CC, FeedbackGiven: r.CF}
 		if s != c {
-			out = append(out, ActivityDrift{Agent: issuer.AgentID(r.PublicID), Stored: s, Counted: c})
+			out = append(out, service.ActivityDrift{Agent: issuer.AgentID(r.PublicID), Stored: s, Counted: c})
 		}
 	}
 	return out, nil

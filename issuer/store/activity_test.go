@@ -38,24 +38,24 @@ func TestActivityCountersEqualHistoryAfterStorm(t *testing.T) {
 					var err error
 					switch j % 4 {
 					case 0:
-						_, err = db.Retrieve(f.ctx, r, m)
+						_, err = svc(db).Retrieve(f.ctx, r, m)
 						if err == nil {
 							_, _, err = svc(db).SubmitFeedback(f.ctx, r, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
 						}
 					case 1:
 						var rc issuer.Receipt
-						rc, err = db.Consult(f.ctx, r, []issuer.MemoryID{m, mems[(i+j+1)%len(mems)]})
+						rc, err = svc(db).Consult(f.ctx, r, []issuer.MemoryID{m, mems[(i+j+1)%len(mems)]})
 						if err == nil && j%8 == 1 {
 							_, _, err = svc(db).SubmitReceiptFeedback(f.ctx, r, rc.ID, issuer.Feedback{Type: reputation.Useful}, issuer.TransportMCP)
 						}
 					case 2:
-						_, err = db.Publish(f.ctx, r, issuer.Publication{Category: "go", Domain: "go", Title: "t", Content: "c", Confidence: 500})
+						_, err = storetest.Service(db).Publish(f.ctx, r, issuer.Publication{Category: "go", Domain: "go", Title: "t", Content: "c", Confidence: 500})
 					case 3:
 						st := issuer.MemoryQuarantined
 						if j%8 == 7 {
 							st = issuer.MemoryActive
 						}
-						_, err = db.ModerateMemory(f.ctx, store.ActorAdmin, mems[(i+j)%len(mems)], issuer.Moderation{Status: st})
+						_, err = storetest.Admin(db).ModerateMemory(f.ctx, mems[(i+j)%len(mems)], issuer.Moderation{Status: st})
 					}
 					// A memory quarantined meanwhile is a legitimate refusal.
 					if err != nil && issuer.ErrorCode(err) != issuer.CodeNotFound {
@@ -134,7 +134,7 @@ func TestPrivateMemoryIsNeverCounted(t *testing.T) {
 		f.retrieve(author, public)
 		f.retrieve(reader, public)
 		for _, st := range []issuer.MemoryStatus{issuer.MemoryQuarantined, issuer.MemoryActive} {
-			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, private, issuer.Moderation{Status: st}); err != nil {
+			if _, err := storetest.Admin(db).ModerateMemory(f.ctx, private, issuer.Moderation{Status: st}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/reputation"
@@ -29,7 +30,7 @@ func newBenchWorld(b *testing.B, engine store.Engine, authors, memoriesEach, eva
 	db := storetest.Open(b, engine, store.Options{MaxOpenConns: 32, Logger: storetest.Logger(b)})
 	w := &benchWorld{db: db}
 	newAgent := func(name string) issuer.Principal {
-		a, err := db.CreateAgent(ctx, store.NewAgent{Name: name})
+		a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: name})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -232,9 +233,9 @@ func BenchmarkReceiptEligibility(b *testing.B) {
 		b.Run(string(engine), func(b *testing.B) {
 			ctx := context.Background()
 			w := newBenchWorld(b, engine, 1, 10, 2)
-			x := w.db.UnsafeSQL()
+			x, app := w.db.UnsafeSQL(), svc(w.db)
 			receipt := func(p issuer.Principal) int64 {
-				r, err := w.db.Consult(ctx, p, w.memories[:5])
+				r, err := app.Consult(ctx, p, w.memories[:5])
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -360,33 +360,3 @@ func (db *DB) CursorKey(ctx context.Context) ([]byte, error) {
 	}
 	return key, nil
 }
-
-// SetAgentVisibility changes who may see an agent's public profile and
-// passport, and bumps its revision token in the same transaction: a
-// private or unlisted agent leaves discovery at once, and its cached
-// passports are never served again.
-func (db *DB) SetAgentVisibility(ctx context.Context, agent issuer.AgentID, vis issuer.Visibility) error {
-	if _, err := issuer.ParseVisibility(string(vis)); err != nil {
-		return err
-	}
-	return db.inTx(ctx, func(tx *sqlx.Tx) error {
-		now := db.timestamp()
-		var prev struct {
-			Key        int64  `db:"id"`
-			Visibility string `db:"visibility"`
-		}
-		if err := get(ctx, tx, &prev, `SELECT id, visibility FROM agents WHERE public_id = ?`+db.forUpdate(), agent); err != nil {
-			return notFound(err, "agent %s not found", agent)
-		}
-		if prev.Visibility == string(vis) {
-			return nil
-		}
-		if _, err := exec(ctx, tx, `UPDATE agents SET visibility = ?, updated_at = ? WHERE id = ?`, vis, now, prev.Key); err != nil {
-			return fmt.Errorf("store: set agent visibility: %w", err)
-		}
-		if err := db.bumpRevision(ctx, tx, now, prev.Key); err != nil {
-			return err
-		}
-		return audit(ctx, tx, now, ActorAdmin, "agent.visibility_changed", string(agent), map[string]string{"from": prev.Visibility, "to": string(vis)})
-	})
-}

@@ -585,7 +585,7 @@ func indexOnWrite(b *testing.B, r *benchRegistry, share float64) {
 		if err := rows.Scan(&agent, &mem); err != nil {
 			b.Fatal(err)
 		}
-		key, err := r.db.RotateKey(ctx, issuer.AgentID(agent), []issuer.Scope{issuer.ScopeSearch, issuer.ScopeFeedback})
+		key, err := storetest.Admin(r.db).RotateKey(ctx, issuer.AgentID(agent), []issuer.Scope{issuer.ScopeSearch, issuer.ScopeFeedback})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -72,6 +72,7 @@ func newDiscoveryWorld(t *testing.T, engine store.Engine, opts service.Discovery
 	}
 	sealer := storetest.Sealer(t, db)
 	w := &discoveryWorld{fixture: newFixture(t, db), clock: c, sealer: sealer, memories: map[issuer.AgentID][]issuer.MemoryID{}}
+	w.admin = service.NewAdmin(db, service.AdminOptions{Now: c.Now})
 	w.svc = service.New(db, service.Options{Now: c.Now})
 	w.passports = service.NewPassports(db, ring, service.PassportOptions{Now: c.Now})
 	opts.Now = c.Now
@@ -82,7 +83,7 @@ func newDiscoveryWorld(t *testing.T, engine store.Engine, opts service.Discovery
 
 func (w *discoveryWorld) operator(name string) issuer.OperatorID {
 	w.t.Helper()
-	op, err := w.db.CreateOperator(w.ctx, name)
+	op, err := w.admin.CreateOperator(w.ctx, name)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func (w *discoveryWorld) operator(name string) issuer.OperatorID {
 
 func (w *discoveryWorld) owned(name string, op issuer.OperatorID) issuer.Principal {
 	w.t.Helper()
-	return w.agentWith(store.NewAgent{Name: name, Operator: op})
+	return w.agentWith(service.NewAgent{Name: name, Operator: op})
 }
 
 // publishSkill publishes a memory about skill in the workload by author.
@@ -153,14 +154,14 @@ func (w *discoveryWorld) build() {
 		w.owned(fmt.Sprintf("bystander %d", i), "")
 	}
 	for i, vis := range []issuer.Visibility{issuer.VisibilityUnlisted, issuer.VisibilityPrivate, issuer.VisibilityPublic} {
-		p := w.agentWith(store.NewAgent{Name: fmt.Sprintf("hidden %d", i), Operator: w.operator(fmt.Sprintf("Hidden house %d", i)), Visibility: vis})
+		p := w.agentWith(service.NewAgent{Name: fmt.Sprintf("hidden %d", i), Operator: w.operator(fmt.Sprintf("Hidden house %d", i)), Visibility: vis})
 		w.hidden = append(w.hidden, p.AgentID)
 		m := w.publishSkill(p, worldSkill, "w0")
 		for x := range 3 {
 			w.mustReport(w.evaluators[x*5], m, issuer.OutcomeSuccess, "w1")
 		}
 		if vis == issuer.VisibilityPublic {
-			if err := w.db.SetAgentStatus(w.ctx, p.AgentID, issuer.AgentSuspended); err != nil {
+			if err := w.admin.SetAgentStatus(w.ctx, p.AgentID, issuer.AgentSuspended); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -579,7 +580,7 @@ func testFindAgents(t *testing.T, engine store.Engine) {
 	// A subject made private disappears at once, and its rows go with the
 	// next sync.
 	top := got[0].ID
-	if err := w.db.SetAgentVisibility(ctx, top, issuer.VisibilityPrivate); err != nil {
+	if err := w.admin.SetAgentVisibility(ctx, top, issuer.VisibilityPrivate); err != nil {
 		t.Fatal(err)
 	}
 	p, err := w.discovery.FindAgents(ctx, issuer.FindAgentsQuery{Skill: worldSkill, Limit: 100})

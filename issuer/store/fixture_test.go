@@ -17,14 +17,15 @@ import (
 
 // fixture drives one store through the public API.
 type fixture struct {
-	t    *testing.T
-	db   *store.DB
-	ctx  context.Context
-	keys map[issuer.AgentID]issuer.APIKey
+	t     *testing.T
+	db    *store.DB
+	ctx   context.Context
+	keys  map[issuer.AgentID]issuer.APIKey
+	admin *service.Admin // the operator's use cases, on the store's clock
 }
 
 func newFixture(t *testing.T, db *store.DB) *fixture {
-	return &fixture{t: t, db: db, ctx: context.Background(), keys: map[issuer.AgentID]issuer.APIKey{}}
+	return &fixture{t: t, db: db, ctx: context.Background(), keys: map[issuer.AgentID]issuer.APIKey{}, admin: storetest.Admin(db)}
 }
 
 // reauth authenticates p's key again, picking up a changed status.
@@ -41,12 +42,12 @@ func (f *fixture) reauth(p issuer.Principal) issuer.Principal {
 // returns its principal.
 func (f *fixture) agent(name string, scopes ...issuer.Scope) issuer.Principal {
 	f.t.Helper()
-	return f.agentWith(store.NewAgent{Name: name, Scopes: scopes})
+	return f.agentWith(service.NewAgent{Name: name, Scopes: scopes})
 }
 
-func (f *fixture) agentWith(in store.NewAgent) issuer.Principal {
+func (f *fixture) agentWith(in service.NewAgent) issuer.Principal {
 	f.t.Helper()
-	a, err := f.db.CreateAgent(f.ctx, in)
+	a, err := f.admin.CreateAgent(f.ctx, in)
 	if err != nil {
 		f.t.Fatalf("create agent %s: %v", in.Name, err)
 	}

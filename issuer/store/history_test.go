@@ -103,7 +103,7 @@ func TestSkillHistoryThroughTheTrustService(t *testing.T) {
 		}
 
 		// New evidence: a new revision, a new row, an evidence update.
-		ev := f.agentWith(store.NewAgent{Name: "late evaluator", Operator: mustOperator(t, f, "Delta")})
+		ev := f.agentWith(service.NewAgent{Name: "late evaluator", Operator: mustOperator(t, f, "Delta")})
 		m := f.publishWith(subj, issuer.Publication{AppliesTo: issuer.AppliesTo{Skill: "sql tuning"}})
 		f.retrieve(ev, m.ID)
 		if _, _, err := f.outcome(ev, m.ID, issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess}); err != nil {
@@ -121,7 +121,7 @@ func TestSkillHistoryThroughTheTrustService(t *testing.T) {
 
 func mustOperator(t *testing.T, f *fixture, name string) issuer.OperatorID {
 	t.Helper()
-	id, err := f.db.CreateOperator(f.ctx, name)
+	id, err := f.admin.CreateOperator(f.ctx, name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -16,108 +17,73 @@ import (
 
 var _ service.HolderKeyStore = (*DB)(nil)
 
-// SetHolderKeys replaces p's holder keys with keys, in one transaction that
-// first locks p's agent row, so that two replacements of one agent's set
-// take turns. A key another agent holds is issuer.CodeConflict, whether
-// found before the insert or refused by the primary key when both insert
-// at once. A change (a key added or removed) bumps p's subject revision
-// and writes the audit event agent.holder_keys_set, naming the
-// thumbprints added and removed; an unchanged set writes nothing. The
-// count is checked again before commit.
-func (db *DB) SetHolderKeys(ctx context.Context, p issuer.Principal, keys []issuer.HolderKey) ([]issuer.HolderKey, error) {
-	var out []issuer.HolderKey
-	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		now := db.timestamp()
-		var locked []int64
-		if err := sel(ctx, tx, &locked, `SELECT id FROM agents WHERE id = ?`+db.forUpdate(), p.Key); err != nil {
-			return fmt.Errorf("store: lock agent: %w", err)
-		}
-		have, err := holderKeysOf(ctx, tx, p.Key)
-		if err != nil {
-			return err
-		}
-		added, removed, err := replaceHolderKeys(ctx, tx, p.Key, have, keys, now)
-		if err != nil {
-			return err
-		}
-		if len(added) == 0 && len(removed) == 0 {
-			out = have
-			return nil
-		}
-		if out, err = holderKeysOf(ctx, tx, p.Key); err != nil {
-			return err
-		}
-		if len(out) > issuer.MaxHolderKeys {
-			return issuer.Errorf(issuer.CodeTooManyItems, "an agent holds at most %d holder keys", issuer.MaxHolderKeys)
-		}
-		if err := db.bumpRevision(ctx, tx, now, p.Key); err != nil {
-			return err
-		}
-		return audit(ctx, tx, now, string(p.AgentID), "agent.holder_keys_set", string(p.AgentID),
-			map[string][]string{"added": added, "removed": removed})
-	})
-	if err != nil {
-		return nil, err
+// loadHolderKeyState locks agent's row, so that two replacements of one
+// agent's set take turns, then reads its holder keys and the agents the
+// keys named by thumbprints are bound to, in one batch of two statements.
+func loadHolderKeyState(ctx context.Context, br batchRunner, agent int64, thumbprints []string) (*service.HolderKeyState, error) {
+	st := &service.HolderKeyState{Owners: map[string]int64{}}
+	var b batch
+	b.read(func(r rows) error {
+		var id int64
+		return r.Scan(&id)
+	}, `SELECT id FROM agents WHERE id = ?`+br.rowLock(), agent)
+	// One statement reads the agent's keys and those of the keys named.
+	args := []any{agent}
+	for _, t := range thumbprints {
+		args = append(args, t)
 	}
-	return out, nil
+	named := "NULL"
+	if len(thumbprints) > 0 {
+		named = placeholders(len(thumbprints))
+	}
+	b.read(func(r rows) error {
+		var k issuer.HolderKey
+		var owner int64
+		var jwk string
+		if err := r.Scan(&k.Thumbprint, &owner, &k.Algorithm, &jwk, &k.CreatedAt); err != nil {
+			return err
+		}
+		k.JWK, k.CreatedAt = json.RawMessage(jwk), k.CreatedAt.UTC()
+		if owner == agent {
+			st.Held = append(st.Held, k)
+		}
+		if slices.Contains(thumbprints, k.Thumbprint) {
+			st.Owners[k.Thumbprint] = owner
+		}
+		return nil
+	}, `SELECT thumbprint, agent_id, alg, jwk, created_at FROM agent_holder_keys
+		WHERE agent_id = ? OR thumbprint IN (`+named+`)`, args...)
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read holder keys: %w", err)
+	}
+	return st, nil
 }
 
-// replaceHolderKeys deletes agent's keys in have that keys lacks and
-// inserts those of keys that have lacks, and returns the thumbprints
-// added and removed.
-func replaceHolderKeys(ctx context.Context, tx *sqlx.Tx, agent int64, have, keys []issuer.HolderKey, now time.Time) (added, removed []string, err error) {
-	had := map[string]bool{}
-	for _, h := range have {
-		had[h.Thumbprint] = true
-	}
-	want := map[string]bool{}
-	for _, k := range keys {
-		want[k.Thumbprint] = true
-	}
-	removed, added = []string{}, []string{}
-	for _, h := range have {
-		if want[h.Thumbprint] {
-			continue
+// writeHolderKeys writes plan in one batch. A key another agent bound
+// since it was read is refused by the primary key: issuer.CodeConflict.
+func writeHolderKeys(ctx context.Context, br batchRunner, plan *service.HolderKeyPlan) error {
+	var b batch
+	b.deleteNamed("agent_holder_keys", "thumbprint", plan.Agent, plan.Remove)
+	var added []string
+	if len(plan.Add) > 0 {
+		args := make([]any, 0, 5*len(plan.Add))
+		for _, k := range plan.Add {
+			args = append(args, k.Thumbprint, plan.Agent, string(k.JWK), k.Algorithm, k.CreatedAt)
+			added = append(added, k.Thumbprint)
 		}
-		if _, err := exec(ctx, tx, `DELETE FROM agent_holder_keys WHERE thumbprint = ? AND agent_id = ?`, h.Thumbprint, agent); err != nil {
-			return nil, nil, fmt.Errorf("store: remove holder key: %w", err)
-		}
-		removed = append(removed, h.Thumbprint)
+		b.insertRows("agent_holder_keys", "thumbprint, agent_id, jwk, alg, created_at", "(?, ?, ?, ?, ?)", len(plan.Add), args)
 	}
-	for _, k := range keys {
-		if had[k.Thumbprint] {
-			continue
-		}
-		if err := insertHolderKey(ctx, tx, agent, k, now); err != nil {
-			return nil, nil, err
-		}
-		added = append(added, k.Thumbprint)
+	b.revisions(plan.Revisions, plan.Now)
+	if err := b.audit(plan.Audit, plan.Now); err != nil {
+		return err
 	}
-	slices.Sort(added)
-	slices.Sort(removed)
-	return added, removed, nil
-}
-
-// insertHolderKey binds key k to agent; a key bound to another agent is a
-// conflict.
-func insertHolderKey(ctx context.Context, tx *sqlx.Tx, agent int64, k issuer.HolderKey, now time.Time) error {
-	conflict := func(err error) error {
-		return &issuer.Error{Code: issuer.CodeConflict, Message: fmt.Sprintf("the holder key %s is bound to another agent", k.Thumbprint), Err: err}
-	}
-	var owner []int64
-	if err := sel(ctx, tx, &owner, `SELECT agent_id FROM agent_holder_keys WHERE thumbprint = ?`, k.Thumbprint); err != nil {
-		return fmt.Errorf("store: read holder key: %w", err)
-	}
-	if len(owner) > 0 {
-		return conflict(nil)
-	}
-	_, err := exec(ctx, tx, `INSERT INTO agent_holder_keys (thumbprint, agent_id, jwk, alg, created_at) VALUES (?, ?, ?, ?, ?)`,
-		k.Thumbprint, agent, string(k.JWK), k.Algorithm, now)
+	err := br.run(ctx, b, true)
 	if err != nil && uniqueViolation(err) {
-		return conflict(err)
+		return &issuer.Error{Code: issuer.CodeConflict, Err: err,
+			Message: fmt.Sprintf("the holder key %s is bound to another agent", strings.Join(added, " or "))}
 	}
 	if err != nil {
-		return fmt.Errorf("store: add holder key: %w", err)
+		return fmt.Errorf("store: set holder keys: %w", err)
 	}
 	return nil
 }

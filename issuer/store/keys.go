@@ -10,30 +10,11 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/keyring"
 	"github.com/remnant/passportkit/issuer/service"
 )
 
-// NewSigningKey is the public half of a signing key to record.
-type NewSigningKey struct {
-	KID       string // RFC 7638 thumbprint
-	Alg       string // EdDSA or ES256
-	PublicJWK string // canonical public JWK
-	// Prepare, when set, runs inside the recording transaction once the
-	// keys are locked and just before the record is written: the keyring
-	// writes the private half there, under a temporary name, so that
-	// whoever reconciles the key directory under the same lock
-	// ([DB.WithSigningKeysLocked]) never meets a file whose record may
-	// still commit. An error rolls the transaction back; a retried
-	// transaction runs it again.
-	Prepare func() error
-}
-
-// KeyChange is the outcome of an activation: the key now active and the
-// key it replaced, if any, now retired.
-type KeyChange struct {
-	Active  issuer.SigningKey
-	Retired *issuer.SigningKey
-}
+var _ keyring.Store = (*DB)(nil)
 
 // keyColumns lists issuer_keys in the order SigningKey scans them.
 const keyColumns = `kid, alg, public_jwk, status, created_at, not_before, not_after, publish_until`
@@ -66,7 +47,7 @@ func activeKey(ctx context.Context, q sqlx.ExtContext) (issuer.SigningKey, error
 
 // AddSigningKey records k as a ready key: known, neither signing nor
 // published. A kid already recorded is a conflict.
-func (db *DB) AddSigningKey(ctx context.Context, k NewSigningKey) (issuer.SigningKey, error) {
+func (db *DB) AddSigningKey(ctx context.Context, k keyring.KeyRecord) (issuer.SigningKey, error) {
 	var out issuer.SigningKey
 	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := db.lockKeys(ctx, tx); err != nil {
@@ -89,10 +70,10 @@ func (db *DB) AddSigningKey(ctx context.Context, k NewSigningKey) (issuer.Signin
 // and published for publishFor more. An active or retired k is a conflict.
 // Concurrent activations are serialised: exactly one key is active after
 // each. It changes the keys epoch.
-func (db *DB) ActivateSigningKey(ctx context.Context, k NewSigningKey, publishFor time.Duration) (KeyChange, error) {
-	var out KeyChange
+func (db *DB) ActivateSigningKey(ctx context.Context, k keyring.KeyRecord, publishFor time.Duration) (keyring.KeyChange, error) {
+	var out keyring.KeyChange
 	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		out = KeyChange{}
+		out = keyring.KeyChange{}
 		now, err := db.changeKeys(ctx, tx)
 		if err != nil {
 			return err
@@ -300,7 +281,7 @@ func keyByKID(ctx context.Context, q sqlx.ExtContext, kid string) (issuer.Signin
 }
 
 // insertKey records k, after running nk's Prepare.
-func insertKey(ctx context.Context, q sqlx.ExtContext, nk NewSigningKey, k *issuer.SigningKey) error {
+func insertKey(ctx context.Context, q sqlx.ExtContext, nk keyring.KeyRecord, k *issuer.SigningKey) error {
 	if nk.Prepare != nil {
 		if err := nk.Prepare(); err != nil {
 			return err
@@ -344,7 +325,7 @@ func normaliseKeys(keys []issuer.SigningKey) []issuer.SigningKey {
 // active, in one transaction, and reports whether it did: of several
 // processes starting at once, one activates its key and the others use it.
 // An activation changes the keys epoch.
-func (db *DB) ActivateFirstSigningKey(ctx context.Context, k NewSigningKey) (issuer.SigningKey, bool, error) {
+func (db *DB) ActivateFirstSigningKey(ctx context.Context, k keyring.KeyRecord) (issuer.SigningKey, bool, error) {
 	var (
 		out       issuer.SigningKey
 		activated bool

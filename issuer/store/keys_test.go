@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/keyring"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 )
 
 // testKey returns a distinct key record; the store does not parse JWKs.
-func testKey(i int) store.NewSigningKey {
+func testKey(i int) keyring.KeyRecord {
 	kid := fmt.Sprintf("kid-%039d", i)
-	return store.NewSigningKey{KID: kid, Alg: "EdDSA", PublicJWK: `{"kid":"` + kid + `"}`}
+	return keyring.KeyRecord{KID: kid, Alg: "EdDSA", PublicJWK: `{"kid":"` + kid + `"}`}
 }
 
 func mustKeys(t *testing.T, db *store.DB) []issuer.SigningKey {

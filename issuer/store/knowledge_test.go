@@ -245,7 +245,7 @@ func TestModerationChangesVisibilityOnly(t *testing.T) {
 			t.Fatalf("report names memory %q, want %s", got, m)
 		}
 		for _, status := range []issuer.MemoryStatus{issuer.MemoryQuarantined, issuer.MemoryRemoved} {
-			prev, err := db.ModerateMemory(f.ctx, store.ActorAdmin, m, issuer.Moderation{Status: status, Reason: "review"})
+			prev, err := storetest.Admin(db).ModerateMemory(f.ctx, m, issuer.Moderation{Status: status, Reason: "review"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,7 +261,7 @@ func TestModerationChangesVisibilityOnly(t *testing.T) {
 			_, err = svc(db).Retrieve(f.ctx, evaluator, m)
 			wantCode(t, err, issuer.CodeNotFound)
 		}
-		if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, m, issuer.Moderation{Status: issuer.MemoryActive}); err != nil {
+		if _, err := storetest.Admin(db).ModerateMemory(f.ctx, m, issuer.Moderation{Status: issuer.MemoryActive}); err != nil {
 			t.Fatal(err)
 		}
 		if got := report().Events[0].Memory; got != m {

@@ -51,11 +51,11 @@ func randomStore(t *testing.T, f *fixture, r *rand.Rand) *leakWorld {
 		w.secrets = append(w.secrets, string(ops[i]))
 	}
 	for i := range 3 + r.IntN(5) {
-		in := store.NewAgent{Name: fmt.Sprint("agent ", i)}
+		in := service.NewAgent{Name: fmt.Sprint("agent ", i)}
 		if r.IntN(5) != 0 {
 			in.Operator = ops[r.IntN(len(ops))]
 		}
-		a, err := f.db.CreateAgent(f.ctx, in)
+		a, err := f.admin.CreateAgent(f.ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}

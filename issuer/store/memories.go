@@ -2,18 +2,16 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/reputation"
 )
 
@@ -49,6 +47,13 @@ const (
 )
 
 const memorySelect = `SELECT ` + memoryColumns + ` ` + memoryFrom
+
+// dest returns the scan destinations of memoryColumns.
+func (m *memoryRow) dest() []any {
+	return []any{&m.Key, &m.PublicID, &m.AuthorKey, &m.Author, &m.AuthorStatus, &m.AuthorVis, &m.Category, &m.Domain,
+		&m.Title, &m.Content, &m.AppliesTo, &m.Visibility, &m.ContentHash, &m.Status, &m.Confidence, &m.Summary,
+		&m.EvidenceAt, &m.CreatedAt, &m.VersionRootKey}
+}
 
 // targetColumns read only what a validation needs of its memory: not its
 // text, which may be large.
@@ -116,10 +121,14 @@ func (m *memoryRow) authorShownTo(viewer int64) bool {
 		(m.AuthorStatus == string(issuer.AgentActive) && m.AuthorVis == string(issuer.VisibilityPublic))
 }
 
-// memory converts a row to the full retrieval form as viewer sees it: the
-// author is omitted unless authorShownTo(viewer); lineage names only the
-// targets viewer may read.
-func (m *memoryRow) memory(ctx context.Context, q sqlx.ExtContext, viewer int64) (issuer.Memory, error) {
+// linkVersionRoot is the kind lineageSelect gives the version root.
+const linkVersionRoot = "versionRoot"
+
+// convert returns the row in the full retrieval form as viewer sees it,
+// with the lineage links and version root that viewer may read (as
+// lineageSelect reads them): the author is omitted unless
+// authorShownTo(viewer).
+func (m *memoryRow) convert(viewer int64, links []lineageLink) (issuer.Memory, error) {
 	out := issuer.Memory{
 		ID:          issuer.MemoryID(m.PublicID),
 		Category:    m.Category,
@@ -132,8 +141,20 @@ func (m *memoryRow) memory(ctx context.Context, q sqlx.ExtContext, viewer int64)
 		Confidence:  reputation.Milli(m.Confidence),
 		CreatedAt:   m.CreatedAt.UTC(),
 	}
-	if err := m.lineage(ctx, q, viewer, &out); err != nil {
-		return out, err
+	for _, l := range links {
+		id := issuer.MemoryID(l.Target)
+		switch issuer.LinkKind(l.Kind) {
+		case issuer.LinkDerivedFrom:
+			out.DerivedFrom = append(out.DerivedFrom, id)
+		case issuer.LinkExtends:
+			out.Extends = append(out.Extends, id)
+		case issuer.LinkSupersedes:
+			out.Supersedes = append(out.Supersedes, id)
+		case issuer.LinkContradicts:
+			out.Contradicts = append(out.Contradicts, id)
+		case linkVersionRoot:
+			out.VersionRoot = id
+		}
 	}
 	if err := json.Unmarshal([]byte(m.AppliesTo), &out.AppliesTo); err != nil {
 		return out, fmt.Errorf("store: appliesTo of %s: %w", m.PublicID, err)
@@ -154,278 +175,198 @@ func (m *memoryRow) memory(ctx context.Context, q sqlx.ExtContext, viewer int64)
 }
 
 // readableTarget is the condition, on a memory t and its author ta, that
-// viewer (the first parameter) may read t: t is public and active with an
+// viewer (the last parameter) may read t: t is public and active with an
 // active author, or t is viewer's own.
 const readableTarget = `(t.author_id = ? OR (t.visibility = 'public' AND t.status = 'active' AND ta.status = 'active'))`
 
-// lineage fills out's lineage from memory_links and the version root,
-// naming only what viewer may read.
-func (m *memoryRow) lineage(ctx context.Context, q sqlx.ExtContext, viewer int64, out *issuer.Memory) error {
-	var links []struct {
-		Kind   string `db:"kind"`
-		Target string `db:"public_id"`
-	}
-	err := sel(ctx, q, &links, `SELECT l.kind, t.public_id FROM memory_links l JOIN memories t ON t.id = l.target_id
-		JOIN agents ta ON ta.id = t.author_id WHERE l.memory_id = ? AND `+readableTarget+` ORDER BY l.kind, l.position`, m.Key, viewer)
-	if err != nil {
-		return fmt.Errorf("store: read lineage: %w", err)
-	}
-	for _, l := range links {
-		id := issuer.MemoryID(l.Target)
-		switch issuer.LinkKind(l.Kind) {
-		case issuer.LinkDerivedFrom:
-			out.DerivedFrom = append(out.DerivedFrom, id)
-		case issuer.LinkExtends:
-			out.Extends = append(out.Extends, id)
-		case issuer.LinkSupersedes:
-			out.Supersedes = append(out.Supersedes, id)
-		case issuer.LinkContradicts:
-			out.Contradicts = append(out.Contradicts, id)
-		}
-	}
-	if m.VersionRootKey.Valid {
-		var root []string
-		if err := sel(ctx, q, &root, `SELECT t.public_id FROM memories t JOIN agents ta ON ta.id = t.author_id
-			WHERE t.id = ? AND `+readableTarget, m.VersionRootKey.Int64, viewer); err != nil {
-			return fmt.Errorf("store: read version root: %w", err)
-		}
-		if len(root) == 1 {
-			out.VersionRoot = issuer.MemoryID(root[0])
-		}
-	}
-	return nil
+// lineageLink is one lineage link of a memory, or its version root.
+type lineageLink struct {
+	Kind, Target string
 }
 
-// linkTarget is a lineage target as Publish checks it.
-type linkTarget struct {
-	Key          int64         `db:"id"`
-	PublicID     string        `db:"public_id"`
-	Author       int64         `db:"author_id"`
-	AuthorStatus string        `db:"author_status"`
-	Visibility   string        `db:"visibility"`
-	Status       string        `db:"status"`
-	VersionRoot  sql.NullInt64 `db:"version_root_id"`
-}
+// lineageSelect reads, in one statement, the lineage links (in order) and
+// the version root of a memory that a viewer may read; its parameters are
+// the memory's public ID and the viewer's key, twice.
+const lineageSelect = `SELECT l.kind, t.public_id, l.position FROM memory_links l
+		JOIN memories t ON t.id = l.target_id JOIN agents ta ON ta.id = t.author_id
+		WHERE l.memory_id = (SELECT id FROM memories WHERE public_id = ?) AND ` + readableTarget + `
+	UNION ALL SELECT '` + linkVersionRoot + `', t.public_id, 0 FROM memories t JOIN agents ta ON ta.id = t.author_id
+		WHERE t.id = (SELECT version_root_id FROM memories WHERE public_id = ?) AND ` + readableTarget + `
+	ORDER BY 1, 3`
 
-// linkable reports whether author may link to t with kind: any visible
-// memory; and, except for contradicts, the author's own active private
-// memories (research ancestors, for de-duplication only).
-func (t *linkTarget) linkable(author int64, kind issuer.LinkKind) bool {
-	active := t.Status == string(issuer.MemoryActive) && t.AuthorStatus == string(issuer.AgentActive)
-	switch {
-	case !active:
-		return false
-	case t.Visibility == string(issuer.MemoryPublic):
-		return true
-	default:
-		return kind != issuer.LinkContradicts && t.Author == author
+// readMemory appends to b the statements that read the memory mem as
+// viewer reads it: its row and, withLineage, its lineage and version
+// root. The function it returns converts what they read; a nil row when
+// the memory does not exist.
+func readMemory(b *batch, mem issuer.MemoryID, viewer int64, withLineage bool) func() (*memoryRow, issuer.Memory, error) {
+	var m *memoryRow
+	b.read(func(r rows) error {
+		m = &memoryRow{}
+		return r.Scan(m.dest()...)
+	}, memorySelect+` WHERE m.public_id = ?`, mem)
+	var links []lineageLink
+	if withLineage {
+		b.read(func(r rows) error {
+			var l lineageLink
+			var position int
+			err := r.Scan(&l.Kind, &l.Target, &position)
+			links = append(links, l)
+			return err
+		}, lineageSelect, mem, viewer, mem, viewer)
+	}
+	return func() (*memoryRow, issuer.Memory, error) {
+		if m == nil {
+			return nil, issuer.Memory{}, nil
+		}
+		out, err := m.convert(viewer, links)
+		return m, out, err
 	}
 }
 
-// Publish records a new memory by p. Its domain is the normalised
-// category; its numeric confidence starts at the author's stated
-// confidence, which stays its baseline. Lineage links are recorded as
-// given and grant nothing; each target must be a memory p may link to
-// (see linkable), else the publication is refused as not_found, so that
-// a private memory's existence is not revealed. contentHash is "sha256:"
-// and the hex SHA-256 of the content as stored; the version root is the
-// version root of the first supersedes target (or that target, when it is
-// a first version), none for a memory that supersedes nothing. p's
-// revision is bumped in the same transaction.
-func (db *DB) Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error) {
-	id, err := issuer.NewMemoryID(db.rand)
-	if err != nil {
-		return issuer.Memory{}, err
+// record is what the service's rules of access need of the row.
+func (m *memoryRow) record() *service.MemoryRecord {
+	return &service.MemoryRecord{Key: m.Key, Author: m.AuthorKey, AuthorStatus: issuer.AgentStatus(m.AuthorStatus),
+		Status: issuer.MemoryStatus(m.Status), Visibility: issuer.MemoryVisibility(m.Visibility)}
+}
+
+// readRecords appends to b the statement that reads the memories ids
+// names that exist, each with its public ID and version root.
+func readRecords(b *batch, ids []issuer.MemoryID, each func(id issuer.MemoryID, rec service.MemoryRecord, root int64)) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
 	}
+	b.read(func(r rows) error {
+		var id issuer.MemoryID
+		var m service.MemoryRecord
+		var root sql.NullInt64
+		if err := r.Scan(&id, &m.Key, &m.Author, &m.AuthorStatus, &m.Status, &m.Visibility, &root); err != nil {
+			return err
+		}
+		each(id, m, root.Int64)
+		return nil
+	}, `SELECT m.public_id, m.id, m.author_id, a.status, m.status, m.visibility, m.version_root_id
+		FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (`+placeholders(len(ids))+`)`, args...)
+}
+
+// loadPublication reads the memories q's links name, in one statement.
+func loadPublication(ctx context.Context, br batchRunner, q service.PublicationQuery) (*service.PublicationState, error) {
+	st := &service.PublicationState{Targets: map[issuer.MemoryID]service.LinkTarget{}}
+	if len(q.Targets) == 0 {
+		return st, nil
+	}
+	var b batch
+	readRecords(&b, q.Targets, func(id issuer.MemoryID, rec service.MemoryRecord, root int64) {
+		st.Targets[id] = service.LinkTarget{MemoryRecord: rec, VersionRoot: root}
+	})
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read link targets: %w", err)
+	}
+	return st, nil
+}
+
+// writePublication writes plan in one batch that then reads the new
+// memory back as its author sees it. The new memory's key is found by its
+// public ID.
+func writePublication(ctx context.Context, br batchRunner, plan *service.PublicationPlan) (issuer.Memory, error) {
+	pub, now := plan.Memory, plan.Now
 	applies, err := json.Marshal(pub.AppliesTo)
 	if err != nil {
 		return issuer.Memory{}, fmt.Errorf("store: appliesTo: %w", err)
 	}
-	if pub.Visibility == "" {
-		pub.Visibility = issuer.MemoryPublic
+	var b batch
+	root := sql.NullInt64{Int64: plan.VersionRoot, Valid: plan.VersionRoot != 0}
+	b.add(`INSERT INTO memories (public_id, author_id, category, domain, title, content, content_hash,
+		applies_claim, visibility, confidence, validation_base_confidence, status, version_root_id,
+		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
+		plan.ID, plan.Author, pub.Category, pub.Domain, pub.Title, pub.Content, plan.ContentHash,
+		string(applies), string(pub.Visibility), int64(pub.Confidence), int64(pub.Confidence), root, now, now)
+	if len(plan.Links) > 0 {
+		args := make([]any, 0, 4*len(plan.Links))
+		for i, l := range plan.Links {
+			args = append(args, plan.ID, string(l.Kind), l.Target, i)
+		}
+		b.insertRows("memory_links", "memory_id, kind, target_id, position", "((SELECT id FROM memories WHERE public_id = ?), ?, ?, ?)", len(plan.Links), args)
 	}
-	hash := sha256.Sum256([]byte(pub.Content))
-	var out issuer.Memory
-	err = db.inTx(ctx, func(tx *sqlx.Tx) error {
-		now := db.timestamp()
-		targets := map[issuer.MemoryID]*linkTarget{}
-		if len(pub.Links) > 0 {
-			ids := make([]issuer.MemoryID, 0, len(pub.Links))
-			for _, l := range pub.Links {
-				ids = append(ids, l.Target)
-			}
-			query, args, err := sqlx.In(`SELECT m.id, m.public_id, m.author_id, a.status AS author_status, m.visibility, m.status,
-				m.version_root_id FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (?)`, ids)
-			if err != nil {
-				return fmt.Errorf("store: publish: %w", err)
-			}
-			var found []linkTarget
-			if err := sel(ctx, tx, &found, query, args...); err != nil {
-				return fmt.Errorf("store: read link targets: %w", err)
-			}
-			for i := range found {
-				targets[issuer.MemoryID(found[i].PublicID)] = &found[i]
-			}
-		}
-		var root sql.NullInt64
-		for _, l := range pub.Links {
-			t := targets[l.Target]
-			if t == nil || !t.linkable(p.Key, l.Kind) {
-				return issuer.Errorf(issuer.CodeNotFound, "%s target %s not found", l.Kind, l.Target)
-			}
-			if l.Kind == issuer.LinkSupersedes && !root.Valid {
-				root = t.VersionRoot
-				if !root.Valid {
-					root = sql.NullInt64{Int64: t.Key, Valid: true}
-				}
-			}
-		}
-		key, err := insertID(ctx, tx, `INSERT INTO memories (public_id, author_id, category, domain, title, content, content_hash,
-			applies_claim, visibility, confidence, validation_base_confidence, status, version_root_id,
-			created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
-			id, p.Key, pub.Category, pub.Domain, pub.Title, pub.Content, "sha256:"+hex.EncodeToString(hash[:]),
-			string(applies), string(pub.Visibility), int64(pub.Confidence), int64(pub.Confidence), root, now, now)
-		if err != nil {
-			return fmt.Errorf("store: publish: %w", err)
-		}
-		if len(pub.Links) > 0 {
-			rows := make([]string, len(pub.Links))
-			args := make([]any, 0, 4*len(pub.Links))
-			for i, l := range pub.Links {
-				rows[i] = "(?, ?, ?, ?)"
-				args = append(args, key, string(l.Kind), targets[l.Target].Key, i)
-			}
-			if _, err := exec(ctx, tx, `INSERT INTO memory_links (memory_id, kind, target_id, position) VALUES `+strings.Join(rows, ", "), args...); err != nil {
-				return fmt.Errorf("store: record lineage: %w", err)
-			}
-		}
-		// A contradiction is evidence about the contradicted memory's
-		// author too.
-		bump := []int64{p.Key}
-		for _, l := range pub.Links {
-			if t := targets[l.Target]; l.Kind == issuer.LinkContradicts && t.Author != p.Key && !slices.Contains(bump, t.Author) {
-				bump = append(bump, t.Author)
-			}
-		}
-		if err := db.bumpRevision(ctx, tx, now, bump...); err != nil {
-			return err
-		}
-		if err := audit(ctx, tx, now, string(p.AgentID), "memory.published", string(id), map[string]string{"domain": pub.Domain, "visibility": string(pub.Visibility)}); err != nil {
-			return err
-		}
-		if pub.Visibility == issuer.MemoryPublic {
-			if err := addActivity(ctx, tx, p.Key, countPublished, 1); err != nil {
-				return err
-			}
-		}
-		m, err := loadVisibleMemory(ctx, tx, id, p.Key)
-		if err != nil {
-			return err
-		}
-		out, err = m.memory(ctx, tx, p.Key)
-		return err
-	})
+	b.revisions(plan.Revisions, now)
+	if err := b.audit(plan.Audit, now); err != nil {
+		return issuer.Memory{}, err
+	}
+	if err := b.activity(plan.Activity); err != nil {
+		return issuer.Memory{}, err
+	}
+	read := readMemory(&b, plan.ID, plan.Author, len(plan.Links) > 0 || root.Valid)
+	if err := br.run(ctx, b, true); err != nil {
+		return issuer.Memory{}, fmt.Errorf("store: publish: %w", err)
+	}
+	m, out, err := read()
+	if err == nil && m == nil {
+		err = errors.New("store: publish: the new memory was not read back")
+	}
 	return out, err
 }
 
-// Retrieve returns a memory in full and records the retrieval in the
-// ledger: the consumption a later validation requires.
-func (db *DB) Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error) {
-	var out issuer.Memory
-	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		m, err := loadVisibleMemory(ctx, tx, id, p.Key)
-		if err != nil {
-			return err
-		}
-		if _, err := exec(ctx, tx, `INSERT INTO retrievals (agent_id, memory_id, created_at) VALUES (?, ?, ?)`,
-			p.Key, m.Key, db.timestamp()); err != nil {
-			return fmt.Errorf("store: record retrieval: %w", err)
-		}
-		if m.Visibility == string(issuer.MemoryPublic) {
-			if err := addActivity(ctx, tx, p.Key, countRetrievals, 1); err != nil {
-				return err
-			}
-		}
-		out, err = m.memory(ctx, tx, p.Key)
-		return err
-	})
-	return out, err
+// loadRetrieval reads the memory mem, and its lineage as reader may read
+// it, in one batch.
+func loadRetrieval(ctx context.Context, br batchRunner, mem issuer.MemoryID, reader int64) (*service.RetrievalState, error) {
+	var b batch
+	read := readMemory(&b, mem, reader, true)
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read memory: %w", err)
+	}
+	m, out, err := read()
+	if err != nil || m == nil {
+		return &service.RetrievalState{}, err
+	}
+	return &service.RetrievalState{Memory: m.record(), Read: out}, nil
 }
 
-// Consult records a consultation: p activated the given memories together.
-// A memory named twice is refused (invalid), as the request parser refuses
-// it, so a consultation never records one activation twice. Each
-// activation is recorded in the retrieval ledger under the new receipt.
-// The work is a fixed number of statements whatever the number of
-// memories: one read of all of them, then one insert per table.
-func (db *DB) Consult(ctx context.Context, p issuer.Principal, ids []issuer.MemoryID) (issuer.Receipt, error) {
-	if len(ids) == 0 || len(ids) > issuer.MaxConsultedMemories {
-		return issuer.Receipt{}, issuer.Errorf(issuer.CodeInvalid, "a consultation activates between 1 and %d memories", issuer.MaxConsultedMemories)
+// writeRetrieval writes plan in one batch.
+func writeRetrieval(ctx context.Context, br batchRunner, plan *service.RetrievalPlan) error {
+	var b batch
+	b.add(`INSERT INTO retrievals (agent_id, memory_id, created_at) VALUES (?, ?, ?)`, plan.Agent, plan.Memory, plan.Now)
+	if err := b.activity(plan.Activity); err != nil {
+		return err
 	}
-	for i, id := range ids {
-		if slices.Contains(ids[:i], id) {
-			return issuer.Receipt{}, issuer.Errorf(issuer.CodeInvalid, "memoryIds lists %s twice", id)
-		}
+	if err := br.run(ctx, b, true); err != nil {
+		return fmt.Errorf("store: record retrieval: %w", err)
 	}
-	rid, err := issuer.NewReceiptID(db.rand)
-	if err != nil {
-		return issuer.Receipt{}, err
+	return nil
+}
+
+// loadConsultation reads the memories mems names, in one statement.
+func loadConsultation(ctx context.Context, br batchRunner, mems []issuer.MemoryID) (*service.ConsultationState, error) {
+	st := &service.ConsultationState{Memories: map[issuer.MemoryID]service.MemoryRecord{}}
+	var b batch
+	readRecords(&b, mems, func(id issuer.MemoryID, rec service.MemoryRecord, _ int64) { st.Memories[id] = rec })
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read consulted memories: %w", err)
 	}
-	out := issuer.Receipt{ID: rid, Memories: slices.Clone(ids)}
-	err = db.inTx(ctx, func(tx *sqlx.Tx) error {
-		now := db.timestamp()
-		out.CreatedAt = now
-		query, args, err := sqlx.In(`SELECT m.public_id, m.id, m.status, m.visibility, a.status AS author_status
-			FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (?)`, ids)
-		if err != nil {
-			return fmt.Errorf("store: consult: %w", err)
-		}
-		var found []struct {
-			PublicID     string `db:"public_id"`
-			Key          int64  `db:"id"`
-			Status       string `db:"status"`
-			Visibility   string `db:"visibility"`
-			AuthorStatus string `db:"author_status"`
-		}
-		if err := sel(ctx, tx, &found, query, args...); err != nil {
-			return fmt.Errorf("store: read consulted memories: %w", err)
-		}
-		keyOf := make(map[issuer.MemoryID]int64, len(found))
-		for _, f := range found {
-			row := memoryRow{Status: f.Status, Visibility: f.Visibility, AuthorStatus: f.AuthorStatus}
-			if row.visible() {
-				keyOf[issuer.MemoryID(f.PublicID)] = f.Key
-			}
-		}
-		for _, id := range ids {
-			if _, ok := keyOf[id]; !ok {
-				return issuer.Errorf(issuer.CodeNotFound, "memory %s not found", id)
-			}
-		}
-		rkey, err := insertID(ctx, tx, `INSERT INTO receipts (public_id, agent_id, created_at) VALUES (?, ?, ?)`, rid, p.Key, now)
-		if err != nil {
-			return fmt.Errorf("store: create receipt: %w", err)
-		}
-		members := make([]string, len(ids))
-		rm := make([]any, 0, 3*len(ids))
-		rt := make([]any, 0, 4*len(ids))
-		for i, id := range ids {
-			members[i] = "(?, ?, ?)"
-			rm = append(rm, rkey, keyOf[id], i)
-			rt = append(rt, p.Key, keyOf[id], rkey, now)
-		}
-		if _, err := exec(ctx, tx, `INSERT INTO receipt_memories (receipt_id, memory_id, position) VALUES `+strings.Join(members, ", "), rm...); err != nil {
-			return fmt.Errorf("store: receipt memories: %w", err)
-		}
-		for i := range members {
-			members[i] = "(?, ?, ?, ?)"
-		}
-		if _, err := exec(ctx, tx, `INSERT INTO retrievals (agent_id, memory_id, receipt_id, created_at) VALUES `+strings.Join(members, ", "), rt...); err != nil {
-			return fmt.Errorf("store: record consultation: %w", err)
-		}
-		return addActivity(ctx, tx, p.Key, countConsultations, 1)
-	})
-	return out, err
+	return st, nil
+}
+
+// writeConsultation writes plan in one batch, a fixed number of statements
+// whatever the number of memories: the receipt, then its memories and
+// their retrievals, each finding the receipt by its public ID.
+func writeConsultation(ctx context.Context, br batchRunner, plan *service.ConsultationPlan) error {
+	const receipt = `(SELECT id FROM receipts WHERE public_id = ?)`
+	var b batch
+	b.add(`INSERT INTO receipts (public_id, agent_id, created_at) VALUES (?, ?, ?)`, plan.Receipt, plan.Agent, plan.Now)
+	n := len(plan.Memories)
+	rm, rt := make([]any, 0, 3*n), make([]any, 0, 4*n)
+	for i, m := range plan.Memories {
+		rm = append(rm, plan.Receipt, m, i)
+		rt = append(rt, plan.Agent, m, plan.Receipt, plan.Now)
+	}
+	b.insertRows("receipt_memories", "receipt_id, memory_id, position", "("+receipt+", ?, ?)", n, rm)
+	b.insertRows("retrievals", "agent_id, memory_id, receipt_id, created_at", "(?, ?, "+receipt+", ?)", n, rt)
+	if err := b.activity(plan.Activity); err != nil {
+		return err
+	}
+	if err := br.run(ctx, b, true); err != nil {
+		return fmt.Errorf("store: record consultation: %w", err)
+	}
+	return nil
 }
 
 // Validations returns a memory's validation summary. It reveals neither the

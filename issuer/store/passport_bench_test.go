@@ -28,7 +28,7 @@ func limitWorld(b *testing.B, engine store.Engine) (*store.DB, issuer.AgentID) {
 	ctx := context.Background()
 	db := storetest.Open(b, engine, store.Options{MaxOpenConns: 8, Logger: storetest.Logger(b)})
 	agent := func(name string, op issuer.OperatorID) issuer.Principal {
-		a, err := db.CreateAgent(ctx, store.NewAgent{Name: name, Operator: op})
+		a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: name, Operator: op})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -40,7 +40,7 @@ func limitWorld(b *testing.B, engine store.Engine) (*store.DB, issuer.AgentID) {
 	}
 	ops := make([]issuer.OperatorID, 41)
 	for i := range ops {
-		id, err := db.CreateOperator(ctx, fmt.Sprint("operator ", i))
+		id, err := storetest.Admin(db).CreateOperator(ctx, fmt.Sprint("operator ", i))
 		if err != nil {
 			b.Fatal(err)
 		}

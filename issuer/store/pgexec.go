@@ -31,7 +31,7 @@ func (db *DB) pgTx(ctx context.Context, fn func(ctx context.Context, ex service.
 	defer c.Close()
 	return c.Raw(func(dc any) error {
 		e := &pgExecutor{conn: dc.(*stdlib.Conn).Conn()}
-		err := fn(ctx, e)
+		err := fn(ctx, executor{e})
 		switch {
 		case err == nil && e.begun && !e.committed:
 			_, err = e.conn.Exec(ctx, "COMMIT")
@@ -46,9 +46,16 @@ func (db *DB) pgTx(ctx context.Context, fn func(ctx context.Context, ex service.
 	})
 }
 
+func (e *pgExecutor) rowLock() string { return " FOR UPDATE" }
+
 func (e *pgExecutor) run(ctx context.Context, stmts []stmt, last bool) error {
 	if e.committed {
 		return errors.New("store: the transaction has ended")
+	}
+	if len(stmts) == 0 && (!last || !e.begun) {
+		// Nothing to send: BEGIN travels with the next batch, and a
+		// transaction never begun has nothing to commit.
+		return nil
 	}
 	b := &pgx.Batch{}
 	if !e.begun {
@@ -104,12 +111,4 @@ func (e *pgExecutor) results(res pgx.BatchResults, stmts []stmt, last bool) erro
 		}
 	}
 	return nil
-}
-
-func (e *pgExecutor) LoadValidation(ctx context.Context, q service.ValidationQuery) (*service.ValidationState, error) {
-	return loadValidation(ctx, e, q)
-}
-
-func (e *pgExecutor) WriteValidation(ctx context.Context, plan *service.ValidationPlan) error {
-	return writeValidation(ctx, e, plan)
 }

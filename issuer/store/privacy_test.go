@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/reputation"
@@ -20,8 +21,8 @@ func TestHiddenAgentsAreNotNamedToOthers(t *testing.T) {
 		f := newFixture(t, db)
 		public, viewer := f.agent("public author"), f.agent("viewer")
 		hidden := map[string]issuer.Principal{
-			"private":   f.agentWith(store.NewAgent{Name: "private", Visibility: issuer.VisibilityPrivate}),
-			"unlisted":  f.agentWith(store.NewAgent{Name: "unlisted", Visibility: issuer.VisibilityUnlisted}),
+			"private":   f.agentWith(service.NewAgent{Name: "private", Visibility: issuer.VisibilityPrivate}),
+			"unlisted":  f.agentWith(service.NewAgent{Name: "unlisted", Visibility: issuer.VisibilityUnlisted}),
 			"suspended": f.agent("suspended"),
 		}
 		pubMem := f.publish(public, "sql")
@@ -40,7 +41,7 @@ func TestHiddenAgentsAreNotNamedToOthers(t *testing.T) {
 			a.ownFetch = f.retrieve(h, a.own)
 			a.direct = f.consumeAndValidate(h, pubMem, reputation.Corroborate)
 			other := f.publish(public, "sql")
-			r, err := db.Consult(f.ctx, h, []issuer.MemoryID{other})
+			r, err := svc(db).Consult(f.ctx, h, []issuer.MemoryID{other})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +59,7 @@ func TestHiddenAgentsAreNotNamedToOthers(t *testing.T) {
 			f.consumeAndValidate(viewer, a.own, reputation.Useful)
 			done[name] = a
 		}
-		if err := db.SetAgentStatus(f.ctx, hidden["suspended"].AgentID, issuer.AgentSuspended); err != nil {
+		if err := storetest.Admin(db).SetAgentStatus(f.ctx, hidden["suspended"].AgentID, issuer.AgentSuspended); err != nil {
 			t.Fatal(err)
 		}
 
@@ -95,7 +96,7 @@ func TestHiddenAgentsAreNotNamedToOthers(t *testing.T) {
 			if _, err := db.Reputation(f.ctx, viewer, h.AgentID, issuer.ReputationQuery{Limit: 20}); issuer.ErrorCode(err) != issuer.CodeNotFound {
 				t.Errorf("%s: its report answered %v to another agent", name, err)
 			}
-			m, err := db.Retrieve(f.ctx, viewer, a.own)
+			m, err := svc(db).Retrieve(f.ctx, viewer, a.own)
 			switch {
 			case name == "suspended":
 				// A suspended author's memories are not served at all.

@@ -11,25 +11,9 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/reputation"
 )
-
-// RebuildReport summarises a reputation rebuild.
-type RebuildReport struct {
-	Agent  issuer.AgentID
-	Events int // journal entries replayed
-	// Domains is the number of domains with journal entries.
-	Domains int
-	// Corrected counts derived rows (aggregates, evaluator counters and
-	// memory summaries) that differed from what the journal implies and
-	// were rewritten. Zero means the incremental state was exact.
-	Corrected int
-	// Memories is the number of the author's memories whose summaries were
-	// checked.
-	Memories int
-	Score    reputation.Milli
-	Trust    reputation.TrustLevel
-}
 
 // progressEvery is how many journal entries pass between progress calls.
 const progressEvery = 5000
@@ -40,10 +24,10 @@ const progressEvery = 5000
 // re-weights nothing and changes no budget rank; only derived rows that
 // differ are rewritten. progress, when not nil, is called with the entries
 // replayed so far and the total.
-func (db *DB) RebuildReputation(ctx context.Context, agent issuer.AgentID, progress func(done, total int)) (RebuildReport, error) {
-	var rep RebuildReport
+func (db *DB) RebuildReputation(ctx context.Context, agent issuer.AgentID, progress func(done, total int)) (service.RebuildReport, error) {
+	var rep service.RebuildReport
 	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		rep = RebuildReport{Agent: agent}
+		rep = service.RebuildReport{Agent: agent}
 		now := db.timestamp()
 		var key int64
 		if err := get(ctx, tx, &key, `SELECT id FROM agents WHERE public_id = ?`, agent); err != nil {
@@ -77,7 +61,7 @@ func (db *DB) RebuildReputation(ctx context.Context, agent issuer.AgentID, progr
 			return err
 		}
 		rep.Corrected += n
-		return audit(ctx, tx, now, ActorAdmin, "reputation.rebuilt", string(agent), map[string]any{
+		return audit(ctx, tx, now, service.ActorAdmin, "reputation.rebuilt", string(agent), map[string]any{
 			"events": rep.Events, "corrected": rep.Corrected, "score": rep.Score, "trust": rep.Trust,
 		})
 	})

@@ -3,71 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
-	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/service"
 )
-
-// setRevision is the upsert of a subject's revision token.
-const setRevision = `INSERT INTO skill_trust_revisions (agent_id, revision, updated_at) VALUES (?, ?, ?)
-	ON CONFLICT (agent_id) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at`
-
-// bumpRevision replaces the revision token of each agent, inside tx: the
-// write that changes their evidence and the new token commit together or
-// not at all.
-func (db *DB) bumpRevision(ctx context.Context, tx sqlx.ExtContext, now time.Time, agents ...int64) error {
-	for _, a := range agents {
-		tok, err := service.NewRevisionToken(db.rand)
-		if err != nil {
-			return err
-		}
-		if _, err := exec(ctx, tx, setRevision, a, tok, now); err != nil {
-			return fmt.Errorf("store: bump revision: %w", err)
-		}
-	}
-	return nil
-}
-
-// dependents returns the other authors whose evidence names memories of
-// agent (by a lineage link or version root, or as a contradiction) or
-// holds agent's outcome reports and validations: a change of agent's
-// status or owner changes what their passports say. withActs includes
-// the last kind (an owner binding changes the ownership of those events).
-func dependents(ctx context.Context, tx sqlx.ExtContext, agent int64, withActs bool) ([]int64, error) {
-	q := `SELECT m.author_id FROM memory_links l JOIN memories m ON m.id = l.memory_id JOIN memories t ON t.id = l.target_id
-			WHERE t.author_id = ? AND m.author_id <> ?
-		UNION SELECT t.author_id FROM memory_links l JOIN memories m ON m.id = l.memory_id JOIN memories t ON t.id = l.target_id
-			WHERE m.author_id = ? AND l.kind = 'contradicts' AND t.author_id <> ?`
-	args := []any{agent, agent, agent, agent}
-	if withActs {
-		q += ` UNION SELECT m.author_id FROM feedback f JOIN memories m ON m.id = f.memory_id WHERE f.evaluator_id = ?
-			UNION SELECT m.author_id FROM memory_outcomes o JOIN memories m ON m.id = o.memory_id WHERE o.evaluator_id = ?`
-		args = append(args, agent, agent)
-	}
-	var out []int64
-	if err := sel(ctx, tx, &out, q, args...); err != nil {
-		return nil, fmt.Errorf("store: read dependent subjects: %w", err)
-	}
-	return out, nil
-}
-
-// memoryDependents returns the other authors whose evidence names memory
-// mem (authored by author): by a lineage link to it, or as a memory it
-// contradicts. A change of its status changes what their passports say.
-func memoryDependents(ctx context.Context, tx sqlx.ExtContext, mem, author int64) ([]int64, error) {
-	var out []int64
-	err := sel(ctx, tx, &out, `SELECT m.author_id FROM memory_links l JOIN memories m ON m.id = l.memory_id
-			WHERE l.target_id = ? AND m.author_id <> ?
-		UNION SELECT t.author_id FROM memory_links l JOIN memories t ON t.id = l.target_id
-			WHERE l.memory_id = ? AND l.kind = 'contradicts' AND t.author_id <> ?`, mem, author, mem, author)
-	if err != nil {
-		return nil, fmt.Errorf("store: read dependent subjects: %w", err)
-	}
-	return out, nil
-}
 
 // SubjectRevision returns a listed agent's current revision: the
 // service.PassportRevision of its revision token ("" when no write has
@@ -108,51 +47,40 @@ func (db *DB) revision(ctx context.Context, id issuer.AgentID, where string) (st
 	return service.PassportRevision(rev[0].Subject, rev[0].Keys), nil
 }
 
-// SetCapabilities replaces p's declared capabilities with caps (already
-// normalised) and sets p's revision token to token. A capability declared
-// before keeps its declaration time; an unchanged list writes nothing and
-// keeps the revision.
-func (db *DB) SetCapabilities(ctx context.Context, p issuer.Principal, caps []string, token string) ([]string, error) {
-	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		now := db.timestamp()
-		var have []string
-		if err := sel(ctx, tx, &have, `SELECT name FROM agent_capabilities WHERE agent_id = ?`, p.Key); err != nil {
-			return fmt.Errorf("store: read capabilities: %w", err)
-		}
-		want := make(map[string]bool, len(caps))
-		for _, c := range caps {
-			want[c] = true
-		}
-		had := make(map[string]bool, len(have))
-		changed := false
-		for _, h := range have {
-			had[h] = true
-			if !want[h] {
-				changed = true
-				if _, err := exec(ctx, tx, `DELETE FROM agent_capabilities WHERE agent_id = ? AND name = ?`, p.Key, h); err != nil {
-					return fmt.Errorf("store: remove capability: %w", err)
-				}
-			}
-		}
-		for _, c := range caps {
-			if had[c] {
-				continue
-			}
-			changed = true
-			if _, err := exec(ctx, tx, `INSERT INTO agent_capabilities (agent_id, name, declared_at) VALUES (?, ?, ?)`, p.Key, c, now); err != nil {
-				return fmt.Errorf("store: declare capability: %w", err)
-			}
-		}
-		if !changed {
-			return nil
-		}
-		if _, err := exec(ctx, tx, setRevision, p.Key, token, now); err != nil {
-			return fmt.Errorf("store: bump revision: %w", err)
-		}
-		return audit(ctx, tx, now, string(p.AgentID), "agent.capabilities_declared", string(p.AgentID), map[string]int{"capabilities": len(caps)})
-	})
-	if err != nil {
-		return nil, err
+// loadCapabilities reads the capabilities agent declares.
+func loadCapabilities(ctx context.Context, br batchRunner, agent int64) ([]string, error) {
+	var have []string
+	var b batch
+	b.read(func(r rows) error {
+		var name string
+		err := r.Scan(&name)
+		have = append(have, name)
+		return err
+	}, `SELECT name FROM agent_capabilities WHERE agent_id = ?`, agent)
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: read capabilities: %w", err)
 	}
-	return caps, nil
+	return have, nil
+}
+
+// writeCapabilities writes plan in one batch: one statement removes, one
+// declares.
+func writeCapabilities(ctx context.Context, br batchRunner, plan *service.CapabilitiesPlan) error {
+	var b batch
+	b.deleteNamed("agent_capabilities", "name", plan.Agent, plan.Remove)
+	if len(plan.Add) > 0 {
+		args := make([]any, 0, 3*len(plan.Add))
+		for _, c := range plan.Add {
+			args = append(args, plan.Agent, c, plan.Now)
+		}
+		b.insertRows("agent_capabilities", "agent_id, name, declared_at", "(?, ?, ?)", len(plan.Add), args)
+	}
+	b.revisions(plan.Revisions, plan.Now)
+	if err := b.audit(plan.Audit, plan.Now); err != nil {
+		return err
+	}
+	if err := br.run(ctx, b, true); err != nil {
+		return fmt.Errorf("store: declare capabilities: %w", err)
+	}
+	return nil
 }

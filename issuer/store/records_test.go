@@ -9,6 +9,7 @@ import (
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/reputation"
@@ -102,7 +103,7 @@ func TestPublishRefusesLinksTheAuthorMayNotMake(t *testing.T) {
 		theirPrivate := f.publishWith(other, issuer.Publication{Visibility: issuer.MemoryPrivate})
 		ownPrivate := f.publishWith(author, issuer.Publication{Visibility: issuer.MemoryPrivate})
 		hidden := f.publishWith(other, issuer.Publication{})
-		if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, hidden.ID, issuer.Moderation{Status: issuer.MemoryQuarantined}); err != nil {
+		if _, err := storetest.Admin(db).ModerateMemory(f.ctx, hidden.ID, issuer.Moderation{Status: issuer.MemoryQuarantined}); err != nil {
 			t.Fatal(err)
 		}
 		unknown := issuer.MemoryID("mem_" + strings.Repeat("a", 26))
@@ -130,12 +131,12 @@ func TestPublishRefusesLinksTheAuthorMayNotMake(t *testing.T) {
 func TestOutcomeReports(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db)
-		op, err := db.CreateOperator(f.ctx, "Acme")
+		op, err := storetest.Admin(db).CreateOperator(f.ctx, "Acme")
 		if err != nil {
 			t.Fatal(err)
 		}
-		author := f.agentWith(store.NewAgent{Name: "author", Operator: op})
-		sibling := f.agentWith(store.NewAgent{Name: "sibling", Operator: op})
+		author := f.agentWith(service.NewAgent{Name: "author", Operator: op})
+		sibling := f.agentWith(service.NewAgent{Name: "sibling", Operator: op})
 		ev, stranger := f.agent("evaluator"), f.agent("stranger")
 		mem := f.publishWith(author, issuer.Publication{AppliesTo: issuer.AppliesTo{Skill: "sql"}}).ID
 		f.retrieve(sibling, mem)
@@ -268,30 +269,30 @@ func TestRevisionFollowsEvidence(t *testing.T) {
 			against = f.publishWith(ev, issuer.Publication{Links: []issuer.Link{{Kind: issuer.LinkContradicts, Target: mem}}}).ID
 		})
 		bumped("moderation of the contradicting memory", func() {
-			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, against, issuer.Moderation{Status: issuer.MemoryRemoved}); err != nil {
+			if _, err := storetest.Admin(db).ModerateMemory(f.ctx, against, issuer.Moderation{Status: issuer.MemoryRemoved}); err != nil {
 				t.Fatal(err)
 			}
 		})
-		evOp, err := db.CreateOperator(f.ctx, "Evaluators")
+		evOp, err := storetest.Admin(db).CreateOperator(f.ctx, "Evaluators")
 		if err != nil {
 			t.Fatal(err)
 		}
 		bumped("an owner binding of an evaluator", func() {
-			if err := db.BindOwner(f.ctx, evOp, ev.AgentID); err != nil {
+			if err := storetest.Admin(db).BindOwner(f.ctx, evOp, ev.AgentID); err != nil {
 				t.Fatal(err)
 			}
 		})
 		bumped("moderation", func() {
-			if _, err := db.ModerateMemory(f.ctx, store.ActorAdmin, mem, issuer.Moderation{Status: issuer.MemoryQuarantined}); err != nil {
+			if _, err := storetest.Admin(db).ModerateMemory(f.ctx, mem, issuer.Moderation{Status: issuer.MemoryQuarantined}); err != nil {
 				t.Fatal(err)
 			}
 		})
-		op, err := db.CreateOperator(f.ctx, "Acme")
+		op, err := storetest.Admin(db).CreateOperator(f.ctx, "Acme")
 		if err != nil {
 			t.Fatal(err)
 		}
 		bumped("an owner binding", func() {
-			if err := db.BindOwner(f.ctx, op, author.AgentID); err != nil {
+			if err := storetest.Admin(db).BindOwner(f.ctx, op, author.AgentID); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -302,7 +303,7 @@ func TestRevisionFollowsEvidence(t *testing.T) {
 			t.Error("another agent's publication bumped the evaluator's revision")
 		}
 		bumped("a status change", func() {
-			if err := db.SetAgentStatus(f.ctx, author.AgentID, issuer.AgentSuspended); err != nil {
+			if err := storetest.Admin(db).SetAgentStatus(f.ctx, author.AgentID, issuer.AgentSuspended); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql/driver"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -126,7 +127,7 @@ func TestConsultStatementsConstantInMemories(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			db, counter := openCounted(t, engine)
 			f := newFixture(t, db)
-			author, reader := f.agent("author"), f.agent("reader")
+			author, reader, app := f.agent("author"), f.agent("reader"), svc(db)
 			var mems []issuer.MemoryID
 			for range issuer.MaxConsultedMemories {
 				mems = append(mems, f.publish(author, "sql"))
@@ -134,7 +135,7 @@ func TestConsultStatementsConstantInMemories(t *testing.T) {
 			cost := map[int]int64{}
 			for _, n := range []int{1, 2, issuer.MaxConsultedMemories} {
 				before := counter.n.Load()
-				r, err := db.Consult(f.ctx, reader, mems[:n])
+				r, err := app.Consult(f.ctx, reader, mems[:n])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -162,16 +163,98 @@ func TestConsultRefusesDuplicateMemories(t *testing.T) {
 		author, reader := f.agent("author"), f.agent("reader")
 		a, b := f.publish(author, "sql"), f.publish(author, "go")
 		before := snapshot(t, db)
-		_, err := db.Consult(f.ctx, reader, []issuer.MemoryID{a, b, a})
+		_, err := svc(db).Consult(f.ctx, reader, []issuer.MemoryID{a, b, a})
 		wantCode(t, err, issuer.CodeInvalid)
 		if changed := diffSnapshots(before, snapshot(t, db)); len(changed) != 0 {
 			t.Fatalf("a refused consultation changed %v", changed)
 		}
 		// An unknown memory is named in the refusal, in request order.
-		_, err = db.Consult(f.ctx, reader, []issuer.MemoryID{a, "mem_aaaaaaaaaaaaaaaaaaaaaaaaaa", b})
+		_, err = svc(db).Consult(f.ctx, reader, []issuer.MemoryID{a, "mem_aaaaaaaaaaaaaaaaaaaaaaaaaa", b})
 		wantCode(t, err, issuer.CodeNotFound)
 		if want := "mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"; !strings.Contains(err.Error(), want) {
 			t.Fatalf("refusal %q does not name %s", err, want)
 		}
 	})
+}
+
+// A publication sends the same number of statements whatever the number
+// of its links and of the authors it contradicts, BEGIN and COMMIT
+// included: 7 without links, 10 with; 8 and 11 + N before the service
+// planned it, N the authors contradicted.
+func TestPublishStatementsConstantInLinks(t *testing.T) {
+	t.Parallel()
+	for _, engine := range storetest.Engines(t) {
+		t.Run(string(engine), func(t *testing.T) {
+			db, counter := openCounted(t, engine)
+			f := newFixture(t, db)
+			author, app := f.agent("author"), svc(db)
+			var targets []issuer.MemoryID
+			for i := range 8 {
+				targets = append(targets, f.publish(f.agent(fmt.Sprint("other ", i)), "sql"))
+			}
+			cost := map[int]int64{}
+			for _, n := range []int{0, 1, 8} {
+				pub := issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c", Confidence: 500}
+				for _, id := range targets[:n] {
+					pub.Links = append(pub.Links, issuer.Link{Kind: issuer.LinkContradicts, Target: id})
+				}
+				before := counter.n.Load()
+				m, err := app.Publish(f.ctx, author, pub)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cost[n] = counter.n.Load() - before
+				if len(m.Contradicts) != n {
+					t.Fatalf("the memory contradicts %v, want %d memories", m.Contradicts, n)
+				}
+			}
+			t.Logf("%s: statements per publication with 0, 1, 8 contradictions: %v", engine, cost)
+			if cost[1] != cost[8] || cost[0] > 7 || cost[1] > 10 {
+				t.Fatalf("statements per publication by links: %v; want at most 7 without links and 10 with any number", cost)
+			}
+		})
+	}
+}
+
+// An agent's status change and a memory's moderation send the same number
+// of statements whatever the number of other authors whose passports they
+// make stale, BEGIN and COMMIT included: 7 and 8; 7 + N and 8 + N before
+// the service planned them, N the authors made stale.
+func TestStaleSubjectsStatementsConstant(t *testing.T) {
+	t.Parallel()
+	for _, engine := range storetest.Engines(t) {
+		t.Run(string(engine), func(t *testing.T) {
+			db, counter := openCounted(t, engine)
+			f := newFixture(t, db)
+			var readers []issuer.Principal
+			for i := range 8 {
+				readers = append(readers, f.agent(fmt.Sprint("reader ", i)))
+			}
+			suspend, moderate := map[int]int64{}, map[int]int64{}
+			for _, n := range []int{1, 8} {
+				subject := f.agent(fmt.Sprint("subject ", n))
+				mem := f.publish(subject, "sql")
+				for _, r := range readers[:n] {
+					if _, err := svc(db).Publish(f.ctx, r, issuer.Publication{Category: "sql", Domain: "sql", Title: "t", Content: "c",
+						Confidence: 500, Links: []issuer.Link{{Kind: issuer.LinkDerivedFrom, Target: mem}}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := counter.n.Load()
+				if _, err := f.admin.ModerateMemory(f.ctx, mem, issuer.Moderation{Status: issuer.MemoryQuarantined}); err != nil {
+					t.Fatal(err)
+				}
+				moderate[n] = counter.n.Load() - before
+				before = counter.n.Load()
+				if err := f.admin.SetAgentStatus(f.ctx, subject.AgentID, issuer.AgentSuspended); err != nil {
+					t.Fatal(err)
+				}
+				suspend[n] = counter.n.Load() - before
+			}
+			t.Logf("%s: statements with 1 and 8 dependent authors: status change %v, moderation %v", engine, suspend, moderate)
+			if suspend[1] != suspend[8] || moderate[1] != moderate[8] || suspend[1] > 7 || moderate[1] > 8 {
+				t.Fatalf("statements by dependent authors: status change %v, moderation %v; want the same small number for each", suspend, moderate)
+			}
+		})
+	}
 }

@@ -25,7 +25,7 @@ const (
 func seedSearchGraph(tb testing.TB, db *store.DB) issuer.Principal {
 	tb.Helper()
 	ctx := context.Background()
-	a, err := db.CreateAgent(ctx, store.NewAgent{Name: "reader"})
+	a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "reader"})
 	if err != nil {
 		tb.Fatal(err)
 	}

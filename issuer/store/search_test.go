@@ -156,7 +156,7 @@ func TestSearchHidesWhatTheViewerMayNotRead(t *testing.T) {
 		if got := resultIDs(f.search(later, author, "replication", true)); len(got) != 2 || !slices.Contains(got, m.ID) {
 			t.Fatalf("author sees %v", got)
 		}
-		if _, err := db.ModerateMemory(f.ctx, "admin", mem, issuer.Moderation{Status: issuer.MemoryQuarantined, Reason: "test"}); err != nil {
+		if _, err := storetest.Admin(db).ModerateMemory(f.ctx, mem, issuer.Moderation{Status: issuer.MemoryQuarantined, Reason: "test"}); err != nil {
 			t.Fatal(err)
 		}
 		if got := resultIDs(f.search(later, reader, "replication", true)); len(got) != 0 {

@@ -186,85 +186,64 @@ func (db *DB) StatusListState(ctx context.Context, id issuer.StatusListID) (serv
 	return out, nil
 }
 
-// statusEntry is an issued passport's status list entry, as a status
-// change reads it.
-type statusEntry struct {
-	Agent  int64               `db:"agent_id"`
-	Key    int64               `db:"list_id"`
-	List   issuer.StatusListID `db:"name"`
-	Idx    int                 `db:"idx"`
-	Status uint8               `db:"status"`
-}
-
-// SetPassportStatus changes the status of the issued passport c names,
-// on behalf of actor, in one transaction: the entry, its list's version,
-// the subject's revision (so that no process serves the passport from its
-// cache again) and the audit event passport.revoked, passport.suspended or
-// passport.reinstated. A passport that already has the status changes
-// nothing and is reported so (Changed false). A revoked passport stays
-// revoked: changing it is a conflict. An unknown hash, or one purged
-// after its retention, is not_found; a passport issued without a status
-// entry is a conflict.
-func (db *DB) SetPassportStatus(ctx context.Context, actor string, c issuer.StatusChange) (issuer.StatusOutcome, error) {
-	var out issuer.StatusOutcome
-	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		e, err := db.lockStatusEntry(ctx, tx, c.PassportHash)
-		if err != nil {
-			return err
-		}
-		from, ok := issuer.PassportStatusOf(e.Status)
-		if !ok {
-			return fmt.Errorf("store: passport %s: its entry holds %d", c.PassportHash, e.Status)
-		}
-		out = issuer.StatusOutcome{List: e.List, Index: e.Idx, From: from, To: c.To}
-		switch {
-		case from == c.To:
-			return nil
-		case from == issuer.PassportRevoked:
-			return issuer.Errorf(issuer.CodeConflict, "passport %s is revoked, and a revoked passport stays revoked", c.PassportHash)
-		}
-		now := db.timestamp()
-		if _, err := exec(ctx, tx, `UPDATE status_entries SET status = ?, reason = ?, updated_at = ? WHERE list_id = ? AND idx = ?`,
-			c.To.Value(), c.Reason, now, e.Key, e.Idx); err != nil {
-			return fmt.Errorf("store: set passport status: %w", err)
-		}
-		if _, err := exec(ctx, tx, `UPDATE status_lists SET version = version + 1 WHERE id = ?`, e.Key); err != nil {
-			return fmt.Errorf("store: set passport status: %w", err)
-		}
-		if err := db.bumpRevision(ctx, tx, now, e.Agent); err != nil {
-			return err
-		}
-		out.Changed = true
-		action := map[issuer.PassportStatus]string{issuer.PassportRevoked: "passport.revoked",
-			issuer.PassportSuspended: "passport.suspended", issuer.PassportValid: "passport.reinstated"}[c.To]
-		return audit(ctx, tx, now, actor, action, c.PassportHash, map[string]any{
-			"list": e.List, "index": e.Idx, "from": from, "to": c.To, "reason": c.Reason})
-	})
-	return out, err
-}
-
-// lockStatusEntry reads, and on PostgreSQL locks, the status entry of the
-// issued passport hash.
-func (db *DB) lockStatusEntry(ctx context.Context, tx *sqlx.Tx, hash string) (statusEntry, error) {
+// loadPassportStatus reads the status entry of the issued passport hash,
+// locking the entry's row on PostgreSQL; when there is none, a second
+// statement counts the passports kept under hash.
+func loadPassportStatus(ctx context.Context, br batchRunner, hash string) (*service.PassportStatusState, error) {
+	st := &service.PassportStatusState{}
 	lock := ""
-	if db.engine == Postgres {
+	if br.rowLock() != "" {
 		lock = " FOR UPDATE OF e"
 	}
-	var e statusEntry
-	err := get(ctx, tx, &e, `SELECT p.agent_id, e.list_id, l.name, e.idx, e.status
+	var b batch
+	var raw uint8
+	b.read(func(r rows) error {
+		e := &service.StatusEntryRecord{}
+		if err := r.Scan(&e.Subject, &e.List, &e.ListID, &e.Index, &raw); err != nil {
+			return err
+		}
+		st.Entry = e
+		return nil
+	}, `SELECT p.agent_id, e.list_id, l.name, e.idx, e.status
 		FROM issued_passports p JOIN status_entries e ON e.list_id = p.status_list_id AND e.idx = p.status_idx
 		JOIN status_lists l ON l.id = e.list_id WHERE p.passport_hash = ?`+lock, hash)
-	if !errors.Is(err, sql.ErrNoRows) {
-		return e, err
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: passport %s: %w", hash, err)
 	}
-	var n int
-	if err := get(ctx, tx, &n, `SELECT COUNT(*) FROM issued_passports WHERE passport_hash = ?`, hash); err != nil {
-		return e, fmt.Errorf("store: passport %s: %w", hash, err)
+	if e := st.Entry; e != nil {
+		var ok bool
+		if e.Status, ok = issuer.PassportStatusOf(raw); !ok {
+			return nil, fmt.Errorf("store: passport %s: its entry holds %d", hash, raw)
+		}
+		return st, nil
 	}
-	if n > 0 {
-		return e, issuer.Errorf(issuer.CodeConflict, "passport %s was issued without a status list entry: it cannot be revoked, and stands until it expires", hash)
+	b = b[:0]
+	b.read(func(r rows) error {
+		var n int
+		err := r.Scan(&n)
+		st.Kept = n > 0
+		return err
+	}, `SELECT COUNT(*) FROM issued_passports WHERE passport_hash = ?`, hash)
+	if err := br.run(ctx, b, false); err != nil {
+		return nil, fmt.Errorf("store: passport %s: %w", hash, err)
 	}
-	return e, issuer.Errorf(issuer.CodeNotFound, "no issued passport %s is kept: it is unknown, or expired and purged", hash)
+	return st, nil
+}
+
+// writePassportStatus writes plan in one batch.
+func writePassportStatus(ctx context.Context, br batchRunner, plan *service.PassportStatusPlan) error {
+	var b batch
+	b.add(`UPDATE status_entries SET status = ?, reason = ?, updated_at = ? WHERE list_id = ? AND idx = ?`,
+		plan.Status.Value(), plan.Reason, plan.Now, plan.List, plan.Index)
+	b.add(`UPDATE status_lists SET version = version + 1 WHERE id = ?`, plan.List)
+	b.revisions(plan.Revisions, plan.Now)
+	if err := b.audit(plan.Audit, plan.Now); err != nil {
+		return err
+	}
+	if err := br.run(ctx, b, true); err != nil {
+		return fmt.Errorf("store: set passport status: %w", err)
+	}
+	return nil
 }
 
 // revokeSignedBy revokes, inside q, the transaction of the withdrawal of
@@ -288,5 +267,5 @@ func revokeSignedBy(ctx context.Context, q sqlx.ExtContext, kid string, now time
 	if err != nil {
 		return 0, fmt.Errorf("store: revoke what key %s signed: %w", kid, err)
 	}
-	return n, audit(ctx, q, now, ActorAdmin, "passports.revoked_by_withdrawal", kid, map[string]int64{"revoked": n})
+	return n, audit(ctx, q, now, service.ActorAdmin, "passports.revoked_by_withdrawal", kid, map[string]int64{"revoked": n})
 }

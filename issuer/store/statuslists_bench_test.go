@@ -28,7 +28,7 @@ func BenchmarkStatusReservation(b *testing.B) {
 		b.Run(string(engine), func(b *testing.B) {
 			ctx := context.Background()
 			db := storetest.Open(b, engine, store.Options{Logger: storetest.Logger(b)})
-			a, err := db.CreateAgent(ctx, store.NewAgent{Name: "subject"})
+			a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "subject"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func BenchmarkStatusListRegeneration(b *testing.B) {
 			if _, err := ring.EnsureActive(ctx, passport.EdDSA); err != nil {
 				b.Fatal(err)
 			}
-			a, err := db.CreateAgent(ctx, store.NewAgent{Name: "subject"})
+			a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "subject"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func BenchmarkStatusListRegeneration(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				to := []issuer.PassportStatus{issuer.PassportSuspended, issuer.PassportValid}[i%2]
 				c, _ := issuer.NewStatusChange(hash, to, "bench")
-				if _, err := db.SetPassportStatus(ctx, store.ActorAdmin, c); err != nil {
+				if _, err := storetest.Admin(db).SetPassportStatus(ctx, c); err != nil {
 					b.Fatal(err)
 				}
 				array.Set(slot.Idx, to.Value())

@@ -231,7 +231,7 @@ func TestSetPassportStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return db.SetPassportStatus(ctx, store.ActorAdmin, c)
+			return storetest.Admin(db).SetPassportStatus(ctx, c)
 		}
 		_, version := statusOf(t, db, slot)
 		for i, step := range []struct {
@@ -275,7 +275,7 @@ func TestSetPassportStatus(t *testing.T) {
 			wantCode(t, err, issuer.CodeConflict)
 		}
 		unknown, _ := issuer.NewStatusChange(fmt.Sprintf("%064x", 99), issuer.PassportRevoked, "x")
-		_, err := db.SetPassportStatus(ctx, store.ActorAdmin, unknown)
+		_, err := storetest.Admin(db).SetPassportStatus(ctx, unknown)
 		wantCode(t, err, issuer.CodeNotFound)
 		at := time.Now().UTC().Truncate(time.Second)
 		bare := fmt.Sprintf("%064x", 100)
@@ -284,7 +284,7 @@ func TestSetPassportStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		c, _ := issuer.NewStatusChange(bare, issuer.PassportRevoked, "x")
-		_, err = db.SetPassportStatus(ctx, store.ActorAdmin, c)
+		_, err = storetest.Admin(db).SetPassportStatus(ctx, c)
 		wantCode(t, err, issuer.CodeConflict)
 	})
 }

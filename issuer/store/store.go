@@ -1,9 +1,22 @@
 // Package store keeps the issuer's records in PostgreSQL or in an embedded
-// SQLite file. It implements the store interface of issuer/service
-// ([github.com/remnant/passportkit/issuer/service.Store]) with data access
-// only: the rules (scopes, eligibility, idempotency, audit, which change a
-// validation makes) live in the service. Operator commands (agents,
-// operators, keys, moderation, rebuild) are plain data access too.
+// SQLite file. It implements the stores that issuer/service declares
+// ([github.com/remnant/passportkit/issuer/service.Store] and
+// [github.com/remnant/passportkit/issuer/service.AdminStore]) and the one
+// issuer/keyring declares ([github.com/remnant/passportkit/issuer/keyring.Store]).
+//
+// The rules live in the service. For every write the service decides (a
+// publication, a retrieval, a consultation, a validation or outcome
+// report, a moderation, declared capabilities, holder keys, and an
+// operator's change of an agent), the store reads what the decision needs
+// (memories with their status and visibility, positions and aggregates,
+// the relations of other authors' records to the changed ones) and writes
+// the plan the service decided (rows, revision tokens, activity counts,
+// audit events) through its executor, deciding nothing. What is left here
+// is what a query must apply as it reads (which agents and memories a
+// public read may show, in the statement that finds them, so that hidden
+// and unknown answer alike), the signing keys' records as the keyring
+// changes them under their lock, and the rebuilds of derived records
+// (reputation, activity counters) from history.
 //
 // Open selects the engine from the URL: postgres:// or postgresql:// for
 // PostgreSQL (through pgx), anything else is the path of a SQLite file
@@ -23,10 +36,12 @@
 //
 // # Transactions
 //
-// Every write is one transaction. A validation is two calls of its
-// executor: one read of everything it needs, which first locks the
-// global aggregate rows of the authors involved and of the evaluator (in key
-// order), and one write of the plan the service decided. The author's row
+// Every write is one transaction. A use case the service decides is two
+// calls of its executor: one read of everything the decision needs, and
+// one write of the plan. A validation's read first locks the global
+// aggregate rows of the authors involved and of the evaluator (in key
+// order); a moderation's and an agent change's lock the memory's or the
+// agent's row. The author's row
 // serialises all changes to one author's reputation; the evaluator's row
 // serialises the positive budget the two share. On PostgreSQL the locks are
 // SELECT … FOR UPDATE and each call is one pipelined pgx batch (BEGIN with
@@ -85,7 +100,8 @@ type Options struct {
 	// MaxOpenConns bounds the connection pool; 10 when zero.
 	MaxOpenConns int
 	// WrapConnector, when set, wraps the engine's driver connector; tests
-	// use it to count the statements a use case sends.
+	// use it to count the statements a use case sends. Every transaction
+	// then runs through it, statement by statement, on PostgreSQL too.
 	WrapConnector func(driver.Connector) driver.Connector
 }
 
@@ -96,6 +112,10 @@ type DB struct {
 	now    func() time.Time
 	rand   io.Reader
 	log    *slog.Logger
+	// wrapped is set when the driver connector is wrapped
+	// (Options.WrapConnector): transactions then run through database/sql
+	// only, so that the wrapper sees every statement.
+	wrapped bool
 	// writer is a one-slot semaphore serialising this process's SQLite
 	// write transactions. SQLite admits one writer at a time; waiting here
 	// is cheaper and fairer than SQLite's sleeping busy handler, which
@@ -112,7 +132,7 @@ var bindSQLite sync.Once
 // documentation) and checks that it answers. It does not migrate. A
 // SQLite file is created private, and refused when it is not.
 func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
-	db := &DB{now: opts.Now, rand: opts.Rand, log: opts.Logger, writer: make(chan struct{}, 1)}
+	db := &DB{now: opts.Now, rand: opts.Rand, log: opts.Logger, wrapped: opts.WrapConnector != nil, writer: make(chan struct{}, 1)}
 	if db.now == nil {
 		db.now = time.Now
 	}

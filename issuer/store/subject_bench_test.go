@@ -10,6 +10,7 @@ import (
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 )
@@ -21,19 +22,19 @@ func seedAtLimits(tb testing.TB, db *store.DB) issuer.AgentID {
 	tb.Helper()
 	ctx := context.Background()
 	mk := func(name string, op issuer.OperatorID) {
-		if _, err := db.CreateAgent(ctx, store.NewAgent{Name: name, Operator: op}); err != nil {
+		if _, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: name, Operator: op}); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	var ops []issuer.OperatorID
 	for i := range 6 {
-		op, err := db.CreateOperator(ctx, fmt.Sprint("op ", i))
+		op, err := storetest.Admin(db).CreateOperator(ctx, fmt.Sprint("op ", i))
 		if err != nil {
 			tb.Fatal(err)
 		}
 		ops = append(ops, op)
 	}
-	subject, err := db.CreateAgent(ctx, store.NewAgent{Name: "subject", Operator: ops[0]})
+	subject, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "subject", Operator: ops[0]})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/issuing"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/passport"
@@ -25,19 +26,19 @@ import (
 func recordedWorld(t *testing.T, f *fixture) (subject issuer.Principal, secrets []string) {
 	t.Helper()
 	op := func(name string) issuer.OperatorID {
-		id, err := f.db.CreateOperator(f.ctx, name)
+		id, err := f.admin.CreateOperator(f.ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return id
 	}
 	opA, opB, opC := op("Acme"), op("Beta"), op("Gamma")
-	s := f.agentWith(store.NewAgent{Name: "subject", Operator: opA})
-	sib := f.agentWith(store.NewAgent{Name: "sibling", Operator: opA})
-	e1 := f.agentWith(store.NewAgent{Name: "e1", Operator: opB})
-	e2 := f.agentWith(store.NewAgent{Name: "e2", Operator: opC})
+	s := f.agentWith(service.NewAgent{Name: "subject", Operator: opA})
+	sib := f.agentWith(service.NewAgent{Name: "sibling", Operator: opA})
+	e1 := f.agentWith(service.NewAgent{Name: "e1", Operator: opB})
+	e2 := f.agentWith(service.NewAgent{Name: "e2", Operator: opC})
 	e3 := f.agent("e3")
-	o := f.agentWith(store.NewAgent{Name: "other", Operator: opB})
+	o := f.agentWith(service.NewAgent{Name: "other", Operator: opB})
 
 	sql := issuer.AppliesTo{Skill: "sql tuning", Context: evidence.Context{Domain: "finance", Version: "16"}}
 	anc := f.publishWith(s, issuer.Publication{Visibility: issuer.MemoryPrivate, Content: "SECRET-ancestor-notes",
@@ -180,10 +181,10 @@ func TestLoadSubjectRoundTrip(t *testing.T) {
 func TestLoadSubjectNotFound(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db)
-		private := f.agentWith(store.NewAgent{Name: "private", Visibility: issuer.VisibilityPrivate})
-		unlisted := f.agentWith(store.NewAgent{Name: "unlisted", Visibility: issuer.VisibilityUnlisted})
+		private := f.agentWith(service.NewAgent{Name: "private", Visibility: issuer.VisibilityPrivate})
+		unlisted := f.agentWith(service.NewAgent{Name: "unlisted", Visibility: issuer.VisibilityUnlisted})
 		suspended := f.agent("suspended")
-		if err := db.SetAgentStatus(f.ctx, suspended.AgentID, issuer.AgentSuspended); err != nil {
+		if err := storetest.Admin(db).SetAgentStatus(f.ctx, suspended.AgentID, issuer.AgentSuspended); err != nil {
 			t.Fatal(err)
 		}
 		for _, id := range []issuer.AgentID{private.AgentID, unlisted.AgentID, suspended.AgentID, "agt_" + issuer.AgentID(strings.Repeat("d", 26))} {

@@ -8,89 +8,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/reputation"
 )
-
-var _ service.Store = (*DB)(nil)
-
-// InTx runs fn in one transaction, retrying transient conflicts. On
-// PostgreSQL the executor talks to pgx directly and sends each call as one
-// pipelined batch: BEGIN with the first read, COMMIT with the writes. On
-// SQLite it runs the same statements one by one under the write lock.
-func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, ex service.Executor) error) error {
-	if db.engine == Postgres {
-		return db.retry(ctx, func() error { return db.pgTx(ctx, fn) })
-	}
-	return db.inTx(ctx, func(tx *sqlx.Tx) error { return fn(ctx, &sqlExecutor{tx: tx}) })
-}
-
-// stmt is one statement of a batch, with ? placeholders. scan reads its
-// rows; nil for a statement without rows.
-type stmt struct {
-	query string
-	args  []any
-	scan  func(r rows) error
-}
-
-// rows is what database/sql's and pgx's result sets have in common.
-type rows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-}
-
-// batchRunner runs statements in order, in one round trip where it can.
-// The last batch of a transaction has last set.
-type batchRunner interface {
-	run(ctx context.Context, batch []stmt, last bool) error
-}
-
-// sqlExecutor runs batches statement by statement in a database/sql
-// transaction.
-type sqlExecutor struct{ tx *sqlx.Tx }
-
-func (e *sqlExecutor) run(ctx context.Context, batch []stmt, _ bool) error {
-	for _, s := range batch {
-		q := e.tx.Rebind(s.query)
-		if s.scan == nil {
-			if _, err := e.tx.ExecContext(ctx, q, s.args...); err != nil {
-				return err
-			}
-			continue
-		}
-		r, err := e.tx.QueryContext(ctx, q, s.args...)
-		if err != nil {
-			return err
-		}
-		err = scanAll(r, s.scan)
-		r.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func scanAll(r rows, scan func(rows) error) error {
-	for r.Next() {
-		if err := scan(r); err != nil {
-			return err
-		}
-	}
-	return r.Err()
-}
-
-func (e *sqlExecutor) LoadValidation(ctx context.Context, q service.ValidationQuery) (*service.ValidationState, error) {
-	return loadValidation(ctx, e, q)
-}
-
-func (e *sqlExecutor) WriteValidation(ctx context.Context, plan *service.ValidationPlan) error {
-	return writeValidation(ctx, e, plan)
-}
 
 // loadValidation reads in one batch: the idempotency record, the memory or
 // receipt with its eligibility, then the locks and everything the
@@ -102,7 +23,7 @@ func loadValidation(ctx context.Context, br batchRunner, q service.ValidationQue
 		EvaluatorCredit: map[string][2]reputation.Milli{}, PositivePairs: map[int64]int{}, NegativePairs: map[int64]int{},
 		DomainCounts: map[service.AuthorDomain]int{}, GlobalCounts: map[int64]int{},
 	}
-	lock := forUpdate(br)
+	lock := br.rowLock()
 	var b []stmt
 	if q.IdempotencyKey != "" {
 		b = append(b, stmt{
@@ -198,15 +119,6 @@ func loadValidation(ctx context.Context, br batchRunner, q service.ValidationQue
 		return nil, fmt.Errorf("store: read validation: %w", err)
 	}
 	return st, nil
-}
-
-// forUpdate is the row-lock clause of br's engine: SQLite has none, its
-// transactions take the database write lock at BEGIN.
-func forUpdate(br batchRunner) string {
-	if _, ok := br.(*pgExecutor); ok {
-		return " FOR UPDATE"
-	}
-	return ""
 }
 
 // targetDest returns the scan destinations of targetColumns.
@@ -363,8 +275,8 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 // writeValidation writes plan as one batch.
 func writeValidation(ctx context.Context, br batchRunner, plan *service.ValidationPlan) error {
 	now, ev := plan.Now, plan.Evaluator
-	var b []stmt
-	add := func(query string, args ...any) { b = append(b, stmt{query: query, args: args}) }
+	var b batch
+	add := b.add
 	if w := plan.Idempotency; w != nil {
 		add(`INSERT INTO validation_requests (agent_id, idempotency_key, fingerprint, response, created_at) VALUES (?, ?, ?, ?, ?)`,
 			ev, w.Key, w.Fingerprint, string(w.Response), now)
@@ -470,7 +382,9 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 			ON CONFLICT (agent_id, evaluator_id) DO UPDATE SET positions = excluded.positions`, c.Author, ev, c.N)
 	}
 	if plan.FeedbackGiven > 0 {
-		add(countFeedbackGiven.increment(), ev, plan.FeedbackGiven)
+		if err := b.activity([]service.ActivityWrite{{Agent: ev, Counter: service.CountFeedbackGiven, N: plan.FeedbackGiven}}); err != nil {
+			return err
+		}
 	}
 	if o := plan.Outcome; o != nil {
 		ctxJSON, err := json.Marshal(o.Context)
@@ -488,15 +402,9 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 			feedback_id = excluded.feedback_id, feedback_revision = excluded.feedback_revision, updated_at = excluded.updated_at`,
 			o.Memory, ev, string(o.Outcome), string(ctxJSON), fb, rev, now, now)
 	}
-	for _, r := range plan.Revisions {
-		add(setRevision, r.Agent, r.Token, now)
-	}
-	if a := plan.Audit; a != nil {
-		detail, err := encodeDetail(a.Detail)
-		if err != nil {
-			return err
-		}
-		add(`INSERT INTO audit_events (actor, action, subject, detail, created_at) VALUES (?, ?, ?, ?, ?)`, a.Actor, a.Action, a.Subject, detail, now)
+	b.revisions(plan.Revisions, now)
+	if err := b.audit(plan.Audit, now); err != nil {
+		return err
 	}
 	if err := br.run(ctx, b, true); err != nil {
 		return fmt.Errorf("store: write validation: %w", err)
@@ -508,24 +416,4 @@ func nullString(s string) sql.NullString { return sql.NullString{String: s, Vali
 
 func savedFactor(ranked bool, f reputation.Milli) sql.NullInt64 {
 	return sql.NullInt64{Int64: int64(f), Valid: ranked}
-}
-
-func placeholders(n int) string {
-	b := make([]byte, 0, 3*n)
-	for i := range n {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = append(b, '?')
-	}
-	return string(b)
-}
-
-// encodeDetail encodes an audit event's detail.
-func encodeDetail(detail any) (string, error) {
-	b, err := json.Marshal(detail)
-	if err != nil {
-		return "", fmt.Errorf("store: audit detail: %w", err)
-	}
-	return string(b), nil
 }

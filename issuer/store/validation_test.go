@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/reputation"
@@ -80,14 +81,14 @@ func TestSelfFeedbackRefused(t *testing.T) {
 func TestSameOwnerRefusedIncludingHistoricalBindings(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db)
-		op1, err := db.CreateOperator(f.ctx, "Operator one")
+		op1, err := storetest.Admin(db).CreateOperator(f.ctx, "Operator one")
 		if err != nil {
 			t.Fatal(err)
 		}
-		op2, _ := db.CreateOperator(f.ctx, "Operator two")
-		author := f.agentWith(store.NewAgent{Name: "author", Operator: op1})
-		sibling := f.agentWith(store.NewAgent{Name: "sibling", Operator: op1})
-		stranger := f.agentWith(store.NewAgent{Name: "stranger", Operator: op2})
+		op2, _ := storetest.Admin(db).CreateOperator(f.ctx, "Operator two")
+		author := f.agentWith(service.NewAgent{Name: "author", Operator: op1})
+		sibling := f.agentWith(service.NewAgent{Name: "sibling", Operator: op1})
+		stranger := f.agentWith(service.NewAgent{Name: "stranger", Operator: op2})
 		unowned := f.agent("unowned")
 		m := f.publish(author, "sql")
 		for _, p := range []issuer.Principal{sibling, stranger, unowned} {
@@ -100,7 +101,7 @@ func TestSameOwnerRefusedIncludingHistoricalBindings(t *testing.T) {
 
 		// Moving the sibling to another operator keeps the old binding in
 		// history: it is still a known sibling.
-		if err := db.BindOwner(f.ctx, op2, sibling.AgentID); err != nil {
+		if err := storetest.Admin(db).BindOwner(f.ctx, op2, sibling.AgentID); err != nil {
 			t.Fatal(err)
 		}
 		if n := f.count(`SELECT COUNT(*) FROM agent_owner_bindings WHERE agent_id = ?`, sibling.Key); n != 2 {
@@ -110,7 +111,7 @@ func TestSameOwnerRefusedIncludingHistoricalBindings(t *testing.T) {
 		wantCode(t, err, issuer.CodeSameOwner)
 
 		// A binding made after the fact makes the pair siblings from now on.
-		if err := db.BindOwner(f.ctx, op1, unowned.AgentID); err != nil {
+		if err := storetest.Admin(db).BindOwner(f.ctx, op1, unowned.AgentID); err != nil {
 			t.Fatal(err)
 		}
 		_, _, err = svc(db).SubmitFeedback(f.ctx, unowned, m, issuer.Feedback{Type: reputation.Contradict}, issuer.TransportHTTP)
@@ -124,7 +125,7 @@ func TestInactiveAgentsRefused(t *testing.T) {
 		author, evaluator := f.agent("author"), f.agent("evaluator")
 		m := f.publish(author, "sql")
 		f.retrieve(evaluator, m)
-		if err := db.SetAgentStatus(f.ctx, evaluator.AgentID, issuer.AgentSuspended); err != nil {
+		if err := storetest.Admin(db).SetAgentStatus(f.ctx, evaluator.AgentID, issuer.AgentSuspended); err != nil {
 			t.Fatal(err)
 		}
 		suspended := f.reauth(evaluator)
@@ -135,11 +136,11 @@ func TestInactiveAgentsRefused(t *testing.T) {
 		wantCode(t, err, issuer.CodeAgentInactive)
 
 		// A suspended author's memories are hidden and cannot be validated.
-		if err := db.SetAgentStatus(f.ctx, evaluator.AgentID, issuer.AgentActive); err != nil {
+		if err := storetest.Admin(db).SetAgentStatus(f.ctx, evaluator.AgentID, issuer.AgentActive); err != nil {
 			t.Fatal(err)
 		}
 		evaluator = f.reauth(evaluator)
-		if err := db.SetAgentStatus(f.ctx, author.AgentID, issuer.AgentSuspended); err != nil {
+		if err := storetest.Admin(db).SetAgentStatus(f.ctx, author.AgentID, issuer.AgentSuspended); err != nil {
 			t.Fatal(err)
 		}
 		_, _, err = svc(db).SubmitFeedback(f.ctx, evaluator, m, issuer.Feedback{Type: reputation.Corroborate}, issuer.TransportHTTP)
@@ -173,9 +174,9 @@ func TestScopesRequired(t *testing.T) {
 func TestRefusalsLeaveNoTrace(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db)
-		op, _ := db.CreateOperator(f.ctx, "op")
-		author := f.agentWith(store.NewAgent{Name: "author", Operator: op})
-		sibling := f.agentWith(store.NewAgent{Name: "sibling", Operator: op})
+		op, _ := storetest.Admin(db).CreateOperator(f.ctx, "op")
+		author := f.agentWith(service.NewAgent{Name: "author", Operator: op})
+		sibling := f.agentWith(service.NewAgent{Name: "sibling", Operator: op})
 		evaluator := f.agent("evaluator")
 		noScope := f.agent("no feedback scope", issuer.ScopeSearch)
 		m := f.publish(author, "sql")
@@ -195,7 +196,7 @@ func TestRefusalsLeaveNoTrace(t *testing.T) {
 		}
 		suspended := f.agent("suspended")
 		f.retrieve(suspended, m)
-		if err := db.SetAgentStatus(f.ctx, suspended.AgentID, issuer.AgentSuspended); err != nil {
+		if err := storetest.Admin(db).SetAgentStatus(f.ctx, suspended.AgentID, issuer.AgentSuspended); err != nil {
 			t.Fatal(err)
 		}
 		suspended.Status = issuer.AgentSuspended

@@ -96,22 +96,22 @@ func newSite(t testing.TB, engine store.Engine, wrap ...func(*site, web.Trust) w
 	s.declarer = s.w.AgentID(s.w.OfRole(demoworld.RoleDeclarer)[0])
 
 	for _, v := range []issuer.Visibility{issuer.VisibilityPrivate, issuer.VisibilityUnlisted} {
-		a, err := s.db.CreateAgent(ctx, store.NewAgent{Name: "Hidden " + string(v), Visibility: v})
+		a, err := storetest.Admin(s.db).CreateAgent(ctx, service.NewAgent{Name: "Hidden " + string(v), Visibility: v})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.hidden[string(v)] = a.ID
 	}
-	susp, err := s.db.CreateAgent(ctx, store.NewAgent{Name: "Suspended agent"})
+	susp, err := storetest.Admin(s.db).CreateAgent(ctx, service.NewAgent{Name: "Suspended agent"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.db.SetAgentStatus(ctx, susp.ID, issuer.AgentSuspended); err != nil {
+	if err := storetest.Admin(s.db).SetAgentStatus(ctx, susp.ID, issuer.AgentSuspended); err != nil {
 		t.Fatal(err)
 	}
 	s.hidden["suspended"] = susp.ID
 
-	odd, err := s.db.CreateAgent(ctx, store.NewAgent{Name: oddName})
+	odd, err := storetest.Admin(s.db).CreateAgent(ctx, service.NewAgent{Name: oddName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func (s *site) addSibling(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
 	ring := s.w.OfRole(demoworld.RoleRing)
-	sib, err := s.db.CreateAgent(ctx, store.NewAgent{Name: "Echo Four", Operator: s.w.OperatorID(s.w.Agents[ring[0]].Operator)})
+	sib, err := storetest.Admin(s.db).CreateAgent(ctx, service.NewAgent{Name: "Echo Four", Operator: s.w.OperatorID(s.w.Agents[ring[0]].Operator)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func (s *site) addSibling(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := s.db.RotateKey(ctx, s.w.AgentID(ring[1]), nil)
+	key, err := storetest.Admin(s.db).RotateKey(ctx, s.w.AgentID(ring[1]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

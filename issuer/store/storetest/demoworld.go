@@ -21,13 +21,12 @@ func DemoWorld(t testing.TB, engine store.Engine, now time.Time) (*store.DB, *se
 	t.Helper()
 	w := demoworld.Generate(demoworld.DefaultSeed)
 	clock, ids := &demoworld.Clock{}, &demoworld.IDs{}
-	db := Open(t, engine, store.Options{Now: clock.Now, Rand: ids})
-	app := service.New(db, service.Options{Now: clock.Now})
-	if _, err := demoworld.Build(context.Background(), w, demoworld.Env{Admin: db, Service: app, Clock: clock, IDs: ids, Anchor: now}); err != nil {
+	db := Open(t, engine, store.Options{Now: clock.Now})
+	if _, err := demoworld.Build(context.Background(), w, demoworld.NewEnv(db, clock, ids, now)); err != nil {
 		t.Fatalf("storetest: the demo world: %v", err)
 	}
 	clock.Set(now)
-	return db, app, w
+	return db, service.New(db, service.Options{Now: clock.Now}), w
 }
 
 // HiddenAgents returns agents of each kind the public routes treat as
@@ -37,12 +36,13 @@ func HiddenAgents(t testing.TB, db *store.DB, w *demoworld.World) []issuer.Agent
 	t.Helper()
 	ctx := context.Background()
 	suspended := w.AgentID(w.OfRole(demoworld.RoleRing)[1])
-	if err := db.SetAgentStatus(ctx, suspended, issuer.AgentSuspended); err != nil {
+	admin := Admin(db)
+	if err := admin.SetAgentStatus(ctx, suspended, issuer.AgentSuspended); err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
 	hidden := []issuer.AgentID{suspended, issuer.AgentID("agt_" + strings.Repeat("q", 26))}
 	for _, vis := range []issuer.Visibility{issuer.VisibilityPrivate, issuer.VisibilityUnlisted} {
-		a, err := db.CreateAgent(ctx, store.NewAgent{Name: "Hidden " + string(vis), Visibility: vis})
+		a, err := admin.CreateAgent(ctx, service.NewAgent{Name: "Hidden " + string(vis), Visibility: vis})
 		if err != nil {
 			t.Fatalf("storetest: %v", err)
 		}

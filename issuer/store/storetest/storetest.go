@@ -216,6 +216,10 @@ func Service(db *store.DB) *service.Service {
 	return service.New(db, service.Options{Cursors: s, Issuer: Issuer})
 }
 
+// Admin returns the operator's use cases over db, as cmd/passport-issuer
+// wires them.
+func Admin(db *store.DB) *service.Admin { return service.NewAdmin(db, service.AdminOptions{}) }
+
 // CommitFloor returns the rate of single-row write transactions (one audit
 // row each) that clients concurrent clients achieve on db, n transactions
 // in all: the cost of a durable commit on this machine, now, as a baseline
