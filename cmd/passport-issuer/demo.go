@@ -388,7 +388,7 @@ func readHolderKey(path string) (*passport.PrivateKey, error) {
 // would: with a new API key the operator hands it, it asks the service for
 // a nonce and answers with its proof of possession.
 func registerHolderKey(e *env, db *store.DB, issuerID string, agent issuer.AgentID, key *passport.PrivateKey) error {
-	apiKey, err := db.RotateKey(e.ctx, agent, nil)
+	apiKey, err := service.NewAdmin(db, service.AdminOptions{}).RotateKey(e.ctx, agent, nil)
 	if err != nil {
 		return err
 	}
