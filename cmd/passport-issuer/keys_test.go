@@ -93,8 +93,10 @@ func TestServeKeys(t *testing.T) {
 	db := filepath.Join(tmp, "issuer.db")
 	dir := filepath.Join(tmp, "keys")
 	common := []string{"--db", db}
+	// keys runs a keys command; the key directory goes before the args,
+	// which may end their flags with "--" (a kid may begin with "-").
 	keys := func(args ...string) (int, string, string) {
-		return runCmd(append(append(append([]string{}, common...), "keys"), append(args, "--keys", dir)...)...)
+		return runCmd(append(append(append([]string{}, common...), "keys", "--keys", dir), args...)...)
 	}
 	if code, _, errs := runCmd("--db", db, "migrate"); code != 0 {
 		t.Fatal(errs)
@@ -167,10 +169,10 @@ func TestServeKeys(t *testing.T) {
 
 	// Unknown kids and exposed files: refused, nothing changed.
 	_, before, _ := keys("list", "--json")
-	if code, _, errs := keys("retire", "nosuchkid"); code != 1 || !strings.Contains(errs, `no signing key has kid "nosuchkid"`) {
+	if code, _, errs := keys("retire", "--", "nosuchkid"); code != 1 || !strings.Contains(errs, `no signing key has kid "nosuchkid"`) {
 		t.Fatalf("retire unknown: %d %s", code, errs)
 	}
-	if code, _, errs := keys("rotate", kid); code != 1 || !strings.Contains(errs, "retired") {
+	if code, _, errs := keys("rotate", "--", kid); code != 1 || !strings.Contains(errs, "retired") {
 		t.Fatalf("reactivating a retired key: %d %s", code, errs)
 	}
 	var listed []struct {

@@ -104,7 +104,7 @@ func TestPassportStatusCommands(t *testing.T) {
 			if len(list) != 1 || json.Unmarshal(list[0], &kid) != nil {
 				t.Fatalf("keys: %s", list)
 			}
-			if out := cmd(t, dsn, append([]string{"keys", "retire", kid.KID, "--withdraw"}, kf...)...); !strings.Contains(out, "revoked") {
+			if out := cmd(t, dsn, append(append([]string{"keys", "retire", "--withdraw"}, kf...), "--", kid.KID)...); !strings.Contains(out, "revoked") {
 				t.Fatalf("keys retire --withdraw said %q", out)
 			}
 			if out := status(0, "revoke", first, "--reason", "x"); !strings.Contains(out, "is already revoked") {
