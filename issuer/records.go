@@ -109,6 +109,10 @@ const (
 	LinkDerivedFrom LinkKind = "derivedFrom"
 	LinkExtends     LinkKind = "extends"
 	LinkSupersedes  LinkKind = "supersedes"
+	// LinkContradicts: the memory contradicts the target. That is
+	// evidence about the target's author, not about the memory's (it
+	// enters the target author's passport as a contradiction), so it is
+	// not part of the memory's lineage.
 	LinkContradicts LinkKind = "contradicts"
 )
 
@@ -121,20 +125,6 @@ type Link struct {
 	Target MemoryID
 }
 
-// Outcome is an evaluator's report of what happened when it used a
-// memory.
-type Outcome string
-
-// The outcomes. Success and failure are the validation policy's
-// used_successfully and used_unsuccessfully positions; partial and
-// uncertain are recorded without reputation effect.
-const (
-	OutcomeSuccess   Outcome = "success"
-	OutcomeFailure   Outcome = "failure"
-	OutcomePartial   Outcome = "partial"
-	OutcomeUncertain Outcome = "uncertain"
-)
-
 // OutcomeRequest is the wire form of an outcome report, over HTTP and MCP.
 type OutcomeRequest struct {
 	Outcome        string          `json:"outcome"`
@@ -144,7 +134,7 @@ type OutcomeRequest struct {
 
 // OutcomeReport is a validated outcome report.
 type OutcomeReport struct {
-	Outcome Outcome
+	Outcome evidence.Outcome
 	Context evidence.Context
 	// IdempotencyKey is "" when the request carried none.
 	IdempotencyKey string
@@ -153,8 +143,8 @@ type OutcomeReport struct {
 // Normalize checks r.
 func (r OutcomeRequest) Normalize() (OutcomeReport, error) {
 	var o OutcomeReport
-	switch v := Outcome(r.Outcome); v {
-	case OutcomeSuccess, OutcomeFailure, OutcomePartial, OutcomeUncertain:
+	switch v := evidence.Outcome(r.Outcome); v {
+	case evidence.OutcomeSuccess, evidence.OutcomeFailure, evidence.OutcomePartial, evidence.OutcomeUncertain:
 		o.Outcome = v
 	default:
 		return o, Errorf(CodeInvalid, "outcome %q is not one of success, failure, partial, uncertain", truncate(r.Outcome, 40))
@@ -205,10 +195,10 @@ func (o OutcomeReport) Fingerprint(mem MemoryID) string {
 // evaluator's position on the memory after a success or failure report,
 // and absent after partial or uncertain, which change no position.
 type OutcomeResult struct {
-	OK         bool           `json:"ok"`
-	MemoryID   MemoryID       `json:"memoryId"`
-	Outcome    Outcome        `json:"outcome"`
-	Validation *ValidationRef `json:"validation,omitempty"`
+	OK         bool             `json:"ok"`
+	MemoryID   MemoryID         `json:"memoryId"`
+	Outcome    evidence.Outcome `json:"outcome"`
+	Validation *ValidationRef   `json:"validation,omitempty"`
 }
 
 // CapabilitiesRequest is the wire form of a capability declaration.

@@ -14,7 +14,7 @@ func TestParseOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Outcome != issuer.OutcomePartial || o.Context != (evidence.Context{Environment: "prod"}) || o.IdempotencyKey != "k" {
+	if o.Outcome != evidence.OutcomePartial || o.Context != (evidence.Context{Environment: "prod"}) || o.IdempotencyKey != "k" {
 		t.Fatalf("%+v", o)
 	}
 	long := strings.Repeat("é", 101) // 202 bytes, 101 characters
@@ -41,8 +41,8 @@ func TestParseOutcome(t *testing.T) {
 		}
 	}
 	// The fingerprint separates outcomes, contexts and memories.
-	a := issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess}
-	b := issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess, Context: evidence.Context{Domain: "x"}}
+	a := issuer.OutcomeReport{Outcome: evidence.OutcomeSuccess}
+	b := issuer.OutcomeReport{Outcome: evidence.OutcomeSuccess, Context: evidence.Context{Domain: "x"}}
 	if a.Fingerprint("mem_a") == b.Fingerprint("mem_a") || a.Fingerprint("mem_a") == a.Fingerprint("mem_b") {
 		t.Fatal("fingerprints collide")
 	}
@@ -75,7 +75,7 @@ func FuzzParseOutcome(f *testing.F) {
 			return
 		}
 		switch o.Outcome {
-		case issuer.OutcomeSuccess, issuer.OutcomeFailure, issuer.OutcomePartial, issuer.OutcomeUncertain:
+		case evidence.OutcomeSuccess, evidence.OutcomeFailure, evidence.OutcomePartial, evidence.OutcomeUncertain:
 		default:
 			t.Fatalf("accepted outcome %q", o.Outcome)
 		}

@@ -99,7 +99,7 @@ func recordWorld(t *testing.T, dsn string) issuer.AgentID {
 		}
 		mems = append(mems, m.ID)
 	}
-	outcomes := []issuer.Outcome{issuer.OutcomeSuccess, issuer.OutcomeSuccess, issuer.OutcomeFailure, issuer.OutcomePartial}
+	outcomes := []evidence.Outcome{evidence.OutcomeSuccess, evidence.OutcomeSuccess, evidence.OutcomeFailure, evidence.OutcomePartial}
 	for i := range 4 {
 		ev := agent(fmt.Sprint("Evaluator ", i))
 		for j, m := range mems {

@@ -46,20 +46,9 @@ type Agent struct {
 	Role     Role
 }
 
-// LinkKind is a lineage relation between two memories.
-type LinkKind string
-
-// The lineage relations a publication may state.
-const (
-	DerivedFrom LinkKind = "derivedFrom"
-	Extends     LinkKind = "extends"
-	Supersedes  LinkKind = "supersedes"
-	Contradicts LinkKind = "contradicts"
-)
-
 // Link is one lineage link of a memory to an earlier memory of the world.
 type Link struct {
-	Kind LinkKind
+	Kind issuer.LinkKind
 	// Memory indexes World.Memories; it is published earlier.
 	Memory int
 }
@@ -249,7 +238,7 @@ func Generate(seed uint64) *World {
 	partial2 := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "oltp", "16"),
 		Title:   "Partial indexes for hot tenant queries (revised for PostgreSQL 16)",
 		Content: "As before, and on 16 prefer a partial index over a filtered expression index: the planner proves the predicate more often.",
-		Links:   []Link{{Kind: Supersedes, Memory: partial1}}})
+		Links:   []Link{{Kind: issuer.LinkSupersedes, Memory: partial1}}})
 	brin := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("", "analytics", ""),
 		Title:   "BRIN instead of B-tree on append-only event tables",
 		Content: "On tables appended in time order, a BRIN index on the timestamp is a thousand times smaller than a B-tree and nearly as fast for range scans."})
@@ -259,7 +248,7 @@ func Generate(seed uint64) *World {
 	gin := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "", ""),
 		Title:   "GIN with jsonb_path_ops for containment queries",
 		Content: "For @> on jsonb, a GIN index with jsonb_path_ops is a third of the default opclass and faster; it cannot serve key-existence queries.",
-		Links:   []Link{{Kind: Extends, Memory: covering}}})
+		Links:   []Link{{Kind: issuer.LinkExtends, Memory: covering}}})
 	hash := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("", "oltp", ""),
 		Title:   "Hash indexes for long equality keys",
 		Content: "For equality lookups on long text keys a hash index stays small where a B-tree grows with the key; it is WAL-logged since PostgreSQL 10."})
@@ -275,11 +264,11 @@ func Generate(seed uint64) *World {
 	toolErrors := mem(Memory{Author: main, Category: "mcp", Skill: SkillContested, Context: ctx("", "", ""),
 		Title:   "Report tool failures as protocol errors",
 		Content: "When a tool fails, answer the call with a JSON-RPC error so that every client notices.",
-		Links:   []Link{{Kind: DerivedFrom, Memory: notes}}})
+		Links:   []Link{{Kind: issuer.LinkDerivedFrom, Memory: notes}}})
 	rebuttal := mem(Memory{Author: contradicter, Category: "mcp", Skill: SkillContested,
 		Title:   "Report tool failures in the tool result, not as protocol errors",
 		Content: "A tool failure is a result with isError set, so that the model sees it and can recover; a JSON-RPC error means the call itself was malformed.",
-		Links:   []Link{{Kind: Contradicts, Memory: toolErrors}}})
+		Links:   []Link{{Kind: issuer.LinkContradicts, Memory: toolErrors}}})
 	ringMem := make([]int, len(ring))
 	for i, a := range ring {
 		ringMem[i] = mem(Memory{Author: a, Category: pg, Skill: SkillRing,

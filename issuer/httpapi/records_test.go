@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
 	"github.com/remnant/passportkit/issuer/service"
@@ -62,7 +63,7 @@ func TestRecordsOverHTTP(t *testing.T) {
 
 		var res issuer.OutcomeResult
 		must(t, e.do(reviewer, "POST", path, `{"outcome":"partial","context":{"workload":"batch"}}`), 200).json(t, &res)
-		if res.Validation != nil || res.Outcome != issuer.OutcomePartial {
+		if res.Validation != nil || res.Outcome != evidence.OutcomePartial {
 			t.Fatalf("partial: %+v", res)
 		}
 		r := must(t, e.do(reviewer, "POST", path, `{"outcome":"success","idempotencyKey":"o-1"}`), 200)

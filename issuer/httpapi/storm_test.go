@@ -187,7 +187,7 @@ func (s *storm) run(d time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var wg sync.WaitGroup
-	outcomes := []issuer.Outcome{issuer.OutcomeSuccess, issuer.OutcomePartial, issuer.OutcomeFailure, issuer.OutcomeUncertain}
+	outcomes := []evidence.Outcome{evidence.OutcomeSuccess, evidence.OutcomePartial, evidence.OutcomeFailure, evidence.OutcomeUncertain}
 	positions := []reputation.Type{reputation.Corroborate, reputation.Contradict, reputation.UsedSuccessfully}
 	for w, r := range s.reporters {
 		wg.Go(func() {

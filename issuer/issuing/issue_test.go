@@ -272,7 +272,7 @@ func TestPrivateAncestor(t *testing.T) {
 	m := func(k issuing.Key, id string) issuing.Memory {
 		return issuing.Memory{Key: k, PublicID: issuer.MemoryID(id), Visibility: issuing.MemoryPublic, Status: issuer.MemoryActive,
 			CreatedAt: day(300), AppliesTo: issuing.AppliesTo{Skill: "SQLite"},
-			Links: []issuing.Link{{Kind: issuing.LinkDerivedFrom, Target: anc}}}
+			Links: []issuing.Link{{Kind: issuer.LinkDerivedFrom, Target: anc}}}
 	}
 	s := &issuing.Subject{Key: 1, PublicID: "agt_x", Visibility: issuer.VisibilityPublic, Status: issuer.AgentActive,
 		Memories: []issuing.Memory{m(2, "mem_bbbbbbbbbbbbbbbbbbbbbbbbbb"), m(3, "mem_cccccccccccccccccccccccccc"), m(4, "mem_dddddddddddddddddddddddddd")},

@@ -153,7 +153,7 @@ func (a *adapter) families() {
 			}
 		}
 		for _, l := range m.Links {
-			if l.Kind != LinkContradicts && a.targetName(l.Target) == "" {
+			if l.Kind != issuer.LinkContradicts && a.targetName(l.Target) == "" {
 				union(m.Key, l.Target.Key)
 			}
 		}
@@ -187,11 +187,11 @@ func (a *adapter) lineage(m *Memory) *evidence.Lineage {
 			continue
 		}
 		switch link.Kind {
-		case LinkDerivedFrom:
+		case issuer.LinkDerivedFrom:
 			l.DerivedFrom = append(l.DerivedFrom, n)
-		case LinkExtends:
+		case issuer.LinkExtends:
 			l.Extends = append(l.Extends, n)
-		case LinkSupersedes:
+		case issuer.LinkSupersedes:
 			l.Supersedes = append(l.Supersedes, n)
 		}
 	}

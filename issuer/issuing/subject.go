@@ -159,24 +159,9 @@ type AppliesTo struct {
 	Context evidence.Context
 }
 
-// LinkKind is the relation a lineage link states.
-type LinkKind string
-
-// The lineage relations.
-const (
-	LinkDerivedFrom LinkKind = "derivedFrom"
-	LinkExtends     LinkKind = "extends"
-	LinkSupersedes  LinkKind = "supersedes"
-	// LinkContradicts: the subject's memory contradicts the target. That is
-	// evidence about the target's author, not about the subject (it enters
-	// the target author's passport as an EventContradiction), so it is not
-	// part of the subject's lineage.
-	LinkContradicts LinkKind = "contradicts"
-)
-
 // Link is one lineage link of a memory.
 type Link struct {
-	Kind   LinkKind
+	Kind   issuer.LinkKind
 	Target Target
 }
 

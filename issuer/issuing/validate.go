@@ -72,7 +72,7 @@ func (s *Subject) validate() error {
 		}
 		for _, l := range m.Links {
 			switch l.Kind {
-			case LinkDerivedFrom, LinkExtends, LinkSupersedes, LinkContradicts:
+			case issuer.LinkDerivedFrom, issuer.LinkExtends, issuer.LinkSupersedes, issuer.LinkContradicts:
 			default:
 				return bad("memory %d: unknown link kind %q", m.Key, l.Kind)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
@@ -34,7 +35,7 @@ func TestReportOutcomeTool(t *testing.T) {
 			t.Fatal(err)
 		}
 		args := map[string]any{"memoryId": mem.ID, "outcome": "uncertain", "context": map[string]any{"environment": "staging"}}
-		if te := call(t, cs, "report_outcome", args, &res); te != nil || res.Validation != nil || res.Outcome != issuer.OutcomeUncertain {
+		if te := call(t, cs, "report_outcome", args, &res); te != nil || res.Validation != nil || res.Outcome != evidence.OutcomeUncertain {
 			t.Fatalf("uncertain: %+v %+v", te, res)
 		}
 		if te := call(t, cs, "report_outcome", map[string]any{"memoryId": mem.ID, "outcome": "failure", "idempotencyKey": "k"}, &res); te != nil {

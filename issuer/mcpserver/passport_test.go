@@ -64,7 +64,7 @@ func (e *env) subject(name string, extra int) issuer.AgentID {
 		}
 		mems = append(mems, m.ID)
 	}
-	for r, outcome := range []issuer.Outcome{issuer.OutcomeSuccess, issuer.OutcomeFailure} {
+	for r, outcome := range []evidence.Outcome{evidence.OutcomeSuccess, evidence.OutcomeFailure} {
 		_, user := e.owned(fmt.Sprintf("%s user %d", name, r), issuer.VisibilityPublic)
 		for _, m := range mems {
 			if _, err := svc.Retrieve(ctx, user, m); err != nil {

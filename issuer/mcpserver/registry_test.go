@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/internal/mcpwire/mcpwiretest"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
@@ -202,7 +203,7 @@ func (r *registry) publish(author issuer.AgentID, skill, workload string) issuer
 // workload, or take a position (feedback).
 type act struct {
 	mem      issuer.MemoryID
-	outcome  issuer.Outcome
+	outcome  evidence.Outcome
 	feedback string
 	workload string
 }
@@ -275,12 +276,12 @@ func (r *registry) build() {
 			m := r.publish(a, registrySkill, fmt.Sprintf("w%d", j%3))
 			base := i*3 + j*7
 			for x := range 2 + (i+j)%4 {
-				ac := act{mem: m, outcome: issuer.OutcomeSuccess, workload: fmt.Sprintf("w%d", (i+j+x)%4)}
+				ac := act{mem: m, outcome: evidence.OutcomeSuccess, workload: fmt.Sprintf("w%d", (i+j+x)%4)}
 				switch (i + j + x) % 7 {
 				case 0:
-					ac.outcome = issuer.OutcomeFailure
+					ac.outcome = evidence.OutcomeFailure
 				case 3:
-					ac.outcome = issuer.OutcomePartial
+					ac.outcome = evidence.OutcomePartial
 				case 5:
 					ac.feedback = "corroborate"
 				}
@@ -299,7 +300,7 @@ func (r *registry) build() {
 			m := r.publish(a, otherSkill, "w0")
 			for x := range 4 {
 				ev := r.evaluators[(i*5+j*3+x)%n]
-				acts[ev] = append(acts[ev], act{mem: m, outcome: issuer.OutcomeSuccess, workload: "w1"})
+				acts[ev] = append(acts[ev], act{mem: m, outcome: evidence.OutcomeSuccess, workload: "w1"})
 			}
 		}
 	}
@@ -316,7 +317,7 @@ func (r *registry) build() {
 		for _, b := range r.ring {
 			if b != a {
 				m := r.memories[b][0]
-				praise = append(praise, act{mem: m, outcome: issuer.OutcomeSuccess, workload: "w1"}, act{mem: m, feedback: "corroborate"})
+				praise = append(praise, act{mem: m, outcome: evidence.OutcomeSuccess, workload: "w1"}, act{mem: m, feedback: "corroborate"})
 			}
 		}
 		r.work(a, praise, http.StatusForbidden)

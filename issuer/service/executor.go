@@ -264,7 +264,7 @@ type ValidationPlan struct {
 // uncertain.
 type OutcomeWrite struct {
 	Memory   int64
-	Outcome  issuer.Outcome
+	Outcome  evidence.Outcome
 	Context  evidence.Context
 	Position *issuer.ValidationRef
 }

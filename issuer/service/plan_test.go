@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/reputation"
 )
@@ -217,15 +218,15 @@ func TestPlanReceiptFeedback(t *testing.T) {
 
 func TestPlanOutcome(t *testing.T) {
 	tests := []struct {
-		outcome issuer.Outcome
+		outcome evidence.Outcome
 		want    string
 	}{
-		{issuer.OutcomeSuccess, "position 10 position used_successfully r1 (1 entries); summary 10 evidence=true; author 2; positive budget 2=1; " +
+		{evidence.OutcomeSuccess, "position 10 position used_successfully r1 (1 entries); summary 10 evidence=true; author 2; positive budget 2=1; " +
 			"feedback given +1; outcome success position=true; revisions [2]"},
-		{issuer.OutcomeFailure, "position 10 position used_unsuccessfully r1 (1 entries); summary 10 evidence=true; author 2; negative budget 2=1; " +
+		{evidence.OutcomeFailure, "position 10 position used_unsuccessfully r1 (1 entries); summary 10 evidence=true; author 2; negative budget 2=1; " +
 			"feedback given +1; outcome failure position=true; revisions [2]"},
 		// No position, but evidence about the author all the same.
-		{issuer.OutcomePartial, "outcome partial position=false; revisions [2]"},
+		{evidence.OutcomePartial, "outcome partial position=false; revisions [2]"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.outcome), func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/issuing"
 	"github.com/remnant/passportkit/reputation"
@@ -71,11 +72,11 @@ func (pl *planner) bumpRevisions() error {
 
 // outcomeType maps the outcomes that are validation positions to their
 // type: success is used_successfully, failure used_unsuccessfully.
-func outcomeType(o issuer.Outcome) (reputation.Type, bool) {
+func outcomeType(o evidence.Outcome) (reputation.Type, bool) {
 	switch o {
-	case issuer.OutcomeSuccess:
+	case evidence.OutcomeSuccess:
 		return reputation.UsedSuccessfully, true
-	case issuer.OutcomeFailure:
+	case evidence.OutcomeFailure:
 		return reputation.UsedUnsuccessfully, true
 	}
 	return "", false

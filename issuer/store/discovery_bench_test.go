@@ -623,7 +623,7 @@ func indexOnWrite(b *testing.B, r *benchRegistry, share float64) {
 	var off, on []time.Duration
 	var lags []time.Duration
 	next := 0
-	outcomes := []issuer.Outcome{issuer.OutcomeSuccess, issuer.OutcomeFailure}
+	outcomes := []evidence.Outcome{evidence.OutcomeSuccess, evidence.OutcomeFailure}
 	b.ResetTimer()
 	for round := range rounds * 2 {
 		withIndex := round%2 == 1

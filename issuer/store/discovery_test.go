@@ -109,7 +109,7 @@ func (w *discoveryWorld) publishSkill(author issuer.Principal, skill, workload s
 }
 
 // report has ev retrieve mem and report o in the workload.
-func (w *discoveryWorld) report(ev issuer.Principal, mem issuer.MemoryID, o issuer.Outcome, workload string) error {
+func (w *discoveryWorld) report(ev issuer.Principal, mem issuer.MemoryID, o evidence.Outcome, workload string) error {
 	if _, err := w.svc.Retrieve(w.ctx, ev, mem); err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (w *discoveryWorld) report(ev issuer.Principal, mem issuer.MemoryID, o issu
 	return err
 }
 
-func (w *discoveryWorld) mustReport(ev issuer.Principal, mem issuer.MemoryID, o issuer.Outcome, workload string) {
+func (w *discoveryWorld) mustReport(ev issuer.Principal, mem issuer.MemoryID, o evidence.Outcome, workload string) {
 	w.t.Helper()
 	if err := w.report(ev, mem, o, workload); err != nil {
 		w.t.Fatalf("report: %v", err)
@@ -158,7 +158,7 @@ func (w *discoveryWorld) build() {
 		w.hidden = append(w.hidden, p.AgentID)
 		m := w.publishSkill(p, worldSkill, "w0")
 		for x := range 3 {
-			w.mustReport(w.evaluators[x*5], m, issuer.OutcomeSuccess, "w1")
+			w.mustReport(w.evaluators[x*5], m, evidence.OutcomeSuccess, "w1")
 		}
 		if vis == issuer.VisibilityPublic {
 			if err := w.admin.SetAgentStatus(w.ctx, p.AgentID, issuer.AgentSuspended); err != nil {
@@ -173,7 +173,7 @@ func (w *discoveryWorld) build() {
 		for j := range 3 {
 			m := w.publishSkill(a, worldSkill, "w0")
 			for x := range 3 {
-				w.mustReport(w.evaluators[(i*3+j*5+x*7)%len(w.evaluators)], m, issuer.OutcomeSuccess, fmt.Sprintf("w%d", x))
+				w.mustReport(w.evaluators[(i*3+j*5+x*7)%len(w.evaluators)], m, evidence.OutcomeSuccess, fmt.Sprintf("w%d", x))
 			}
 		}
 	}
@@ -186,12 +186,12 @@ func (w *discoveryWorld) build() {
 			m := w.publishSkill(a, worldSkill, fmt.Sprintf("w%d", j%3))
 			for x := range 1 + (i*7+j)%6 {
 				ev := w.evaluators[(i*5+j*3+x*evaluatorsPer*5+x)%len(w.evaluators)]
-				o := issuer.OutcomeSuccess
+				o := evidence.OutcomeSuccess
 				switch (i + j + x) % 9 {
 				case 0:
-					o = issuer.OutcomeFailure
+					o = evidence.OutcomeFailure
 				case 4:
-					o = issuer.OutcomePartial
+					o = evidence.OutcomePartial
 				}
 				if err := w.report(ev, m, o, fmt.Sprintf("w%d", (i+j+x)%5)); err != nil && issuer.ErrorCode(err) != issuer.CodeSameOwner {
 					t.Fatalf("report: %v", err)
@@ -220,7 +220,7 @@ func (w *discoveryWorld) build() {
 			if i == j {
 				continue
 			}
-			err := w.report(a, w.memories[b.AgentID][0], issuer.OutcomeSuccess, "w1")
+			err := w.report(a, w.memories[b.AgentID][0], evidence.OutcomeSuccess, "w1")
 			wantCode(t, err, issuer.CodeSameOwner)
 		}
 	}
@@ -235,7 +235,7 @@ func (w *discoveryWorld) build() {
 	for i, a := range w.sqlite {
 		m := w.publishSkill(a, "SQLite indexing", "w0")
 		for x := range 3 {
-			w.mustReport(w.evaluators[(i+x*5)%len(w.evaluators)], m, issuer.OutcomeSuccess, fmt.Sprintf("w%d", x))
+			w.mustReport(w.evaluators[(i+x*5)%len(w.evaluators)], m, evidence.OutcomeSuccess, fmt.Sprintf("w%d", x))
 		}
 	}
 	w.clock.Set(worldNow)
@@ -555,12 +555,12 @@ func testFindAgents(t *testing.T, engine store.Engine) {
 	mover := w.lone[1]
 	mem := w.memories[mover.AgentID][0]
 	for x := range 6 {
-		w.mustReport(w.evaluators[x*4+1], mem, issuer.OutcomeSuccess, fmt.Sprintf("w%d", x%3))
+		w.mustReport(w.evaluators[x*4+1], mem, evidence.OutcomeSuccess, fmt.Sprintf("w%d", x%3))
 	}
 	for x := range 3 {
 		m := w.publishSkill(mover, worldSkill, "w2")
 		for y := range 4 {
-			w.mustReport(w.evaluators[(x*4+y*6+3)%len(w.evaluators)], m, issuer.OutcomeSuccess, fmt.Sprintf("w%d", (x+y)%5))
+			w.mustReport(w.evaluators[(x*4+y*6+3)%len(w.evaluators)], m, evidence.OutcomeSuccess, fmt.Sprintf("w%d", (x+y)%5))
 		}
 	}
 	stalePage, _ := w.pages(issuer.FindAgentsQuery{Skill: worldSkill, Limit: 100})

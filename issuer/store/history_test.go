@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remnant/passportkit/evidence"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/keyring"
 	"github.com/remnant/passportkit/issuer/service"
@@ -106,7 +107,7 @@ func TestSkillHistoryThroughTheTrustService(t *testing.T) {
 		ev := f.agentWith(service.NewAgent{Name: "late evaluator", Operator: mustOperator(t, f, "Delta")})
 		m := f.publishWith(subj, issuer.Publication{AppliesTo: issuer.AppliesTo{Skill: "sql tuning"}})
 		f.retrieve(ev, m.ID)
-		if _, _, err := f.outcome(ev, m.ID, issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess}); err != nil {
+		if _, _, err := f.outcome(ev, m.ID, issuer.OutcomeReport{Outcome: evidence.OutcomeSuccess}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := p.InspectSkill(f.ctx, db, subj.AgentID, "sql tuning"); err != nil {

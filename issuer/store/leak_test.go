@@ -111,7 +111,7 @@ func randomStore(t *testing.T, f *fixture, r *rand.Rand) *leakWorld {
 		m := f.publishWith(a, pub)
 		public, author[m.ID] = append(public, m.ID), ai
 	}
-	outcomes := []issuer.Outcome{issuer.OutcomeSuccess, issuer.OutcomeFailure, issuer.OutcomePartial, issuer.OutcomeUncertain}
+	outcomes := []evidence.Outcome{evidence.OutcomeSuccess, evidence.OutcomeFailure, evidence.OutcomePartial, evidence.OutcomeUncertain}
 	for range 10 + r.IntN(40) {
 		m := public[r.IntN(len(public))]
 		ev := w.agents[r.IntN(len(w.agents))]

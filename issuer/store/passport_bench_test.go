@@ -67,7 +67,7 @@ func limitWorld(b *testing.B, engine store.Engine) (*store.DB, issuer.AgentID) {
 		SELECT a.id, m.id, m.created_at FROM agents a CROSS JOIN memories m WHERE a.name LIKE 'evaluator %'`); err != nil {
 		b.Fatal(err)
 	}
-	outcomes := []issuer.Outcome{issuer.OutcomeSuccess, issuer.OutcomeSuccess, issuer.OutcomeFailure, issuer.OutcomePartial}
+	outcomes := []evidence.Outcome{evidence.OutcomeSuccess, evidence.OutcomeSuccess, evidence.OutcomeFailure, evidence.OutcomePartial}
 	reports := evidence.MaxReports - evidence.MaxMemories
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)

@@ -144,13 +144,13 @@ func TestOutcomeReports(t *testing.T) {
 
 		rev := f.revision(author)
 		before := snapshot(t, db)
-		_, _, err = f.outcome(stranger, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess})
+		_, _, err = f.outcome(stranger, mem, issuer.OutcomeReport{Outcome: evidence.OutcomeSuccess})
 		wantCode(t, err, issuer.CodeConsumptionRequired)
-		_, _, err = f.outcome(sibling, mem, issuer.OutcomeReport{Outcome: issuer.OutcomePartial})
+		_, _, err = f.outcome(sibling, mem, issuer.OutcomeReport{Outcome: evidence.OutcomePartial})
 		wantCode(t, err, issuer.CodeSameOwner)
-		_, _, err = f.outcome(author, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeUncertain})
+		_, _, err = f.outcome(author, mem, issuer.OutcomeReport{Outcome: evidence.OutcomeUncertain})
 		wantCode(t, err, issuer.CodeSelfFeedback)
-		_, _, err = f.outcome(ev, "mem_"+issuer.MemoryID(strings.Repeat("b", 26)), issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess})
+		_, _, err = f.outcome(ev, "mem_"+issuer.MemoryID(strings.Repeat("b", 26)), issuer.OutcomeReport{Outcome: evidence.OutcomeSuccess})
 		wantCode(t, err, issuer.CodeNotFound)
 		if changed := diffSnapshots(before, snapshot(t, db)); len(changed) > 0 {
 			t.Fatalf("refused reports changed %v", changed)
@@ -161,7 +161,7 @@ func TestOutcomeReports(t *testing.T) {
 
 		// partial and uncertain: recorded, no reputation effect.
 		rep := derived(t, db)
-		for _, o := range []issuer.Outcome{issuer.OutcomePartial, issuer.OutcomeUncertain} {
+		for _, o := range []evidence.Outcome{evidence.OutcomePartial, evidence.OutcomeUncertain} {
 			res, _, err := f.outcome(ev, mem, issuer.OutcomeReport{Outcome: o, Context: evidence.Context{Environment: "prod"}})
 			if err != nil {
 				t.Fatal(err)
@@ -184,7 +184,7 @@ func TestOutcomeReports(t *testing.T) {
 
 		// success is the used_successfully position, with its effect.
 		score := f.score(author)
-		res, replayed, err := f.outcome(ev, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess, IdempotencyKey: "k1"})
+		res, replayed, err := f.outcome(ev, mem, issuer.OutcomeReport{Outcome: evidence.OutcomeSuccess, IdempotencyKey: "k1"})
 		if err != nil || replayed {
 			t.Fatal(err, replayed)
 		}
@@ -195,14 +195,14 @@ func TestOutcomeReports(t *testing.T) {
 			t.Fatal("success had no reputation effect")
 		}
 		// The same key and input replays; other input conflicts.
-		again, replayed, err := f.outcome(ev, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess, IdempotencyKey: "k1"})
+		again, replayed, err := f.outcome(ev, mem, issuer.OutcomeReport{Outcome: evidence.OutcomeSuccess, IdempotencyKey: "k1"})
 		if err != nil || !replayed || again.Validation.ID != res.Validation.ID {
 			t.Fatal("replay:", err, replayed, again)
 		}
-		_, _, err = f.outcome(ev, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeFailure, IdempotencyKey: "k1"})
+		_, _, err = f.outcome(ev, mem, issuer.OutcomeReport{Outcome: evidence.OutcomeFailure, IdempotencyKey: "k1"})
 		wantCode(t, err, issuer.CodeIdempotencyConflict)
 		// failure replaces the position: one position per evaluator and memory.
-		res, _, err = f.outcome(ev, mem, issuer.OutcomeReport{Outcome: issuer.OutcomeFailure})
+		res, _, err = f.outcome(ev, mem, issuer.OutcomeReport{Outcome: evidence.OutcomeFailure})
 		if err != nil || res.Validation.Type != reputation.UsedUnsuccessfully || res.Validation.Revision != 2 {
 			t.Fatal(err, res)
 		}
@@ -356,7 +356,7 @@ func TestConcurrentOutcomeReports(t *testing.T) {
 			}
 			evs = append(evs, e)
 		}
-		outcomes := []issuer.Outcome{issuer.OutcomeSuccess, issuer.OutcomeFailure, issuer.OutcomePartial, issuer.OutcomeUncertain}
+		outcomes := []evidence.Outcome{evidence.OutcomeSuccess, evidence.OutcomeFailure, evidence.OutcomePartial, evidence.OutcomeUncertain}
 		var wg sync.WaitGroup
 		errs := make(chan error, 64)
 		for i, e := range evs {
@@ -381,7 +381,7 @@ func TestConcurrentOutcomeReports(t *testing.T) {
 		for i := range storm {
 			wg.Go(func() {
 				var err error
-				storm[i], replayed[i], err = f.outcome(evs[0], mems[0], issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess, IdempotencyKey: "storm"})
+				storm[i], replayed[i], err = f.outcome(evs[0], mems[0], issuer.OutcomeReport{Outcome: evidence.OutcomeSuccess, IdempotencyKey: "storm"})
 				if err != nil {
 					errs <- err
 				}

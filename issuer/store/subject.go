@@ -242,7 +242,7 @@ func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error 
 	}
 	for _, l := range links {
 		m := &s.Memories[index[l.Memory]]
-		m.Links = append(m.Links, issuing.Link{Kind: issuing.LinkKind(l.Kind), Target: target(l.Target, l.PublicID, l.Named)})
+		m.Links = append(m.Links, issuing.Link{Kind: issuer.LinkKind(l.Kind), Target: target(l.Target, l.PublicID, l.Named)})
 	}
 	return nil
 }

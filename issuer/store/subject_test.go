@@ -54,16 +54,16 @@ func recordedWorld(t *testing.T, f *fixture) (subject issuer.Principal, secrets 
 			f.retrieve(e, m)
 		}
 	}
-	report := func(p issuer.Principal, m issuer.MemoryID, o issuer.Outcome, c evidence.Context) {
+	report := func(p issuer.Principal, m issuer.MemoryID, o evidence.Outcome, c evidence.Context) {
 		t.Helper()
 		if _, _, err := f.outcome(p, m, issuer.OutcomeReport{Outcome: o, Context: c}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	report(e1, m1.ID, issuer.OutcomeSuccess, evidence.Context{Environment: "prod"})
-	report(e2, m2.ID, issuer.OutcomeFailure, evidence.Context{})
-	report(e3, m1.ID, issuer.OutcomePartial, evidence.Context{Protocol: "http"})
-	report(e3, m4.ID, issuer.OutcomeSuccess, evidence.Context{})
+	report(e1, m1.ID, evidence.OutcomeSuccess, evidence.Context{Environment: "prod"})
+	report(e2, m2.ID, evidence.OutcomeFailure, evidence.Context{})
+	report(e3, m1.ID, evidence.OutcomePartial, evidence.Context{Protocol: "http"})
+	report(e3, m4.ID, evidence.OutcomeSuccess, evidence.Context{})
 	f.validate(e2, m1.ID, reputation.Corroborate, "")
 	f.validate(e1, m2.ID, reputation.Contradict, "")
 	f.validate(e1, m2.ID, reputation.Corroborate, "") // withdraws the contradiction
@@ -72,7 +72,7 @@ func recordedWorld(t *testing.T, f *fixture) (subject issuer.Principal, secrets 
 		t.Fatal(err)
 	}
 	// The sibling's praise is refused at submission.
-	_, _, err := f.outcome(sib, m1.ID, issuer.OutcomeReport{Outcome: issuer.OutcomeSuccess})
+	_, _, err := f.outcome(sib, m1.ID, issuer.OutcomeReport{Outcome: evidence.OutcomeSuccess})
 	wantCode(t, err, issuer.CodeSameOwner)
 
 	secrets = []string{string(anc.ID), anc.ContentHash, "SECRET", "secret-workload-label", string(opA), string(opB), string(opC)}

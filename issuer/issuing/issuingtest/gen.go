@@ -189,11 +189,11 @@ func (w *World) Subject(sh Shape) *issuing.Subject {
 		}
 		switch w.r.IntN(4) {
 		case 0:
-			m.Links = append(m.Links, issuing.Link{Kind: issuing.LinkDerivedFrom, Target: ancestors[w.r.IntN(len(ancestors))]})
+			m.Links = append(m.Links, issuing.Link{Kind: issuer.LinkDerivedFrom, Target: ancestors[w.r.IntN(len(ancestors))]})
 		case 1:
-			m.Links = append(m.Links, issuing.Link{Kind: issuing.LinkExtends, Target: external[w.r.IntN(len(external))]})
+			m.Links = append(m.Links, issuing.Link{Kind: issuer.LinkExtends, Target: external[w.r.IntN(len(external))]})
 		case 2:
-			m.Links = append(m.Links, issuing.Link{Kind: issuing.LinkContradicts, Target: external[w.r.IntN(len(external))]})
+			m.Links = append(m.Links, issuing.Link{Kind: issuer.LinkContradicts, Target: external[w.r.IntN(len(external))]})
 		}
 		s.Memories = append(s.Memories, m)
 	}
@@ -205,7 +205,7 @@ func (w *World) Subject(sh Shape) *issuing.Subject {
 			if w.r.IntN(2) == 0 {
 				s.Memories[i].VersionRoot = t
 			} else {
-				s.Memories[i].Links = append(s.Memories[i].Links, issuing.Link{Kind: issuing.LinkSupersedes, Target: t})
+				s.Memories[i].Links = append(s.Memories[i].Links, issuing.Link{Kind: issuer.LinkSupersedes, Target: t})
 			}
 		}
 	}
@@ -272,7 +272,7 @@ func LimitSubject(at time.Time, memories, records int) *issuing.Subject {
 			AppliesTo: issuing.AppliesTo{Skill: skills[i%len(skills)], Context: evidence.Context{
 				Workload: []string{"oltp", "batch", "mixed"}[i%3], Domain: []string{"payments", "analytics"}[i%2]}}}
 		if i%5 == 0 && i > 0 {
-			m.Links = []issuing.Link{{Kind: issuing.LinkDerivedFrom, Target: issuing.Target{Key: issuing.Key(10_000 + i - 1),
+			m.Links = []issuing.Link{{Kind: issuer.LinkDerivedFrom, Target: issuing.Target{Key: issuing.Key(10_000 + i - 1),
 				PublicID: issuer.MemoryID(fmt.Sprintf("mem_%026d", i-1)), Named: true}}}
 		}
 		s.Memories = append(s.Memories, m)
