@@ -171,128 +171,185 @@ const (
 // memories, and the validation policy refuses every attempt at submission;
 // and one agent declares capabilities and does nothing else.
 func Generate(seed uint64) *World {
-	r := rand.New(rand.NewPCG(seed, 0x70617373706f7274)) // "passport"
-	w := &World{Seed: seed}
-	pick := func(names []string) string { return names[r.IntN(len(names))] }
-	jitter := func(days, spread int) int { return days + r.IntN(spread+1) }
+	g := &generator{r: rand.New(rand.NewPCG(seed, 0x70617373706f7274)), w: &World{Seed: seed}} // "passport"
+	c := g.cast()
+	m := g.memories(c)
+	g.timeline(c, m)
+	return g.finish(c)
+}
 
-	// Operators: the main agent's, five independent evaluators', the
-	// contradicter's, the ring's and the declarer's.
-	opNames := shuffled(r, []string{"Northwind Data", "Harbour Analytics", "Juniper Systems", "Kestrel Labs",
+// generator draws one world from its random source. The world's cast,
+// memories and timeline are drawn in that order, so that a seed always
+// gives the same world.
+type generator struct {
+	r     *rand.Rand
+	w     *World
+	ops   []string // the operators' names, in the order they are created
+	steps []Step
+}
+
+// cast is who acts in the world, by index of World.Agents.
+type cast struct {
+	main, contradicter, declarer int
+	evaluators, ring             []int
+}
+
+// memories are the world's memories, by index of World.Memories.
+type memories struct {
+	partial1, partial2, brin, covering, gin, hash int
+	slots, sqlite, notes, toolErrors, rebuttal    int
+	ring                                          []int
+}
+
+func (g *generator) pick(names []string) string { return names[g.r.IntN(len(names))] }
+
+// jitter is days plus up to spread more.
+func (g *generator) jitter(days, spread int) int { return days + g.r.IntN(spread+1) }
+
+// op adds the next operator.
+func (g *generator) op() int {
+	g.w.Operators = append(g.w.Operators, Operator{Name: g.ops[len(g.w.Operators)]})
+	return len(g.w.Operators) - 1
+}
+
+// agent adds an agent.
+func (g *generator) agent(name, desc string, operator int, role Role) int {
+	g.w.Agents = append(g.w.Agents, Agent{Name: name, Description: desc, Operator: operator, Role: role})
+	return len(g.w.Agents) - 1
+}
+
+// cast adds the operators and agents: the main agent's operator, five
+// independent evaluators' operators, the contradicter's, the ring's and
+// the declarer's.
+func (g *generator) cast() cast {
+	g.ops = shuffled(g.r, []string{"Northwind Data", "Harbour Analytics", "Juniper Systems", "Kestrel Labs",
 		"Meridian Ops", "Orchard Cloud", "Quarry Logistics", "Saffron Retail", "Tidewater Health", "Umber Finance"})
-	op := func() int {
-		w.Operators = append(w.Operators, Operator{Name: opNames[len(w.Operators)]})
-		return len(w.Operators) - 1
-	}
-	agent := func(name, desc string, operator int, role Role) int {
-		w.Agents = append(w.Agents, Agent{Name: name, Description: desc, Operator: operator, Role: role})
-		return len(w.Agents) - 1
-	}
-	mainOp := op()
-	main := agent(pick([]string{"Index Whisperer", "Query Gardener", "Plan Reader"}),
+	var c cast
+	mainOp := g.op()
+	c.main = g.agent(g.pick([]string{"Index Whisperer", "Query Gardener", "Plan Reader"}),
 		"Tunes PostgreSQL indexes and reports what worked.", mainOp, RoleMain)
-	evalOps := []int{op(), op(), op(), op(), op()}
-	evaluators := make([]int, 0, 6)
-	for i, name := range shuffled(r, []string{"Billing Bot", "Catalog Sync", "Fraud Screen", "Ledger Close",
+	evalOps := []int{g.op(), g.op(), g.op(), g.op(), g.op()}
+	for i, name := range shuffled(g.r, []string{"Billing Bot", "Catalog Sync", "Fraud Screen", "Ledger Close",
 		"Report Builder", "Search Relevance"})[:6] {
 		// The first operator runs two evaluators: one operator's agents
 		// count as one independent source (SPEC.md §4.6 operator caps).
-		evaluators = append(evaluators, agent(name, "Runs database workloads for its operator.", evalOps[max(0, i-1)], RoleEvaluator))
+		c.evaluators = append(c.evaluators, g.agent(name, "Runs database workloads for its operator.", evalOps[max(0, i-1)], RoleEvaluator))
 	}
-	contradicter := agent(pick([]string{"Protocol Skeptic", "Transport Auditor"}),
-		"Reviews MCP servers and the advice about them.", op(), RoleContradicter)
-	ringOp := op()
-	var ring []int
+	c.contradicter = g.agent(g.pick([]string{"Protocol Skeptic", "Transport Auditor"}),
+		"Reviews MCP servers and the advice about them.", g.op(), RoleContradicter)
+	ringOp := g.op()
 	for _, name := range []string{"Echo One", "Echo Two", "Echo Three"} {
-		ring = append(ring, agent(name, "Writes query tips; its siblings agree with everything.", ringOp, RoleRing))
+		c.ring = append(c.ring, g.agent(name, "Writes query tips; its siblings agree with everything.", ringOp, RoleRing))
 	}
-	declarer := agent(pick([]string{"Claims Everything", "Brochure Agent"}),
-		"Declares many capabilities; has done nothing observable yet.", op(), RoleDeclarer)
+	c.declarer = g.agent(g.pick([]string{"Claims Everything", "Brochure Agent"}),
+		"Declares many capabilities; has done nothing observable yet.", g.op(), RoleDeclarer)
+	return c
+}
 
-	mem := func(m Memory) int { w.Memories = append(w.Memories, m); return len(w.Memories) - 1 }
-	var steps []Step
-	publish := func(daysAgo, m int) {
-		steps = append(steps, Step{DaysAgo: daysAgo, Kind: StepPublish, Agent: w.Memories[m].Author, Memory: m})
-	}
-	// use consumes a memory and reports an outcome a few days later.
-	use := func(daysAgo, who, m int, o evidence.Outcome, ctx evidence.Context) {
-		steps = append(steps,
-			Step{DaysAgo: daysAgo + 2, Kind: StepConsume, Agent: who, Memory: m},
-			Step{DaysAgo: daysAgo, Kind: StepOutcome, Agent: who, Memory: m, Outcome: o, Context: ctx})
-	}
-	validate := func(daysAgo, who, m int, k StepKind, refused string) {
-		steps = append(steps,
-			Step{DaysAgo: daysAgo + 1, Kind: StepConsume, Agent: who, Memory: m},
-			Step{DaysAgo: daysAgo, Kind: k, Agent: who, Memory: m, Refused: refused})
-	}
-	ctx := func(env, workload, version string) evidence.Context {
-		return evidence.Context{Environment: env, Workload: workload, Version: version}
-	}
+// mem adds a memory.
+func (g *generator) mem(m Memory) int {
+	g.w.Memories = append(g.w.Memories, m)
+	return len(g.w.Memories) - 1
+}
 
-	// SkillEstimated: four lineage clusters. partial2 supersedes partial1,
-	// gin extends covering; covering is filed under an alias of the skill.
+// taskContext is a task context of three dimensions.
+func taskContext(env, workload, version string) evidence.Context {
+	return evidence.Context{Environment: env, Workload: workload, Version: version}
+}
+
+// memories adds the memories: SkillEstimated's four lineage clusters
+// (partial2 supersedes partial1, gin extends covering; covering is filed
+// under an alias of the skill), one memory each for the thin, stale and
+// contested skills, the private note the contested one derives from, the
+// rebuttal that contradicts it, and the ring's tips.
+func (g *generator) memories(c cast) memories {
+	var m memories
 	pg := "postgresql"
-	partial1 := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "oltp", ""),
+	m.partial1 = g.mem(Memory{Author: c.main, Category: pg, Skill: SkillEstimated, Context: taskContext("production", "oltp", ""),
 		Title:   "Partial indexes for hot tenant queries",
 		Content: "Index only the rows the hot path reads: CREATE INDEX ... WHERE tenant_status = 'active'. Check the planner uses it with EXPLAIN before dropping the full index."})
-	partial2 := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "oltp", "16"),
+	m.partial2 = g.mem(Memory{Author: c.main, Category: pg, Skill: SkillEstimated, Context: taskContext("production", "oltp", "16"),
 		Title:   "Partial indexes for hot tenant queries (revised for PostgreSQL 16)",
 		Content: "As before, and on 16 prefer a partial index over a filtered expression index: the planner proves the predicate more often.",
-		Links:   []Link{{Kind: issuer.LinkSupersedes, Memory: partial1}}})
-	brin := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("", "analytics", ""),
+		Links:   []Link{{Kind: issuer.LinkSupersedes, Memory: m.partial1}}})
+	m.brin = g.mem(Memory{Author: c.main, Category: pg, Skill: SkillEstimated, Context: taskContext("", "analytics", ""),
 		Title:   "BRIN instead of B-tree on append-only event tables",
 		Content: "On tables appended in time order, a BRIN index on the timestamp is a thousand times smaller than a B-tree and nearly as fast for range scans."})
-	covering := mem(Memory{Author: main, Category: pg, Skill: SkillAlias, Context: ctx("production", "", ""),
+	m.covering = g.mem(Memory{Author: c.main, Category: pg, Skill: SkillAlias, Context: taskContext("production", "", ""),
 		Title:   "Covering indexes with INCLUDE for index-only scans",
 		Content: "Add the selected columns with INCLUDE so the scan never visits the heap; watch the visibility map, or the index-only scan still reads the heap."})
-	gin := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("production", "", ""),
+	m.gin = g.mem(Memory{Author: c.main, Category: pg, Skill: SkillEstimated, Context: taskContext("production", "", ""),
 		Title:   "GIN with jsonb_path_ops for containment queries",
 		Content: "For @> on jsonb, a GIN index with jsonb_path_ops is a third of the default opclass and faster; it cannot serve key-existence queries.",
-		Links:   []Link{{Kind: issuer.LinkExtends, Memory: covering}}})
-	hash := mem(Memory{Author: main, Category: pg, Skill: SkillEstimated, Context: ctx("", "oltp", ""),
+		Links:   []Link{{Kind: issuer.LinkExtends, Memory: m.covering}}})
+	m.hash = g.mem(Memory{Author: c.main, Category: pg, Skill: SkillEstimated, Context: taskContext("", "oltp", ""),
 		Title:   "Hash indexes for long equality keys",
 		Content: "For equality lookups on long text keys a hash index stays small where a B-tree grows with the key; it is WAL-logged since PostgreSQL 10."})
-	slots := mem(Memory{Author: main, Category: pg, Skill: SkillThin, Context: ctx("production", "", "15"),
+	m.slots = g.mem(Memory{Author: c.main, Category: pg, Skill: SkillThin, Context: taskContext("production", "", "15"),
 		Title:   "Alert on WAL retained by logical replication slots",
 		Content: "An inactive slot retains WAL until the disk fills; alert on pg_replication_slots.wal_status and on retained bytes."})
-	sqlite := mem(Memory{Author: main, Category: "sqlite", Skill: SkillStale, Context: ctx("embedded", "", ""),
+	m.sqlite = g.mem(Memory{Author: c.main, Category: "sqlite", Skill: SkillStale, Context: taskContext("embedded", "", ""),
 		Title:   "Checkpoint the WAL from a background connection",
 		Content: "Run PRAGMA wal_checkpoint(TRUNCATE) from a background connection so writers never pay for it."})
-	notes := mem(Memory{Author: main, Category: "mcp", Skill: SkillContested, Private: true,
+	m.notes = g.mem(Memory{Author: c.main, Category: "mcp", Skill: SkillContested, Private: true,
 		Title:   "Research notes: tool errors seen in three MCP clients",
 		Content: "Private notes; the published memory below is distilled from them."})
-	toolErrors := mem(Memory{Author: main, Category: "mcp", Skill: SkillContested, Context: ctx("", "", ""),
+	m.toolErrors = g.mem(Memory{Author: c.main, Category: "mcp", Skill: SkillContested, Context: taskContext("", "", ""),
 		Title:   "Report tool failures as protocol errors",
 		Content: "When a tool fails, answer the call with a JSON-RPC error so that every client notices.",
-		Links:   []Link{{Kind: issuer.LinkDerivedFrom, Memory: notes}}})
-	rebuttal := mem(Memory{Author: contradicter, Category: "mcp", Skill: SkillContested,
+		Links:   []Link{{Kind: issuer.LinkDerivedFrom, Memory: m.notes}}})
+	m.rebuttal = g.mem(Memory{Author: c.contradicter, Category: "mcp", Skill: SkillContested,
 		Title:   "Report tool failures in the tool result, not as protocol errors",
 		Content: "A tool failure is a result with isError set, so that the model sees it and can recover; a JSON-RPC error means the call itself was malformed.",
-		Links:   []Link{{Kind: issuer.LinkContradicts, Memory: toolErrors}}})
-	ringMem := make([]int, len(ring))
-	for i, a := range ring {
-		ringMem[i] = mem(Memory{Author: a, Category: pg, Skill: SkillRing,
+		Links:   []Link{{Kind: issuer.LinkContradicts, Memory: m.toolErrors}}})
+	for i, a := range c.ring {
+		m.ring = append(m.ring, g.mem(Memory{Author: a, Category: pg, Skill: SkillRing,
 			Title:   fmt.Sprintf("Rewrite OR as UNION ALL (tip %d)", i+1),
-			Content: "Rewriting an OR across two indexed columns as UNION ALL lets each branch use its index."})
+			Content: "Rewriting an OR across two indexed columns as UNION ALL lets each branch use its index."}))
 	}
+	return m
+}
 
-	// The timeline. SkillEstimated's evidence is from the last three
-	// months, so that decay (SPEC.md §4.5) leaves an estimate.
-	publish(jitter(1150, 20), sqlite)
-	publish(jitter(400, 30), partial1)
-	publish(jitter(330, 20), brin)
-	publish(jitter(300, 20), hash)
-	publish(jitter(250, 20), covering)
-	publish(jitter(220, 5), gin)
-	publish(jitter(200, 10), partial2)
-	publish(jitter(170, 5), notes)
-	publish(jitter(150, 10), toolErrors)
-	publish(jitter(130, 10), slots)
+// publish adds the publication of memory m.
+func (g *generator) publish(daysAgo, m int) {
+	g.steps = append(g.steps, Step{DaysAgo: daysAgo, Kind: StepPublish, Agent: g.w.Memories[m].Author, Memory: m})
+}
+
+// use adds who's consumption of memory m and its outcome report a few
+// days later.
+func (g *generator) use(daysAgo, who, m int, o evidence.Outcome, ctx evidence.Context) {
+	g.steps = append(g.steps,
+		Step{DaysAgo: daysAgo + 2, Kind: StepConsume, Agent: who, Memory: m},
+		Step{DaysAgo: daysAgo, Kind: StepOutcome, Agent: who, Memory: m, Outcome: o, Context: ctx})
+}
+
+// validate adds who's consumption of memory m and its validation of kind
+// k, which the issuer refuses with the code refused when it is not "".
+func (g *generator) validate(daysAgo, who, m int, k StepKind, refused string) {
+	g.steps = append(g.steps,
+		Step{DaysAgo: daysAgo + 1, Kind: StepConsume, Agent: who, Memory: m},
+		Step{DaysAgo: daysAgo, Kind: k, Agent: who, Memory: m, Refused: refused})
+}
+
+// timeline adds the world's steps. SkillEstimated's evidence is from the
+// last three months, so that decay (SPEC.md §4.5) leaves an estimate.
+func (g *generator) timeline(c cast, m memories) {
+	ev := c.evaluators
+	g.publish(g.jitter(1150, 20), m.sqlite)
+	g.publish(g.jitter(400, 30), m.partial1)
+	g.publish(g.jitter(330, 20), m.brin)
+	g.publish(g.jitter(300, 20), m.hash)
+	g.publish(g.jitter(250, 20), m.covering)
+	g.publish(g.jitter(220, 5), m.gin)
+	g.publish(g.jitter(200, 10), m.partial2)
+	g.publish(g.jitter(170, 5), m.notes)
+	g.publish(g.jitter(150, 10), m.toolErrors)
+	g.publish(g.jitter(130, 10), m.slots)
 
 	// SkillStale: outcomes 800 to 1,000 days ago, none since.
-	use(jitter(1000, 30), evaluators[2], sqlite, evidence.OutcomeSuccess, ctx("embedded", "oltp", ""))
-	use(jitter(900, 30), evaluators[3], sqlite, evidence.OutcomeSuccess, ctx("mobile", "", ""))
-	use(jitter(800, 20), evaluators[4], sqlite, evidence.OutcomeFailure, ctx("embedded", "analytics", ""))
+	g.use(g.jitter(1000, 30), ev[2], m.sqlite, evidence.OutcomeSuccess, taskContext("embedded", "oltp", ""))
+	g.use(g.jitter(900, 30), ev[3], m.sqlite, evidence.OutcomeSuccess, taskContext("mobile", "", ""))
+	g.use(g.jitter(800, 20), ev[4], m.sqlite, evidence.OutcomeFailure, taskContext("embedded", "analytics", ""))
 
 	// SkillEstimated: each evaluator uses three of the four clusters, each
 	// in its own context, so that no operator-and-context group (cap 1)
@@ -301,62 +358,65 @@ func Generate(seed uint64) *World {
 	envs := []string{"production", "staging", "ci"}
 	loads := []string{"oltp", "analytics", "batch"}
 	versions := []string{"14", "15", "16", "17"}
-	clusters := [][]int{{partial1, partial2}, {brin}, {covering, gin}, {hash}}
+	clusters := [][]int{{m.partial1, m.partial2}, {m.brin}, {m.covering, m.gin}, {m.hash}}
 	for ci, cl := range clusters {
-		fail := r.IntN(len(evaluators))
-		for ei, e := range evaluators {
+		fail := g.r.IntN(len(ev))
+		for ei, e := range ev {
 			if (ei+ci)%4 == 3 {
 				continue
 			}
-			m := cl[(ei+ci)%len(cl)]
+			mem := cl[(ei+ci)%len(cl)]
 			o := evidence.OutcomeSuccess
 			switch {
 			case ei == fail:
 				o = evidence.OutcomeFailure
-			case ci == 0 && ei == len(evaluators)-1:
+			case ci == 0 && ei == len(ev)-1:
 				o = evidence.OutcomePartial
 			}
-			use(jitter(10+10*ei+4*ci, 8), e, m, o, ctx(envs[(ei+ci)%3], loads[(ei+2*ci)%3], versions[ci]))
+			g.use(g.jitter(10+10*ei+4*ci, 8), e, mem, o, taskContext(envs[(ei+ci)%3], loads[(ei+2*ci)%3], versions[ci]))
 		}
 	}
 	// Corroborations: agreement, not outcomes.
-	validate(jitter(60, 10), contradicter, brin, StepCorroborate, "")
-	validate(jitter(45, 10), contradicter, covering, StepCorroborate, "")
+	g.validate(g.jitter(60, 10), c.contradicter, m.brin, StepCorroborate, "")
+	g.validate(g.jitter(45, 10), c.contradicter, m.covering, StepCorroborate, "")
 
 	// SkillThin: a partial, an uncertain and one success.
-	use(jitter(40, 5), evaluators[0], slots, evidence.OutcomePartial, ctx("production", "", "15"))
-	use(jitter(30, 5), evaluators[2], slots, evidence.OutcomeUncertain, ctx("staging", "", "16"))
-	use(jitter(20, 5), evaluators[4], slots, evidence.OutcomeSuccess, ctx("production", "", "16"))
+	g.use(g.jitter(40, 5), ev[0], m.slots, evidence.OutcomePartial, taskContext("production", "", "15"))
+	g.use(g.jitter(30, 5), ev[2], m.slots, evidence.OutcomeUncertain, taskContext("staging", "", "16"))
+	g.use(g.jitter(20, 5), ev[4], m.slots, evidence.OutcomeSuccess, taskContext("production", "", "16"))
 
 	// SkillContested: one success, then a contradicting memory and a
 	// contradicting validation, neither withdrawn.
-	use(jitter(120, 10), evaluators[1], toolErrors, evidence.OutcomeSuccess, ctx("", "", ""))
-	publish(jitter(70, 10), rebuttal)
-	validate(jitter(50, 10), evaluators[3], toolErrors, StepContradict, "")
+	g.use(g.jitter(120, 10), ev[1], m.toolErrors, evidence.OutcomeSuccess, taskContext("", "", ""))
+	g.publish(g.jitter(70, 10), m.rebuttal)
+	g.validate(g.jitter(50, 10), ev[3], m.toolErrors, StepContradict, "")
 
 	// The ring: each member publishes, then tries to praise the others.
-	for i := range ring {
-		publish(jitter(100, 10), ringMem[i])
-		for _, b := range ring {
-			if b != ring[i] {
-				validate(jitter(80, 10), b, ringMem[i], StepCorroborate, string(issuer.CodeSameOwner))
+	for i, a := range c.ring {
+		g.publish(g.jitter(100, 10), m.ring[i])
+		for _, b := range c.ring {
+			if b != a {
+				g.validate(g.jitter(80, 10), b, m.ring[i], StepCorroborate, string(issuer.CodeSameOwner))
 			}
 		}
 	}
 	// One outside agent did use a ring memory, once.
-	use(jitter(15, 5), evaluators[5], ringMem[0], evidence.OutcomeSuccess, ctx("production", "oltp", ""))
+	g.use(g.jitter(15, 5), ev[5], m.ring[0], evidence.OutcomeSuccess, taskContext("production", "oltp", ""))
 
 	// The main agent declares what it believes it can do.
-	steps = append(steps, Step{DaysAgo: jitter(380, 10), Kind: StepDeclare, Agent: main,
+	g.steps = append(g.steps, Step{DaysAgo: g.jitter(380, 10), Kind: StepDeclare, Agent: c.main,
 		Capabilities: []string{SkillEstimated, SkillContested, SkillDeclared}})
+}
 
+// finish orders the steps, oldest first, and ends the world with the
+// declarer's declarations, all it ever does: Build creates the declarer
+// just before them, so that its existence marks a finished world.
+func (g *generator) finish(c cast) *World {
+	steps := g.steps
 	slices.SortStableFunc(steps, func(a, b Step) int { return b.DaysAgo - a.DaysAgo })
-	// The declarer's declarations, all it ever does, are the last step:
-	// Build creates the declarer just before it, so that its existence
-	// marks a finished world.
-	w.Steps = append(steps, Step{DaysAgo: min(2, steps[len(steps)-1].DaysAgo), Kind: StepDeclare, Agent: declarer,
+	g.w.Steps = append(steps, Step{DaysAgo: min(2, steps[len(steps)-1].DaysAgo), Kind: StepDeclare, Agent: c.declarer,
 		Capabilities: []string{SkillThin, SkillContested, SkillDeclared}})
-	return w
+	return g.w
 }
 
 func shuffled(r *rand.Rand, s []string) []string {
