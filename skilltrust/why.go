@@ -219,6 +219,14 @@ func (t Threshold) Text() string {
 	if m == "" {
 		m = measure
 	}
+	if goal == "estimate" && (measure == "independent_operators" || measure == "independent_validators") {
+		// The estimate counts the operators and validators of the success
+		// and failure outcomes only (Effective.BinaryOperators and
+		// BinaryValidators): a smaller figure than the independent
+		// operators and validators of every observation, which the
+		// levels count and a skill passport shows, so it is named apart.
+		m += " with a success or failure outcome"
+	}
 	return fmt.Sprintf("%s needs %s %s; there are %s.", g, number(t.Required), m, number(t.Actual))
 }
 
@@ -268,7 +276,7 @@ func (a *Assessment) estimateText() string {
 			number(a.Estimate.Lower), number(a.Estimate.Upper), number(a.Estimate.Midpoint), number(e.Binary), number(e.Successes))
 	}
 	return fmt.Sprintf("N/A: an estimate needs at least %g effective success or failure outcomes from %d independent operators and %d independent validators, "+
-		"from a complete collection; here there are %s outcomes from %d operators and %d validators.",
+		"from a complete collection; here there are %s success or failure outcomes, from %d independent operators and %d independent validators with such an outcome.",
 		MinBinary, MinOperators, MinValidators, number(e.Binary), e.BinaryOperators, e.BinaryValidators)
 }
 

@@ -138,6 +138,8 @@ func TestThresholdText(t *testing.T) {
 	}{
 		{skilltrust.Threshold{Name: "estimate.binary_outcomes", Required: 5, Actual: 1.256}, "An estimate needs 5 effective success or failure outcomes; there are 1.26."},
 		{skilltrust.Threshold{Name: "moderate.contexts", Required: 2, Actual: 1}, "The MODERATE level needs 2 distinct contexts; there are 1."},
+		{skilltrust.Threshold{Name: "estimate.independent_operators", Required: 2, Actual: 1}, "An estimate needs 2 independent operators with a success or failure outcome; there are 1."},
+		{skilltrust.Threshold{Name: "moderate.independent_operators", Required: 3, Actual: 2}, "The MODERATE level needs 3 independent operators; there are 2."},
 		{skilltrust.Threshold{Name: "strong.complete_collection", Required: 1}, "The STRONG level needs a complete collection; this one was cut at the collection limits."},
 	} {
 		if got := c.th.Text(); got != c.want {
