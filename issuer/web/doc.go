@@ -3,13 +3,17 @@
 //
 // # Pages
 //
-//	GET  /                      start page; /?agent=ID opens a profile
+//	GET  /                      start page: the public agents, page by page,
+//	                            and /?agent=ID opens a profile
 //	GET  /agents/{publicId}     an agent's profile: the skill table first, each
 //	                            skill with "Why this assessment?", then the
 //	                            downloads and the historical figures
 //	GET  /agents/{publicId}/skills/{skill}
 //	                            one skill in a task context: why, and every
 //	                            source, page by page
+//	GET  /agents/{publicId}/evidence/{evidenceId}?passportHash=H
+//	                            one record of a passport's evidence file, in
+//	                            words, with a link to its JSON
 //	GET  /trust/assess          the comparison form and, with agents and skills,
 //	                            up to five agents side by side in input order
 //	GET  /verify                the verification form

@@ -96,18 +96,20 @@ type sourcesView struct {
 // sourceRow is one evidence record behind a skill.
 type sourceRow struct {
 	ID string
-	// Inspect is the record in the passport's evidence file: the evidence
-	// route's inspect link.
-	Inspect       string
-	What          string
-	Quality       string
-	Skill         string
-	Date          string
-	Weight        string
-	Applicability string
-	ContextMatch  string
-	Contradiction string
-	Role          string
+	// Page is the record's own page, in words; Inspect is the record in
+	// the passport's evidence file: the evidence route's inspect link.
+	Page, Inspect string
+	// Kind is the record's type and Outcome its outcome ("" for a record
+	// that is not an outcome); Context its context labels.
+	Kind, Outcome, Context string
+	Quality                string
+	Skill                  string
+	Date                   string
+	Weight                 string
+	Applicability          string
+	ContextMatch           string
+	Contradiction          string
+	Role                   string
 }
 
 type domainRow struct {
@@ -172,6 +174,10 @@ func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePa
 	if err != nil {
 		return profilePage{}, err
 	}
+	recs, err := h.records.of(is)
+	if err != nil {
+		return profilePage{}, err
+	}
 	p := &is.Passport
 	page := profilePage{
 		ID:       string(id),
@@ -180,7 +186,7 @@ func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePa
 		PassportURL:   issuer.PassportPath(id),
 		EvidenceURL:   issuer.EvidenceFilePath(id, is.PassportHash),
 		TrustURL:      "/.well-known/passport-trust.json",
-		PassportFile:  string(id) + ".passport.json",
+		PassportFile:  passportFileName(id, p.IssuedAt.Time),
 		TrustFileName: "passport-trust.json",
 		Declared:      p.DeclaredCapabilities,
 	}
@@ -198,7 +204,7 @@ func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePa
 			}
 			h.first.put(sp.Skill, ev)
 		}
-		row := skillRowOf(sp, st, ev)
+		row := skillRowOf(sp, st, ev, recs)
 		if ev.SourceCount > len(ev.Sources) {
 			row.Why.Sources.MoreURL = skillPath(id, sp.Skill, "")
 		}
@@ -206,6 +212,13 @@ func (h *Handler) readProfile(ctx context.Context, id issuer.AgentID) (profilePa
 		page.Skills = append(page.Skills, row)
 	}
 	return page, nil
+}
+
+// passportFileName is the name a passport's download suggests: the agent
+// and the day it was issued, so that two downloads of one agent, or of two
+// agents, do not overwrite each other.
+func passportFileName(id issuer.AgentID, issued time.Time) string {
+	return string(id) + "-" + issued.UTC().Format(time.DateOnly) + ".passport.json"
 }
 
 // skillPath is the address of the page of the agent's skill, followed by
@@ -220,7 +233,7 @@ func skillPath(id issuer.AgentID, skill, query string) string {
 
 // skillRowOf builds a skill's row from its skill passport sp, its trust
 // read st (whose skill passport is sp) and a page of its sources ev.
-func skillRowOf(sp passport.SkillPassport, st issuer.SkillTrust, ev issuer.EvidencePage) skillRow {
+func skillRowOf(sp passport.SkillPassport, st issuer.SkillTrust, ev issuer.EvidencePage, recs []evidence.Record) skillRow {
 	row := skillRow{
 		Skill: sp.Skill, Assessment: word(assessmentWords, sp.Assessment), State: word(stateWords, sp.State),
 		Level: word(levelWords, sp.EvidenceLevel), Estimate: estimateText(sp.Estimate), NA: sp.Estimate == nil,
@@ -245,24 +258,27 @@ func skillRowOf(sp passport.SkillPassport, st issuer.SkillTrust, ev issuer.Evide
 	if sp.Corrections > 0 {
 		wy.Figures = append(wy.Figures, figure{"Corrections by the agent after a contrary report", strconv.Itoa(sp.Corrections)})
 	}
-	wy.Sources = sourcesOf(ev)
+	wy.Sources = sourcesOf(ev, recs)
 	row.Why = wy
 	return row
 }
 
-// sourcesOf shows a page of sources.
-func sourcesOf(ev issuer.EvidencePage) sourcesView {
+// sourcesOf shows a page of sources; recs are the records of the
+// passport's evidence file, in leaf order, which say each source's
+// context.
+func sourcesOf(ev issuer.EvidencePage, recs []evidence.Record) sourcesView {
 	v := sourcesView{
 		Skill: ev.Skill.Normalized, Count: ev.SourceCount, First: ev.Offset + 1, Last: ev.Offset + len(ev.Sources),
 		ContextMatch: ev.Context != (evidence.Context{}), EvidenceURL: ev.EvidenceFile,
 	}
 	for _, s := range ev.Sources {
-		what := s.Type
-		if s.Outcome != "" {
-			what += ": " + s.Outcome
+		ctx := "unknown"
+		if s.Leaf >= 0 && s.Leaf < len(recs) && recs[s.Leaf].ID == s.Evidence {
+			ctx = contextText(recs[s.Leaf].Context)
 		}
 		v.Rows = append(v.Rows, sourceRow{
-			ID: s.Evidence, Inspect: s.Inspect, What: what, Quality: word(qualityWords, evidence.Quality(s.Quality)),
+			ID: s.Evidence, Page: recordPath(ev.Agent, s.Evidence, ev.PassportHash), Inspect: s.Inspect,
+			Kind: s.Type, Outcome: s.Outcome, Context: ctx, Quality: word(qualityWords, evidence.Quality(s.Quality)),
 			Skill: s.Skill, Date: s.Date, Weight: fixed(s.Weight), Applicability: fixed(s.Applicability),
 			ContextMatch: fixed(s.ContextMatch), Contradiction: s.Contradiction, Role: word(roleWords, s.Role),
 		})

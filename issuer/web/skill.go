@@ -21,6 +21,8 @@ type skillPage struct {
 	Listed       bool
 	PassportHash string
 	Row          skillRow
+	// Timeline draws the sources of the page over time; nil without any.
+	Timeline *timelineView
 }
 
 // skill answers GET /agents/{publicId}/skills/{skill}: the page of
@@ -59,10 +61,16 @@ func (h *Handler) readSkill(ctx context.Context, id issuer.AgentID, q issuer.Evi
 	if err != nil {
 		return skillPage{}, err
 	}
+	recs, err := h.records.of(is)
+	if err != nil {
+		return skillPage{}, err
+	}
 	page := skillPage{
 		ID: string(id), ProfileURL: "/agents/" + string(id), Skill: st.Skill, Listed: st.Listed,
-		Context: stated(st.Context), PassportHash: is.PassportHash, Row: skillRowOf(st.SkillPassport, st, ev),
+		Context: stated(st.Context), PassportHash: is.PassportHash, Row: skillRowOf(st.SkillPassport, st, ev, recs),
 	}
+	sp := st.SkillPassport
+	page.Timeline = timelineOf(ev, sp.AssessedAt, sp.Stale, sp.Contested)
 	pageLinks(&page.Row.Why.Sources, id, q.Limit, ev)
 	return page, nil
 }

@@ -20,7 +20,8 @@ import (
 	"github.com/remnant/passportkit/issuer/web"
 )
 
-// inspected returns the inspection links of the sources a page lists.
+// inspected returns the links of the sources a page lists: each to its
+// record's page.
 func inspected(body string) []string {
 	var out []string
 	for _, m := range regexp.MustCompile(`<a href="([^"]*)" title="This record`).FindAllStringSubmatch(body, -1) {
@@ -29,13 +30,20 @@ func inspected(body string) []string {
 	return out
 }
 
-// inspects returns the inspection links of an evidence page of the API.
+// inspects returns the addresses of the record pages of the sources of an
+// evidence page of the API.
 func inspects(ev issuer.EvidencePage) []string {
 	var out []string
 	for _, s := range ev.Sources {
-		out = append(out, s.Inspect)
+		out = append(out, recordPage(ev.Agent, s.Evidence, ev.PassportHash))
 	}
 	return out
+}
+
+// recordPage is the address of the page of the record ev of the passport
+// hash.
+func recordPage(id issuer.AgentID, ev, hash string) string {
+	return "/agents/" + string(id) + "/evidence/" + ev + "?passportHash=" + hash
 }
 
 // pageLink returns the address of a skill page's link to another page of

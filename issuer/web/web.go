@@ -12,7 +12,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,10 +32,12 @@ type Profiles interface {
 }
 
 // Passports gives the signed passport a page shows: the agent's current
-// one, or while that is being built, the last one built (SPEC.md §18.2).
-// *service.Passports implements it.
+// one, or while that is being built, the last one built (SPEC.md §18.2);
+// and the evidence file of a passport the issuer keeps, by its hash, for a
+// record's page. *service.Passports implements it.
 type Passports interface {
 	Latest(ctx context.Context, id issuer.AgentID, d issuing.Disclosure) (*issuing.Issued, error)
+	Evidence(ctx context.Context, id issuer.AgentID, passportHash string) ([]byte, error)
 }
 
 // Trust is the public trust service the API serves (SPEC.md §16): one
@@ -81,6 +85,7 @@ type Handler struct {
 	pages    map[string]*template.Template
 	assets   map[string]asset
 	first    *firstPages
+	records  *records
 	// verifiers keeps the Verifier of the trust file the verify page
 	// last read.
 	verifiers *verifier.Cache
@@ -123,7 +128,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.BodyTimeout = httpbody.DefaultTimeout
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), pages: map[string]*template.Template{},
-		assets: map[string]asset{}, first: newFirstPages(firstPagesSize), verifiers: verifier.NewCache(verifier.WithClock(cfg.Now))}
+		assets: map[string]asset{}, first: newFirstPages(firstPagesSize), records: newRecords(recordsSize), verifiers: verifier.NewCache(verifier.WithClock(cfg.Now))}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -134,7 +139,7 @@ func New(cfg Config) (*Handler, error) {
 	for k, f := range funcs {
 		fm[k] = f
 	}
-	for _, name := range []string{"home", "profile", "skill", "compare", "verify", "find", "error"} {
+	for _, name := range []string{"home", "profile", "skill", "compare", "verify", "find", "record", "error"} {
 		t, err := template.New(name).Funcs(fm).ParseFS(templateFS, "templates/base.html", "templates/why.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", name, err)
@@ -144,6 +149,7 @@ func New(cfg Config) (*Handler, error) {
 	h.route("GET /{$}", h.home)
 	h.route("GET /agents/{publicId}", noQuery(h.profile))
 	h.route("GET /agents/{publicId}/skills/{skill}", h.skill)
+	h.route("GET /agents/{publicId}/evidence/{evidenceId}", h.record)
 	h.route("GET /trust/assess", h.compare)
 	h.route("GET /verify", noQuery(h.verifyForm))
 	h.route("POST /verify", noQuery(h.verify))
@@ -285,16 +291,26 @@ func agentError(err error) error {
 // The tables of the pages' query strings (SPEC.md §18.1); the discovery
 // and comparison forms and a skill's page have their own.
 var (
-	homeParams  = issuer.QuerySpec{Params: issuer.Params("agent")}
+	homeParams  = issuer.QuerySpec{Params: issuer.Params("agent", "cursor")}
 	assetParams = issuer.QuerySpec{Params: issuer.Params("v")}
 )
 
+// homeListed bounds the agents one start page lists.
+const homeListed = 20
+
 // homePage is the body of the start page: Find says whether the discovery
-// page exists.
-type homePage struct{ Find bool }
+// page exists; Agents is a page of the registry's listing, NextURL the
+// next one ("" on the last), StartURL the first ("" on the first).
+type homePage struct {
+	Find              bool
+	Agents            []foundRow
+	NextURL, StartURL string
+}
 
 // home is the start page. Its form opens a profile: /?agent=ID redirects
-// to /agents/ID.
+// to /agents/ID. With a Finder it lists the public agents, page by page,
+// in the order of the registry's listing (find_agents without a skill):
+// the same agents GET /api/public/agents lists, and no other.
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) error {
 	q, err := homeParams.Read(r.URL.RawQuery)
 	if err != nil {
@@ -308,7 +324,30 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, "/agents/"+string(id), http.StatusSeeOther)
 		return nil
 	}
-	return h.render(w, http.StatusOK, "home", "Agent passports", "home", homePage{Find: h.cfg.Finder != nil})
+	page := homePage{Find: h.cfg.Finder != nil}
+	if h.cfg.Finder != nil {
+		fq := issuer.FindAgentsQuery{Limit: homeListed}
+		if v, ok := q["cursor"]; ok {
+			fq.Cursor, page.StartURL = v[0], "/"
+		}
+		res, err := h.cfg.Finder.FindAgents(r.Context(), fq)
+		if err != nil {
+			return err
+		}
+		for _, a := range res.Results {
+			row := foundRow{ID: string(a.ID), Name: a.Name, URL: "/agents/" + url.PathEscape(string(a.ID))}
+			if rep := a.Reputation; rep != nil {
+				row.Reputation, row.TrustLevel = strconv.FormatFloat(rep.Score, 'f', -1, 64), rep.TrustLevel
+			}
+			page.Agents = append(page.Agents, row)
+		}
+		if res.NextCursor != "" {
+			page.NextURL = "/?" + url.Values{"cursor": {res.NextCursor}}.Encode()
+		}
+		// The listing moves with the index.
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	return h.render(w, http.StatusOK, "home", "Agent passports", "home", page)
 }
 
 // loadAssets reads the embedded assets and their validators.

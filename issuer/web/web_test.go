@@ -181,7 +181,7 @@ func testProfile(t *testing.T, s *site) {
 		t.Errorf("the skill table is not first (%d, %d)", i, j)
 	}
 	// Every skill explains itself as the trust service does: its why, and
-	// its first sources, each linked to its record in the evidence file.
+	// its first sources, each linked to its record's page.
 	if n := strings.Count(body, "Why this assessment?"); n != 5 {
 		t.Errorf("%d explanations, want 5", n)
 	}
@@ -214,8 +214,8 @@ func testProfile(t *testing.T, s *site) {
 			t.Errorf("%s: %d sources shown, the evidence route's first page has %d", skill, len(got), len(ev.Sources))
 		} else {
 			for i, m := range got {
-				if html.UnescapeString(m[1]) != ev.Sources[i].Inspect {
-					t.Errorf("%s: source %d links %s, the evidence route %s", skill, i, m[1], ev.Sources[i].Inspect)
+				if want := recordPage(s.main, ev.Sources[i].Evidence, ev.PassportHash); html.UnescapeString(m[1]) != want {
+					t.Errorf("%s: source %d links %s, want its record's page %s", skill, i, m[1], want)
 				}
 			}
 		}
@@ -288,6 +288,39 @@ func testNotShown(t *testing.T, s *site) {
 		detail := sameRefusal(t, s, url.Values{"agent": {string(s.main), string(id)}, "skill": {"SQLite"}}, http.StatusNotFound)
 		if detail != "agent "+string(id)+" not found" {
 			t.Errorf("compare with a %s agent: %q", kind, detail)
+		}
+	}
+	// The start page lists no hidden agent; a record's page of one is the
+	// one 404 page, whatever the hash.
+	if _, home := s.get(t, "/"); !strings.Contains(home, `data-id="`+string(s.main)+`"`) {
+		t.Error("the start page does not list the main agent")
+	} else {
+		for kind, id := range s.hidden {
+			if strings.Contains(home, string(id)) {
+				t.Errorf("the start page shows the %s agent", kind)
+			}
+		}
+	}
+	for _, id := range s.hidden {
+		if res, body := s.get(t, "/agents/"+string(id)+"/evidence/ev_x?passportHash="+strings.Repeat("0", 64)); res.StatusCode != http.StatusNotFound || body != want {
+			t.Errorf("a record's page of %s: %d", id, res.StatusCode)
+		}
+	}
+	// A record's page needs its passport's hash, and a record id.
+	for path, status := range map[string]int{
+		"/agents/" + string(s.main) + "/evidence/ev_x":                                         http.StatusBadRequest,
+		"/agents/" + string(s.main) + "/evidence/ev_x?passportHash=a&passportHash=b":           http.StatusBadRequest,
+		"/agents/" + string(s.main) + "/evidence/ev_x?hash=" + strings.Repeat("0", 64):         http.StatusBadRequest,
+		"/agents/" + string(s.main) + "/evidence/nope?passportHash=" + strings.Repeat("0", 64): http.StatusNotFound,
+		"/agents/" + string(s.main) + "/evidence/ev_x?passportHash=" + strings.Repeat("0", 64): http.StatusNotFound,
+		"/agents/" + string(s.main) + "/evidence/ev_x?passportHash=" + strings.Repeat("Z", 64): http.StatusBadRequest,
+	} {
+		res, body := s.get(t, path)
+		if res.StatusCode != status {
+			t.Errorf("%s: %d, want %d", path, res.StatusCode, status)
+		}
+		if status == http.StatusNotFound && body == want {
+			t.Errorf("%s: a missing record of a public agent is answered as if there were no agent", path)
 		}
 	}
 	// A skill's page of a hidden agent is the one 404 page.
@@ -474,11 +507,11 @@ func testVerify(t *testing.T, s *site) {
 		absent []string
 	}{
 		{"file, subject", [][]string{{"bundle", "", ""}, {"bundle", good, "p.json"}, {"subject", string(s.main)}}, 200,
-			[]string{">Verified<", `<td class="status">passed</td>`}, []string{"failed"}},
+			[]string{">Verified<", `class="status">passed</td>`}, []string{"failed"}},
 		{"paste with white space, any subject", [][]string{{"bundle", "\r\n " + good + "\r\n"}, {"anySubject", "yes"}}, 200,
 			[]string{">Verified<", "not required"}, nil},
 		{"tampered", [][]string{{"bundle", bad}, {"subject", string(s.main)}}, 200,
-			[]string{"Not verified: <code>snapshot_mismatch</code>", `<td class="status">failed</td>`, "not reached"},
+			[]string{"Not verified: <code>snapshot_mismatch</code>", `class="status">failed</td>`, "not reached"},
 			[]string{"passportHash</dt>", "reputationScore", string(s.main) + "</code></a>"}},
 		{"file byte for byte", [][]string{{"bundle", good + "\n", "p.json"}, {"subject", string(s.main)}}, 200,
 			[]string{"<code>json_trailing_data</code>"}, nil},

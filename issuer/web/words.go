@@ -46,6 +46,15 @@ var qualityWords = map[evidence.Quality]string{
 	evidence.QualityMultiIndependentVerification: "multiple independent verifications",
 }
 
+// ownershipWords says how a record's reporter relates to the subject's
+// ownership (SPEC.md §5.3).
+var ownershipWords = map[evidence.Ownership]string{
+	evidence.OwnershipSelf:     "the agent itself",
+	evidence.OwnershipShared:   "shares an operator with the agent",
+	evidence.OwnershipDistinct: "an independent operator's",
+	evidence.OwnershipUnknown:  "operator unknown",
+}
+
 // roleWords says what each role of a source (SPEC.md §16.3) did.
 var roleWords = map[string]string{
 	"counted":      "holds a position",
