@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -202,6 +203,14 @@ func TestCrossOriginHeaders(t *testing.T) {
 	wantProblem(t, r, 400, issuer.CodeInvalid)
 	anyOrigin("400", r)
 
+	// Another method on a cross-origin path is 405, allowing OPTIONS too.
+	r = pe.raw(http.MethodDelete, paths["GET /api/public/agents/{publicId}/passport"], "", "Origin", origin)
+	wantProblem(t, r, 405, issuer.CodeMethodNotAllowed)
+	if r.header.Get("Allow") != "GET, HEAD, OPTIONS" {
+		t.Errorf("Allow %q", r.header.Get("Allow"))
+	}
+	anyOrigin("405", r)
+
 	// Routes that take a key, and what no route serves, are same-origin.
 	key, _ := pe.agent("Writer", issuer.ScopePublish)
 	for _, c := range []struct{ method, path string }{
@@ -357,5 +366,27 @@ func TestCachingAndCompression(t *testing.T) {
 	var p httpapi.Problem
 	if err := json.Unmarshal(decoded(t, long), &p); err != nil || p.Status != long.status {
 		t.Errorf("long refusal: %d %v %v", long.status, long.header, err)
+	}
+}
+
+// BenchmarkOpenAPIDocument serves the OpenAPI document (the longest answer
+// the API gives) in each coding, in process, and reports the bytes sent.
+func BenchmarkOpenAPIDocument(b *testing.B) {
+	h := httpapi.New(nil, nil, httpapi.Config{RatePerSecond: 1e9, Burst: 1e9})
+	for _, coding := range []string{"identity", "gzip", "zstd"} {
+		b.Run(coding, func(b *testing.B) {
+			var sent int
+			for b.Loop() {
+				req := httptest.NewRequest("GET", "/openapi.json", nil)
+				req.Header.Set("Accept-Encoding", coding)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != 200 {
+					b.Fatal(w.Code)
+				}
+				sent = w.Body.Len()
+			}
+			b.ReportMetric(float64(sent), "bytes-sent")
+		})
 	}
 }

@@ -325,7 +325,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, h http.Handler, p
 		rec := &statusRecorder{header: http.Header{}}
 		h.ServeHTTP(rec, r)
 		if rec.status == http.StatusMethodNotAllowed {
-			w.Header().Set("Allow", rec.header.Get("Allow"))
+			allow := rec.header.Get("Allow")
+			if methods, _ := s.preflight(r); methods != nil {
+				// A cross-origin path: its refusal is readable too.
+				allow += ", " + http.MethodOptions
+				httpserve.AllowAnyOrigin(w.Header())
+			}
+			w.Header().Set("Allow", allow)
 			s.writeProblem(w, r, issuer.Errorf(issuer.CodeMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
