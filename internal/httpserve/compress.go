@@ -210,20 +210,20 @@ func (w *compressWriter) write(b []byte) (int, error) {
 
 func (w *compressWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
-		if w.Header().Get("Content-Type") == "" && !w.decided {
+		if w.Header().Get("Content-Type") == "" {
 			// net/http would sniff it; so does this writer, to decide.
 			w.Header().Set("Content-Type", http.DetectContentType(b))
 		}
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.decided {
-		return w.write(b)
-	}
-	w.buf = append(w.buf, b...)
-	if len(w.buf) > MinCompressSize {
+	if !w.decided {
+		if len(w.buf)+len(b) <= MinCompressSize {
+			w.buf = append(w.buf, b...)
+			return len(b), nil
+		}
 		w.send(true)
 	}
-	return len(b), nil
+	return w.write(b)
 }
 
 // Flush sends what is written so far: an answer not yet decided is sent
