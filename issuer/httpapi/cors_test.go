@@ -324,6 +324,14 @@ func TestCachingAndCompression(t *testing.T) {
 		}
 	}
 	wantProblem(t, pe.raw("GET", strings.Replace(ev, string(pe.main), "agt_"+strings.Repeat("a", 26), 1), "", "If-None-Match", "*"), 404, issuer.CodeNotFound)
+	// The document describes the evidence file's 304.
+	req, _ := http.NewRequest("GET", pe.srv.URL+ev, nil)
+	req.Header.Set("If-None-Match", evTag)
+	if res, err := pe.client.Do(req); err != nil || res.StatusCode != 304 {
+		t.Fatalf("evidence file through the checked client: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
 
 	// The trust API: cached as the passport is, 304 on its ETag, and the
 	// same answer again within the hour.
