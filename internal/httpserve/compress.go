@@ -37,8 +37,9 @@ const zstdWindow = 1 << 20
 // Vary: Accept-Encoding whichever coding it is sent in, identity included;
 // its ETag, Cache-Control and every other header are kept as h set them
 // (Content-Length is dropped when the body is coded). Answers to HEAD, 1xx,
-// 204 and 304 answers, and an answer h flushes before it has written more
-// than MinCompressSize bytes (a stream) are sent as h writes them.
+// 204, 206 and 304 answers (and any with a Content-Range), and an answer h
+// flushes before it has written more than MinCompressSize bytes (a stream)
+// are sent as h writes them.
 func Compress(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cw := &compressWriter{ResponseWriter: w, coding: NegotiateCoding(r.Header.Values("Accept-Encoding")), head: r.Method == http.MethodHead}
@@ -172,6 +173,7 @@ func (w *compressWriter) WriteHeader(status int) {
 func (w *compressWriter) eligible() bool {
 	h := w.Header()
 	return !w.head && w.status != http.StatusNoContent && w.status != http.StatusNotModified &&
+		w.status != http.StatusPartialContent && h.Get("Content-Range") == "" &&
 		h.Get("Content-Encoding") == "" && Compressible(h.Get("Content-Type"))
 }
 
