@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/issuing"
@@ -21,6 +20,10 @@ const BundleMediaType = "application/vnd.passportkit.bundle+json"
 
 // EvidenceMediaType is the media type of an evidence file.
 const EvidenceMediaType = "application/json"
+
+// evidenceCacheControl is the Cache-Control of an evidence file: it never
+// changes.
+const evidenceCacheControl = "public, max-age=86400, immutable"
 
 // The tables of the passport routes' query strings (SPEC.md §5.9, §13.4).
 var (
@@ -50,19 +53,7 @@ func (s *Server) routePassports(app PassportIssuer) {
 		if err != nil {
 			return err
 		}
-		etag := `"` + is.PassportHash + `"`
-		h := w.Header()
-		h.Set("ETag", etag)
-		h.Set("Cache-Control", "public, no-cache")
-		h.Set("X-Content-Type-Options", "nosniff")
-		if etagMatches(r.Header.Get("If-None-Match"), etag) {
-			w.WriteHeader(http.StatusNotModified)
-			return nil
-		}
-		h.Set("Content-Type", BundleMediaType)
-		h.Set("Content-Length", strconv.Itoa(len(is.Bundle)))
-		_, err = w.Write(is.Bundle)
-		return err
+		return serveCached(w, r, cached{contentType: BundleMediaType, etag: `"` + is.PassportHash + `"`, cacheControl: passportCacheControl, body: is.Bundle})
 	}))
 	s.mux.Handle("GET /api/public/agents/{publicId}/passport/evidence", s.anonymous(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		q, err := evidenceFileParams.Read(r.URL.RawQuery)
@@ -81,14 +72,8 @@ func (s *Server) routePassports(app PassportIssuer) {
 		if err != nil {
 			return err
 		}
-		h := w.Header()
-		// An issued passport's evidence file never changes.
-		h.Set("ETag", `"`+hash+`"`)
-		h.Set("Cache-Control", "public, max-age=86400, immutable")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Type", EvidenceMediaType)
-		h.Set("Content-Length", strconv.Itoa(len(b)))
-		_, err = w.Write(b)
-		return err
+		// An issued passport's evidence file never changes: its
+		// passportHash names its bytes as well as any hash of them.
+		return serveCached(w, r, cached{contentType: EvidenceMediaType, etag: `"` + hash + `"`, cacheControl: evidenceCacheControl, body: b})
 	}))
 }

@@ -61,7 +61,7 @@ type RequestObserver interface {
 	// registered pattern such as "/api/memories/{id}", never the request's
 	// path; "unmatched" for a path or method no route serves), the status,
 	// the time from its headers to the end of the answer, and the bytes of
-	// the answer's body.
+	// the answer's body as sent (after any content coding).
 	ObserveRequest(method, route string, status int, elapsed time.Duration, written int64)
 }
 

@@ -45,7 +45,10 @@
 // after decompression, must arrive within [Config.BodyTimeout], and are
 // decoded by [issuer.Decode]. Every answer is JSON with
 // X-Content-Type-Options: nosniff; every error is problem details from the
-// shared vocabulary (internal/problem).
+// shared vocabulary (internal/problem). Long text answers are zstd- or
+// gzip-coded for the clients that ask; the anonymous reads listed in
+// [CrossOrigin] allow any origin, and every other route is same-origin
+// (SPEC.md §13.6).
 //
 // Every request gets an identifier (a sane X-Request-Id from the client, or
 // a new one), echoed in the X-Request-Id response header, and one log line
@@ -67,6 +70,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/internal/httpbody"
+	"github.com/remnant/passportkit/internal/httpserve"
 	"github.com/remnant/passportkit/internal/ratelimit"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi/openapi"
@@ -277,20 +281,42 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 
 // ServeHTTP routes r. Unknown paths and methods get problem details too.
 // Each request is identified, logged and observed once it is answered.
+// Answers are compressed for the clients that ask ([httpserve.Compress]);
+// the routes of [CrossOrigin] allow any origin, and OPTIONS on their paths
+// is a CORS preflight.
 func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	h, pattern := s.mux.Handler(r)
+	var preflight []string
+	if pattern == "" && r.Method == http.MethodOptions {
+		if methods, route := s.preflight(r); methods != nil {
+			preflight, pattern = methods, http.MethodOptions+" "+route
+		}
+	}
 	id := RequestIDFrom(r.Header.Get(RequestIDHeader))
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
 	rw.Header().Set(RequestIDHeader, id)
 	w := &recorder{ResponseWriter: rw}
 	defer s.answered(r, w, pattern, start)
+	if preflight != nil {
+		// A preflight does no work: like a 404, it is not rate limited.
+		httpserve.Preflight(w, preflight)
+		return
+	}
+	allowCrossOrigin(w, pattern)
+	httpserve.Compress(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.route(w, r, h, pattern)
+	})).ServeHTTP(w, r)
+}
+
+// route answers r with h, the handler of its route pattern ("" for none).
+func (s *Server) route(w http.ResponseWriter, r *http.Request, h http.Handler, pattern string) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.log.ErrorContext(r.Context(), "handler panic", "request_id", id, "method", r.Method, "path", r.URL.Path, "panic", v)
+			s.log.ErrorContext(r.Context(), "handler panic", "request_id", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "panic", v)
 			s.writeProblem(w, r, errors.New("panic"))
 		}
 	}()
@@ -299,7 +325,13 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{header: http.Header{}}
 		h.ServeHTTP(rec, r)
 		if rec.status == http.StatusMethodNotAllowed {
-			w.Header().Set("Allow", rec.header.Get("Allow"))
+			allow := rec.header.Get("Allow")
+			if methods, _ := s.preflight(r); methods != nil {
+				// A cross-origin path: its refusal is readable too.
+				allow += ", " + http.MethodOptions
+				httpserve.AllowAnyOrigin(w.Header())
+			}
+			w.Header().Set("Allow", allow)
 			s.writeProblem(w, r, issuer.Errorf(issuer.CodeMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
@@ -416,13 +448,22 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, limit int) ([]
 
 // writeJSON writes v as a JSON response.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
-	b, err := json.Marshal(v)
+	b, err := marshalJSON(v)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(b)
 	return err
+}
+
+// marshalJSON returns v as JSON and a line feed, as every JSON answer is.
+func marshalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }

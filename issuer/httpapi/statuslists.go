@@ -29,20 +29,7 @@ func (s *Server) routeStatusLists(lists StatusListServer) {
 		if err != nil {
 			return err
 		}
-		h := w.Header()
-		h.Set("ETag", tok.ETag)
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(tok.MaxAge/time.Second)))
-		h.Set("X-Content-Type-Options", "nosniff")
-		if etagMatches(r.Header.Get("If-None-Match"), tok.ETag) {
-			w.WriteHeader(http.StatusNotModified)
-			return nil
-		}
-		h.Set("Content-Type", statuslist.MediaType)
-		h.Set("Content-Length", strconv.Itoa(len(tok.Token)))
-		if r.Method == http.MethodHead {
-			return nil
-		}
-		_, err = w.Write(tok.Token)
-		return err
+		return serveCached(w, r, cached{contentType: statuslist.MediaType, etag: tok.ETag,
+			cacheControl: "public, max-age=" + strconv.Itoa(int(tok.MaxAge/time.Second)), body: tok.Token})
 	})))
 }

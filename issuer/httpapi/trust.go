@@ -24,6 +24,8 @@ type TrustReader interface {
 //	POST /api/public/trust/assess                                      up to 5 agents × 5 skills side by side
 //
 // A query is read before the path: its faults win over an unknown agent.
+// The GET answers are cached as the passport they come from is
+// ([writeCachedJSON]).
 func (s *Server) routeTrust(app TrustReader) {
 	s.mux.Handle("GET /api/public/agents/{publicId}/skills", s.anonymous(noQuery(func(w http.ResponseWriter, r *http.Request, _ issuer.Principal) error {
 		id, err := issuer.ParseAgentID(r.PathValue("publicId"))
@@ -34,7 +36,7 @@ func (s *Server) routeTrust(app TrustReader) {
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, http.StatusOK, out)
+		return writeCachedJSON(w, r, out)
 	})))
 	s.mux.Handle("GET /api/public/agents/{publicId}/skills/{encodedSkill}/trust", skillRead(s, issuer.ParseTrustQuery, app.SkillTrust))
 	s.mux.Handle("GET /api/public/agents/{publicId}/skills/{encodedSkill}/evidence", skillRead(s, issuer.ParseEvidenceQuery, app.SkillEvidence))
@@ -71,6 +73,18 @@ func skillRead[Q, A any](s *Server, parse func(skill, rawQuery string) (Q, error
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, http.StatusOK, out)
+		return writeCachedJSON(w, r, out)
 	})
+}
+
+// writeCachedJSON writes v, an answer built from the passport of the hour,
+// as JSON with the passport's Cache-Control and a strong ETag over its
+// bytes, by [serveCached]: an unchanged answer is 304 to a client that
+// holds it.
+func writeCachedJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	b, err := marshalJSON(v)
+	if err != nil {
+		return err
+	}
+	return serveCached(w, r, cached{contentType: "application/json", etag: bytesETag(b), cacheControl: passportCacheControl, body: b})
 }
