@@ -189,6 +189,24 @@ const (
 	BasisGlobalReputation = "global_reputation"
 )
 
+// RecentAgentsPage is one page of the public agents by their latest
+// evidence, the start page's listing (SPEC.md §18.9).
+type RecentAgentsPage struct {
+	Agents []RecentAgent
+	// NextCursor continues the listing; "" on the last page.
+	NextCursor string
+}
+
+// RecentAgent is one agent of a [RecentAgentsPage].
+type RecentAgent struct {
+	ID AgentID
+	// Name is the public display name, "" when there is none to show.
+	Name string
+	// LatestEvidence is the latest day (YYYY-MM-DD) of eligible evidence
+	// of any skill its passport lists, "" when none has any.
+	LatestEvidence string
+}
+
 // FindAgentsPage is one page of find_agents.
 type FindAgentsPage struct {
 	// Query is the query as the service understood it: the normalised

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,6 +71,10 @@ type DiscoveryStore interface {
 	// after, in (listing key, public id) order, of agents that are public
 	// and active now.
 	ListingPage(ctx context.Context, after IndexPosition, n int) ([]IndexedSubject, error)
+	// RecentPage returns at most n listed subjects after the position
+	// after, in (evidenced key, public id) order — the latest evidence
+	// first ([EvidencedKey]) — of agents that are public and active now.
+	RecentPage(ctx context.Context, after IndexPosition, n int) ([]IndexedSubject, error)
 }
 
 // SubjectIndex is one subject's index entry: computed from the subject's
@@ -85,7 +90,11 @@ type SubjectIndex struct {
 	// trust level.
 	Score      int64
 	TrustLevel string
-	Skills     []IndexedSkill
+	// LatestEvidence is the latest day of eligible evidence of any skill
+	// the passport lists (its skill passports' recency.latestEligible),
+	// "" when none has any.
+	LatestEvidence string
+	Skills         []IndexedSkill
 	// Ceilings bound each listed skill in task contexts (SPEC.md §17.4).
 	Ceilings []CeilingRow
 }
@@ -140,6 +149,10 @@ type IndexedSubject struct {
 	TrustLevel string
 	ListingKey int64
 	Revision   string
+	// LatestEvidence is the subject's latest evidence day, "" for none;
+	// EvidencedKey its key in the order of the latest evidence.
+	LatestEvidence string
+	EvidencedKey   int64
 	// Read back only: the agent's display name and current revision.
 	Name    string
 	Current string
@@ -488,6 +501,60 @@ func (d *Discovery) listingPage(ctx context.Context, q query) ([]found, bool, er
 	}
 	return out, len(rows) > q.limit, nil
 }
+
+// EvidencedKey is the key that orders subjects by their latest evidence
+// day (YYYY-MM-DD), newest first: 99999999 less the day written as
+// YYYYMMDD, and 99999999, after every evidenced subject, for "" (none).
+func EvidencedKey(day string) int64 {
+	if len(day) != len("2006-01-02") {
+		return noEvidenceKey
+	}
+	n, err := strconv.ParseInt(day[:4]+day[5:7]+day[8:], 10, 64)
+	if err != nil || n < 0 {
+		return noEvidenceKey
+	}
+	return noEvidenceKey - n
+}
+
+// noEvidenceKey is the evidenced key of a subject with no eligible
+// evidence.
+const noEvidenceKey = 99999999
+
+// RecentAgents lists the public agents by their latest evidence, the most
+// recently evidenced first and those with none last (then by public id):
+// the start page's listing (SPEC.md §18.9). Its pages follow one another
+// through sealed cursors of their own.
+func (d *Discovery) RecentAgents(ctx context.Context, cursor string, limit int) (issuer.RecentAgentsPage, error) {
+	q := query{limit: limit, basis: recentBasis, cursor: Start}
+	if q.limit < 1 || q.limit > issuer.MaxFindAgentsLimit {
+		return issuer.RecentAgentsPage{}, issuer.Errorf(issuer.CodeLimitOutOfRange, "limit must be between 1 and %d", issuer.MaxFindAgentsLimit)
+	}
+	q.digest = queryDigest(q)
+	if cursor != "" {
+		pos, err := d.openCursor(q, cursor)
+		if err != nil {
+			return issuer.RecentAgentsPage{}, err
+		}
+		q.cursor = pos
+	}
+	rows, err := d.st.RecentPage(ctx, q.cursor, q.limit+1)
+	if err != nil {
+		return issuer.RecentAgentsPage{}, err
+	}
+	page := issuer.RecentAgentsPage{Agents: make([]issuer.RecentAgent, 0, min(len(rows), q.limit))}
+	for _, r := range rows[:min(len(rows), q.limit)] {
+		page.Agents = append(page.Agents, issuer.RecentAgent{ID: r.Subject, Name: issuer.PublicName(r.Name), LatestEvidence: r.LatestEvidence})
+	}
+	if len(rows) > q.limit {
+		last := rows[q.limit-1]
+		page.NextCursor = d.cursor(q, IndexPosition{Key: last.EvidencedKey, ID: last.Subject})
+	}
+	return page, nil
+}
+
+// recentBasis binds the cursors of [Discovery.RecentAgents] to its
+// listing; it is not a find_agents basis.
+const recentBasis = "recent_evidence"
 
 // formatScore writes a reputation score without needless digits.
 func formatScore(s float64) string {

@@ -84,6 +84,9 @@ func (d *Discovery) entry(ctx context.Context, id issuer.AgentID, rev string, no
 			lo, mid, up := millionths(e.Lower), millionths(e.Midpoint), millionths(e.Upper)
 			row.Lower, row.Midpoint, row.Upper = &lo, &mid, &up
 		}
+		if r := sp.Recency; r != nil && r.LatestEligible > w.LatestEvidence {
+			w.LatestEvidence = r.LatestEligible
+		}
 		row.RankKey = RankKey(row.Level, row.Lower)
 		w.Skills = append(w.Skills, row)
 	}

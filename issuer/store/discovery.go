@@ -141,13 +141,16 @@ func (db *DB) WriteSubjectIndex(ctx context.Context, w service.SubjectIndex) (bo
 			}); err != nil {
 			return err
 		}
-		var assessed any
+		var assessed, latest any
 		if w.Listed {
 			assessed = w.AssessedOn
 		}
+		if w.LatestEvidence != "" {
+			latest = w.LatestEvidence
+		}
 		if _, err := exec(ctx, tx, `UPDATE discovery_subjects SET revision = ?, listed = ?, assessed_on = ?, score = ?, trust_level = ?,
-			listing_key = ?, indexed_at = ? WHERE agent_id = ?`,
-			w.Revision, w.Listed, assessed, w.Score, w.TrustLevel, 100000-w.Score, now, key); err != nil {
+			listing_key = ?, latest_evidence = ?, evidenced_key = ?, indexed_at = ? WHERE agent_id = ?`,
+			w.Revision, w.Listed, assessed, w.Score, w.TrustLevel, 100000-w.Score, latest, service.EvidencedKey(w.LatestEvidence), now, key); err != nil {
 			return fmt.Errorf("store: index subject: %w", err)
 		}
 		wrote = true
@@ -310,30 +313,53 @@ func (db *DB) CeilingPage(ctx context.Context, skill, dimension, label string, a
 
 // listingPageSQL reads a page of the legacy listing: its parameters are
 // the position's key and public id, and the number of rows.
-const listingPageSQL = `SELECT s.public_id, a.name, s.score, s.trust_level, s.listing_key, s.revision, r.revision AS current
+const listingPageSQL = `SELECT s.public_id, a.name, s.score, s.trust_level, s.listing_key, s.latest_evidence, s.evidenced_key, s.revision, r.revision AS current
 	FROM discovery_subjects s JOIN agents a ON a.id = s.agent_id LEFT JOIN skill_trust_revisions r ON r.agent_id = s.agent_id
 	WHERE s.listed AND (s.listing_key, s.public_id) > (?, ?) AND ` + listedNow + `
 	ORDER BY s.listing_key, s.public_id LIMIT ?`
 
+// recentPageSQL reads a page of the start page's listing, the latest
+// evidence first: its parameters are the position's key and public id,
+// and the number of rows.
+const recentPageSQL = `SELECT s.public_id, a.name, s.score, s.trust_level, s.listing_key, s.latest_evidence, s.evidenced_key, s.revision, r.revision AS current
+	FROM discovery_subjects s JOIN agents a ON a.id = s.agent_id LEFT JOIN skill_trust_revisions r ON r.agent_id = s.agent_id
+	WHERE s.listed AND (s.evidenced_key, s.public_id) > (?, ?) AND ` + listedNow + `
+	ORDER BY s.evidenced_key, s.public_id LIMIT ?`
+
 // ListingPage returns at most n listed subjects after after in (listing
 // key, public id) order: best global reputation first.
 func (db *DB) ListingPage(ctx context.Context, after service.IndexPosition, n int) ([]service.IndexedSubject, error) {
+	return db.subjectPage(ctx, listingPageSQL, after, n)
+}
+
+// RecentPage returns at most n listed subjects after after in (evidenced
+// key, public id) order: the latest evidence first.
+func (db *DB) RecentPage(ctx context.Context, after service.IndexPosition, n int) ([]service.IndexedSubject, error) {
+	return db.subjectPage(ctx, recentPageSQL, after, n)
+}
+
+// subjectPage reads a page of listed subjects with query, one of the
+// listings' statements.
+func (db *DB) subjectPage(ctx context.Context, query string, after service.IndexPosition, n int) ([]service.IndexedSubject, error) {
 	var rows []struct {
-		Subject    string         `db:"public_id"`
-		Name       string         `db:"name"`
-		Score      int64          `db:"score"`
-		TrustLevel string         `db:"trust_level"`
-		ListingKey int64          `db:"listing_key"`
-		Revision   string         `db:"revision"`
-		Current    sql.NullString `db:"current"`
+		Subject        string         `db:"public_id"`
+		Name           string         `db:"name"`
+		Score          int64          `db:"score"`
+		TrustLevel     string         `db:"trust_level"`
+		ListingKey     int64          `db:"listing_key"`
+		LatestEvidence sql.NullString `db:"latest_evidence"`
+		EvidencedKey   int64          `db:"evidenced_key"`
+		Revision       string         `db:"revision"`
+		Current        sql.NullString `db:"current"`
 	}
-	if err := sel(ctx, db.x, &rows, listingPageSQL, after.Key, after.ID, n); err != nil {
+	if err := sel(ctx, db.x, &rows, query, after.Key, after.ID, n); err != nil {
 		return nil, fmt.Errorf("store: read listing: %w", err)
 	}
 	out := make([]service.IndexedSubject, len(rows))
 	for i, r := range rows {
 		out[i] = service.IndexedSubject{Subject: issuer.AgentID(r.Subject), Name: r.Name, Score: r.Score, TrustLevel: r.TrustLevel,
-			ListingKey: r.ListingKey, Revision: r.Revision, Current: r.Current.String}
+			ListingKey: r.ListingKey, LatestEvidence: r.LatestEvidence.String, EvidencedKey: r.EvidencedKey,
+			Revision: r.Revision, Current: r.Current.String}
 	}
 	return out, nil
 }

@@ -699,6 +699,7 @@ func TestFindAgentsReadsOnlyWhatItReturns(t *testing.T) {
 		}{
 			{store.SkillPageSQL, "discovery_skills_rank", []any{"PostgreSQL", 2_000_123, "agt_x", 21}},
 			{store.ListingPageSQL, "discovery_subjects_listing", []any{100_000, "agt_x", 21}},
+			{store.RecentPageSQL, "discovery_subjects_evidenced", []any{79_738_868, "agt_x", 21}},
 		} {
 			text := queryPlan(t, db, c.query, c.args...)
 			if !strings.Contains(text, c.index) || strings.Contains(text, "Sort") || strings.Contains(text, "TEMP B-TREE") {

@@ -6,6 +6,7 @@ import "context"
 const (
 	SkillPageSQL   = skillPageSQL
 	ListingPageSQL = listingPageSQL
+	RecentPageSQL  = recentPageSQL
 )
 
 // ApplyMigration applies the one migration version, whatever versions the

@@ -14,10 +14,13 @@ import (
 
 // Finder is registry discovery, find_agents (SPEC.md §17): agents ranked
 // by their evidence for one skill, in a task context when one is given,
-// or, without a skill, the registry's legacy listing. *service.Discovery
-// implements it; GET /api/public/agents serves the same answers.
+// or, without a skill, the registry's legacy listing; and the start page's
+// listing of the public agents by their latest evidence. *service.Discovery
+// implements it; GET /api/public/agents serves the same find_agents
+// answers.
 type Finder interface {
 	FindAgents(ctx context.Context, q issuer.FindAgentsQuery) (issuer.FindAgentsPage, error)
+	RecentAgents(ctx context.Context, cursor string, limit int) (issuer.RecentAgentsPage, error)
 }
 
 // findPage is the body of the discovery page.

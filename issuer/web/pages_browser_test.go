@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -16,39 +17,70 @@ import (
 	"github.com/remnant/passportkit/issuer/demoworld"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store/storetest"
+	"github.com/remnant/passportkit/passport"
 )
 
 // listedOnHome follows the start page's listing page by page and returns
-// the agent ids it lists, in order.
-func listedOnHome(t *testing.T, ctx context.Context, s *site) []string {
+// the agent ids it lists, in order, and the latest evidence day it shows
+// for each.
+func listedOnHome(t *testing.T, ctx context.Context, s *site) (ids []string, latest map[string]string) {
 	t.Helper()
-	var ids []string
+	latest = map[string]string{}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
 	for range 50 {
-		page, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("ul.agents > li")].map(li => li.dataset.id)`))
+		page, err := chromedp.Run(ctx, chromedp.Evaluate[[][2]string](`[...document.querySelectorAll("ul.agents > li")].map(li => [li.dataset.id, li.dataset.latest])`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, page...)
+		for _, a := range page {
+			ids, latest[a[0]] = append(ids, a[0]), a[1]
+		}
 		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('nav.pager a[rel="next"]').length`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {
-			return ids
+			return ids, latest
 		}
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav.pager a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS("#agents-h"))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Fatal("the start page's listing does not end")
-	return nil
+	return nil, nil
 }
 
-// browseHome: the start page lists every public agent, page by page, in
-// the order of the registry's listing, and no hidden one; a listed agent's
+// latestEvidence is the latest recency.latestEligible of the skill
+// passports of id's passport as the API serves it, "" when none has one.
+func latestEvidence(t *testing.T, s *site, id string) string {
+	t.Helper()
+	b, err := passport.ParseBundleUnverified(s.bundle(t, issuer.AgentID(id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap passport.Snapshot
+	if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
+		t.Fatal(err)
+	}
+	var p passport.Passport
+	if err := json.Unmarshal(snap.Passport, &p); err != nil {
+		t.Fatal(err)
+	}
+	day := ""
+	for _, sp := range p.SkillPassports {
+		if r := sp.Recency; r != nil && r.LatestEligible > day {
+			day = r.LatestEligible
+		}
+	}
+	return day
+}
+
+// browseHome: the start page lists every public agent, page by page, the
+// most recently evidenced first (the latest day its passport's skill
+// passports were evidenced, then by id, those with none last), the same
+// agents as the registry's listing and no hidden one; a listed agent's
 // link opens its profile.
 func browseHome(t *testing.T, ctx context.Context, s *site, look bool, sh *shots) {
 	console := watchConsole(t, ctx)
@@ -62,7 +94,7 @@ func browseHome(t *testing.T, ctx context.Context, s *site, look bool, sh *shots
 	if _, err := s.discovery.Sync(c); err != nil {
 		t.Fatal(err)
 	}
-	ids := listedOnHome(t, ctx, s)
+	ids, latest := listedOnHome(t, ctx, s)
 	var want []string
 	for cursor := ""; ; {
 		var page issuer.FindAgentsPage
@@ -78,8 +110,29 @@ func browseHome(t *testing.T, ctx context.Context, s *site, look bool, sh *shots
 			break
 		}
 	}
-	if len(ids) <= 20 || !slices.Equal(ids, want) {
+	if len(ids) <= 20 || !slices.Equal(slices.Sorted(slices.Values(ids)), slices.Sorted(slices.Values(want))) {
 		t.Errorf("the start page lists %d agents %v, the registry's listing %d %v", len(ids), ids, len(want), want)
+	}
+	evidenced := 0
+	for _, id := range ids {
+		if day := latestEvidence(t, s, id); latest[id] != day {
+			t.Errorf("the start page shows %s's latest evidence as %q, its passport %q", id, latest[id], day)
+		} else if day != "" {
+			evidenced++
+		}
+	}
+	order := slices.Clone(ids)
+	slices.SortStableFunc(order, func(a, b string) int {
+		switch da, db := latest[a], latest[b]; {
+		case da != db && (da == "" || db == ""):
+			return len(db) - len(da) // none last
+		case da != db:
+			return strings.Compare(db, da) // newest first
+		}
+		return strings.Compare(a, b)
+	})
+	if !slices.Equal(ids, order) || evidenced < 2 {
+		t.Errorf("the start page's order is not the latest evidence first (%d evidenced):\n%v\nwant\n%v", evidenced, ids, order)
 	}
 	for kind, id := range s.hidden {
 		if slices.Contains(ids, string(id)) {
@@ -136,7 +189,8 @@ func browseCounts(t *testing.T, ctx context.Context, s *site) {
 		"validator": regexp.MustCompile(`, (\d+) validators?,`),
 	}
 	checked, compared := 0, 0
-	for _, id := range listedOnHome(t, ctx, s) {
+	listed, _ := listedOnHome(t, ctx, s)
+	for _, id := range listed {
 		rows, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]counted, error) {
 			if _, err := chromedp.Navigate(s.URL+"/agents/"+id)(ctx, tg); err != nil {
 				return nil, err

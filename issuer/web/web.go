@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -303,14 +302,14 @@ const homeListed = 20
 // next one ("" on the last), StartURL the first ("" on the first).
 type homePage struct {
 	Find              bool
-	Agents            []foundRow
+	Agents            []issuer.RecentAgent
 	NextURL, StartURL string
 }
 
 // home is the start page. Its form opens a profile: /?agent=ID redirects
 // to /agents/ID. With a Finder it lists the public agents, page by page,
-// in the order of the registry's listing (find_agents without a skill):
-// the same agents GET /api/public/agents lists, and no other.
+// the most recently evidenced first (Finder.RecentAgents): the same agents
+// GET /api/public/agents lists, and no other.
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) error {
 	q, err := homeParams.Read(r.URL.RawQuery)
 	if err != nil {
@@ -326,21 +325,15 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request) error {
 	}
 	page := homePage{Find: h.cfg.Finder != nil}
 	if h.cfg.Finder != nil {
-		fq := issuer.FindAgentsQuery{Limit: homeListed}
+		cursor := ""
 		if v, ok := q["cursor"]; ok {
-			fq.Cursor, page.StartURL = v[0], "/"
+			cursor, page.StartURL = v[0], "/"
 		}
-		res, err := h.cfg.Finder.FindAgents(r.Context(), fq)
+		res, err := h.cfg.Finder.RecentAgents(r.Context(), cursor, homeListed)
 		if err != nil {
 			return err
 		}
-		for _, a := range res.Results {
-			row := foundRow{ID: string(a.ID), Name: a.Name, URL: "/agents/" + url.PathEscape(string(a.ID))}
-			if rep := a.Reputation; rep != nil {
-				row.Reputation, row.TrustLevel = strconv.FormatFloat(rep.Score, 'f', -1, 64), rep.TrustLevel
-			}
-			page.Agents = append(page.Agents, row)
-		}
+		page.Agents = res.Agents
 		if res.NextCursor != "" {
 			page.NextURL = "/?" + url.Values{"cursor": {res.NextCursor}}.Encode()
 		}
