@@ -190,16 +190,20 @@ func (r *run) fields() *passport.Error {
 		if n := sp.Len(); n > passport.MaxSkillPassports {
 			return fail(passport.ReasonFieldInvalid, "%d skill passports; at most %d", n, passport.MaxSkillPassports)
 		}
-		// Each skill passport in order, its hash over the signed bytes
-		// (SPEC.md §4.14), read from the bundle's index. The payload's
-		// numbers were checked at step 9.
-		i := 0
-		for e := range sp.Elements() {
-			if err := passport.CheckIndexedSkillPassport(e); err != nil {
-				pe := asError(err)
-				return fail(pe.Reason, "skillPassports[%d]: %s", i, pe.Detail)
-			}
-			i++
+		// Each skill passport in order, in the form of the passport's
+		// trustModelVersion (which the version step has checked), its
+		// hash over the signed bytes (SPEC.md §4.14), read from the
+		// bundle's index. The payload's numbers were checked at step 9.
+		var version string
+		if tv := m.trustModelVersion; tv.Kind() != cjson.Invalid {
+			version, _ = tv.Text()
+		}
+		form, ferr := passport.SkillFormOf(version)
+		if ferr != nil {
+			return asError(ferr)
+		}
+		if err := passport.CheckIndexedSkillPassports(sp, form); err != nil {
+			return asError(err)
 		}
 	}
 	return r.binding()
