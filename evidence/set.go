@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/remnant/passportkit/internal/calendar"
 	"github.com/remnant/passportkit/internal/cjson"
 )
 
@@ -178,12 +179,35 @@ func ParseRecord(raw []byte) (Record, error) {
 }
 
 // parseRecord is ParseRecord for bytes already known to be strict JSON.
+// Its refusals come in the order of SPEC.md §5.7: malformed_record (a
+// member unknown, named in another case, or of the wrong type), then
+// non_canonical_record (a member null or empty), then invalid_record (a
+// required member missing, a day that is not one, then the rules of
+// validate).
 func parseRecord(raw []byte) (Record, error) {
-	var r Record
+	var w wireRecord
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := dec.Decode(&w); err != nil {
 		return Record{}, malformed("malformed_record", "%v", err)
+	}
+	doc, err := cjson.Parse(raw, cjson.Options{MaxDepth: MaxDepth})
+	if err != nil {
+		return Record{}, malformed("malformed_record", "%v", err)
+	}
+	if err := checkMembers(doc.Root(), w.ID); err != nil {
+		return Record{}, err
+	}
+	r := w.Record
+	bad := func(format string, a ...any) error { return invalid("invalid_record", r.ID, format, a...) }
+	if r.Date, err = calendar.Parse(w.Date); err != nil {
+		return Record{}, bad("date %q is not a day, YYYY-MM-DD", w.Date)
+	}
+	if p := w.Prediction; p != nil {
+		r.Prediction = &Prediction{Probability: *p.Probability}
+		if r.Prediction.Date, err = calendar.Parse(p.Date); err != nil {
+			return Record{}, bad("prediction date %q is not a day, YYYY-MM-DD", p.Date)
+		}
 	}
 	canon, err := cjson.Canonicalize(raw)
 	if err != nil {
@@ -195,12 +219,117 @@ func parseRecord(raw []byte) (Record, error) {
 	}
 	if !bytes.Equal(canon, again) {
 		return Record{}, &Error{Code: "non_canonical_record", Record: r.ID, kind: ErrMalformed,
-			Detail: "the record does not re-encode to itself (a null or empty member, or a member name spelled differently)"}
+			Detail: "the record does not re-encode to itself"}
 	}
 	if err := r.validate(); err != nil {
 		return Record{}, err
 	}
 	return r, nil
+}
+
+// wireRecord is a record as it is read: its days as text, so that a day
+// that is not one is invalid_record rather than a member of the wrong
+// type, and its prediction's members as written.
+type wireRecord struct {
+	Record
+	Date       string          `json:"date"`
+	Prediction *wirePrediction `json:"prediction"`
+}
+
+type wirePrediction struct {
+	Probability *float64 `json:"probability"`
+	Date        string   `json:"date"`
+}
+
+// The members of a record and of its objects (SPEC.md §5.2), each with
+// whether it is required.
+var (
+	recordMembers = map[string]bool{
+		"id": true, "type": true, "skill": true, "outcome": false, "quality": true, "reporter": true,
+		"operator": false, "ownership": true, "lineage": false, "context": false, "date": true,
+		"mirrorOf": false, "resolves": false, "prediction": false,
+	}
+	lineageMembers = map[string]bool{
+		"memory": false, "versionRoot": false, "contentHash": false, "derivedFrom": false, "extends": false, "supersedes": false,
+	}
+	contextMembers    = map[string]bool{"domain": false, "environment": false, "protocol": false, "version": false, "workload": false, "constraints": false}
+	predictionMembers = map[string]bool{"probability": true, "date": true}
+	recordRequired    = [...]string{"id", "type", "skill", "quality", "reporter", "ownership", "date"}
+)
+
+// checkMembers checks a record's member names exactly (encoding/json
+// matches them without regard to case), then that no member is null or
+// empty (SPEC.md §5.1: `""`, `{}`, `[]`), at the top level or inside
+// lineage, context and prediction, except "skill":"" and "lineage":{},
+// which §5.7 names as invalid_record; then that the required members are
+// present, the record's and its prediction's.
+func checkMembers(root cjson.Value, id string) error {
+	objects := map[string]map[string]bool{"lineage": lineageMembers, "context": contextMembers, "prediction": predictionMembers}
+	for k, v := range root.Members() {
+		name, _ := k.Text()
+		if _, ok := recordMembers[name]; !ok {
+			return malformed("malformed_record", "unknown member %q", clipName(name))
+		}
+		if known := objects[name]; known != nil {
+			for k2 := range v.Members() {
+				n2, _ := k2.Text()
+				if _, ok := known[n2]; !ok {
+					return malformed("malformed_record", "unknown member %q of %s", clipName(n2), name)
+				}
+			}
+		}
+	}
+	for k, v := range root.Members() {
+		name, _ := k.Text()
+		if empty(v) && name != "skill" && !(name == "lineage" && v.Kind() == cjson.Object) {
+			return &Error{Code: "non_canonical_record", Record: id, kind: ErrMalformed,
+				Detail: fmt.Sprintf("%s is null or empty: a member that is empty is left out", name)}
+		}
+		if objects[name] == nil {
+			continue
+		}
+		for k2, v2 := range v.Members() {
+			if empty(v2) {
+				n2, _ := k2.Text()
+				return &Error{Code: "non_canonical_record", Record: id, kind: ErrMalformed,
+					Detail: fmt.Sprintf("%s.%s is null or empty: a member that is empty is left out", name, n2)}
+			}
+		}
+	}
+	for _, name := range recordRequired {
+		if _, ok := root.Get(name); !ok {
+			return invalid("invalid_record", id, "%s is missing", name)
+		}
+	}
+	if p, ok := root.Get("prediction"); ok {
+		for _, name := range [...]string{"probability", "date"} {
+			if _, ok := p.Get(name); !ok {
+				return invalid("invalid_record", id, "prediction.%s is missing", name)
+			}
+		}
+	}
+	return nil
+}
+
+// empty reports whether v is null, "", {} or [].
+func empty(v cjson.Value) bool {
+	switch v.Kind() {
+	case cjson.Null:
+		return true
+	case cjson.String:
+		return len(v.Raw()) == 2
+	case cjson.Object, cjson.Array:
+		return v.Len() == 0
+	}
+	return false
+}
+
+// clipName bounds an unknown member name quoted in a detail.
+func clipName(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
 }
 
 // Canonical returns the record's canonical JSON (RFC 8785): its evidence
