@@ -22,4 +22,11 @@ var formGenerators = []generator{
 		return fails("a byte that is not UTF-8 where a value must begin: a fault of the JSON grammar (json_malformed), not json_invalid_utf8, which is for bytes inside strings",
 			"json", passport.ReasonJSONMalformed, d.bytes())
 	}},
+	{"time_domain_reputation_impossible_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.setBody(basePassport(), func(m map[string]any) {
+			m["domainReputation"].([]any)[0].(map[string]any)["updatedAt"] = "2026-02-30T00:00:00Z"
+		})
+		return fails("domainReputation[0].updatedAt on 30 February: §1's time rule reaches every time a passport writes", "fields", passport.ReasonFieldInvalid, d.bytes())
+	}},
 }
