@@ -57,7 +57,7 @@ func assessCase(t *testing.T, c vectors.Case) ([]byte, string) {
 	}
 	a, err := skilltrust.Assess(set, task, evidence.MustDate(c.At))
 	if errors.Is(err, skilltrust.ErrTask) {
-		return nil, "invalid_task"
+		return nil, string(skilltrust.CodeInvalidTask)
 	}
 	if err != nil {
 		t.Fatal(err)
