@@ -28,7 +28,7 @@ func checkReporters(records []Record) error {
 			continue
 		}
 		if subject != "" && r.Reporter != subject {
-			return invalid("inconsistent_reporter", r.ID, "two reporters, %s and %s, are both the subject", subject, r.Reporter)
+			return invalid(CodeInconsistentReporter, r.ID, "two reporters, %s and %s, are both the subject", subject, r.Reporter)
 		}
 		subject = r.Reporter
 	}
@@ -37,7 +37,7 @@ func checkReporters(records []Record) error {
 	}
 	for _, r := range records {
 		if r.Reporter == subject && r.Ownership != OwnershipSelf {
-			return invalid("inconsistent_reporter", r.ID, "the subject %s appears with %s ownership", subject, r.Ownership)
+			return invalid(CodeInconsistentReporter, r.ID, "the subject %s appears with %s ownership", subject, r.Ownership)
 		}
 	}
 	return nil

@@ -143,11 +143,11 @@ func (s *Set) clusterLineage() error {
 	of, names, st := s.link(func(*Record) bool { return true })
 	switch {
 	case st.memories > MaxMemories:
-		return overLimit("too_many_memories", "%d memories; the limit is %d", st.memories, MaxMemories)
+		return overLimit(CodeTooManyMemories, "%d memories; the limit is %d", st.memories, MaxMemories)
 	case st.nodes > MaxLineageNodes:
-		return overLimit("too_many_lineage_nodes", "%d lineage nodes; the limit is %d", st.nodes, MaxLineageNodes)
+		return overLimit(CodeTooManyLineageNodes, "%d lineage nodes; the limit is %d", st.nodes, MaxLineageNodes)
 	case st.links > MaxLinks:
-		return overLimit("too_many_links", "%d lineage links; the limit is %d", st.links, MaxLinks)
+		return overLimit(CodeTooManyLinks, "%d lineage links; the limit is %d", st.links, MaxLinks)
 	}
 	s.cluster = make([]int, len(of))
 	for i, c := range of {

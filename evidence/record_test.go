@@ -150,7 +150,7 @@ func TestParseRefusals(t *testing.T) {
 	} {
 		_, err := Parse([]byte(src))
 		var e *Error
-		if !errors.As(err, &e) || e.Code != code {
+		if !errors.As(err, &e) || string(e.Code) != code {
 			t.Errorf("%s: got %v", code, err)
 		}
 	}
@@ -181,7 +181,7 @@ func TestSetRules(t *testing.T) {
 	} {
 		_, err := NewSet(recs, false)
 		var e *Error
-		if !errors.As(err, &e) || e.Code != code {
+		if !errors.As(err, &e) || string(e.Code) != code {
 			t.Errorf("%s: got %v", code, err)
 		}
 	}
@@ -246,7 +246,7 @@ func TestLimits(t *testing.T) {
 	} {
 		_, err := NewSet(recs, false)
 		var e *Error
-		if !errors.As(err, &e) || e.Code != code || !errors.Is(err, ErrLimit) {
+		if !errors.As(err, &e) || string(e.Code) != code || !errors.Is(err, ErrLimit) {
 			t.Errorf("%s: got %v", code, err)
 		}
 	}

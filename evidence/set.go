@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/remnant/passportkit/internal/calendar"
 	"github.com/remnant/passportkit/internal/cjson"
 )
 
@@ -41,7 +42,7 @@ var (
 // Error reports why an evidence file or set was refused, with a stable
 // reason code (documented in SPEC.md §5).
 type Error struct {
-	Code   string // stable reason code, such as "duplicate_id"
+	Code   Code   // stable reason code, such as CodeDuplicateID
 	Record string // the offending record's id, when one is known
 	Detail string // what was wrong, for people
 	kind   error
@@ -57,15 +58,15 @@ func (e *Error) Error() string {
 // Unwrap returns the error kind: ErrMalformed, ErrInvalid or ErrLimit.
 func (e *Error) Unwrap() error { return e.kind }
 
-func malformed(code, format string, a ...any) *Error {
+func malformed(code Code, format string, a ...any) *Error {
 	return &Error{Code: code, Detail: fmt.Sprintf(format, a...), kind: ErrMalformed}
 }
 
-func invalid(code, id, format string, a ...any) *Error {
+func invalid(code Code, id, format string, a ...any) *Error {
 	return &Error{Code: code, Record: id, Detail: fmt.Sprintf(format, a...), kind: ErrInvalid}
 }
 
-func overLimit(code, format string, a ...any) *Error {
+func overLimit(code Code, format string, a ...any) *Error {
 	return &Error{Code: code, Detail: fmt.Sprintf(format, a...), kind: ErrLimit}
 }
 
@@ -134,20 +135,20 @@ type file struct {
 // empty values), so that its canonical JSON is its evidence leaf.
 func Parse(b []byte) (*Set, error) {
 	if len(b) > MaxFileSize {
-		return nil, overLimit("too_large", "evidence file is %d bytes; the limit is %d", len(b), MaxFileSize)
+		return nil, overLimit(CodeTooLarge, "evidence file is %d bytes; the limit is %d", len(b), MaxFileSize)
 	}
 	if err := checkJSON(b); err != nil {
 		return nil, err
 	}
 	var f file
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, malformed("malformed_json", "%v", err)
+		return nil, malformed(CodeMalformedJSON, "%v", err)
 	}
 	if f.Evidence == nil {
-		return nil, malformed("missing_evidence", "the object has no \"evidence\" array")
+		return nil, malformed(CodeMissingEvidence, "the object has no \"evidence\" array")
 	}
 	if len(f.Evidence) > MaxReports {
-		return nil, overLimit("too_many_reports", "%d records; the limit is %d", len(f.Evidence), MaxReports)
+		return nil, overLimit(CodeTooManyReports, "%d records; the limit is %d", len(f.Evidence), MaxReports)
 	}
 	recs := make([]Record, len(f.Evidence))
 	for i, raw := range f.Evidence {
@@ -169,7 +170,7 @@ func Parse(b []byte) (*Set, error) {
 // relate records to each other are checked by NewSet.
 func ParseRecord(raw []byte) (Record, error) {
 	if len(raw) > MaxFileSize {
-		return Record{}, overLimit("too_large", "record is %d bytes", len(raw))
+		return Record{}, overLimit(CodeTooLarge, "record is %d bytes", len(raw))
 	}
 	if err := checkJSON(raw); err != nil {
 		return Record{}, err
@@ -178,29 +179,157 @@ func ParseRecord(raw []byte) (Record, error) {
 }
 
 // parseRecord is ParseRecord for bytes already known to be strict JSON.
+// Its refusals come in the order of SPEC.md §5.7: malformed_record (a
+// member unknown, named in another case, or of the wrong type), then
+// non_canonical_record (a member null or empty), then invalid_record (a
+// required member missing, a day that is not one, then the rules of
+// validate).
 func parseRecord(raw []byte) (Record, error) {
-	var r Record
+	var w wireRecord
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return Record{}, malformed("malformed_record", "%v", err)
+	if err := dec.Decode(&w); err != nil {
+		return Record{}, malformed(CodeMalformedRecord, "%v", err)
+	}
+	doc, err := cjson.Parse(raw, cjson.Options{MaxDepth: MaxDepth})
+	if err != nil {
+		return Record{}, malformed(CodeMalformedRecord, "%v", err)
+	}
+	if err := checkMembers(doc.Root(), w.ID); err != nil {
+		return Record{}, err
+	}
+	r := w.Record
+	bad := func(format string, a ...any) error { return invalid(CodeInvalidRecord, r.ID, format, a...) }
+	if r.Date, err = calendar.Parse(w.Date); err != nil {
+		return Record{}, bad("date %q is not a day, YYYY-MM-DD", w.Date)
+	}
+	if p := w.Prediction; p != nil {
+		r.Prediction = &Prediction{Probability: *p.Probability}
+		if r.Prediction.Date, err = calendar.Parse(p.Date); err != nil {
+			return Record{}, bad("prediction date %q is not a day, YYYY-MM-DD", p.Date)
+		}
 	}
 	canon, err := cjson.Canonicalize(raw)
 	if err != nil {
-		return Record{}, malformed("malformed_record", "%v", err)
+		return Record{}, malformed(CodeMalformedRecord, "%v", err)
 	}
 	again, err := r.Canonical()
 	if err != nil {
-		return Record{}, malformed("malformed_record", "%v", err)
+		return Record{}, malformed(CodeMalformedRecord, "%v", err)
 	}
 	if !bytes.Equal(canon, again) {
-		return Record{}, &Error{Code: "non_canonical_record", Record: r.ID, kind: ErrMalformed,
-			Detail: "the record does not re-encode to itself (a null or empty member, or a member name spelled differently)"}
+		return Record{}, &Error{Code: CodeNonCanonicalRecord, Record: r.ID, kind: ErrMalformed,
+			Detail: "the record does not re-encode to itself"}
 	}
 	if err := r.validate(); err != nil {
 		return Record{}, err
 	}
 	return r, nil
+}
+
+// wireRecord is a record as it is read: its days as text, so that a day
+// that is not one is invalid_record rather than a member of the wrong
+// type, and its prediction's members as written.
+type wireRecord struct {
+	Record
+	Date       string          `json:"date"`
+	Prediction *wirePrediction `json:"prediction"`
+}
+
+type wirePrediction struct {
+	Probability *float64 `json:"probability"`
+	Date        string   `json:"date"`
+}
+
+// The members of a record and of its objects (SPEC.md §5.2), each with
+// whether it is required.
+var (
+	recordMembers = map[string]bool{
+		"id": true, "type": true, "skill": true, "outcome": false, "quality": true, "reporter": true,
+		"operator": false, "ownership": true, "lineage": false, "context": false, "date": true,
+		"mirrorOf": false, "resolves": false, "prediction": false,
+	}
+	lineageMembers = map[string]bool{
+		"memory": false, "versionRoot": false, "contentHash": false, "derivedFrom": false, "extends": false, "supersedes": false,
+	}
+	contextMembers    = map[string]bool{"domain": false, "environment": false, "protocol": false, "version": false, "workload": false, "constraints": false}
+	predictionMembers = map[string]bool{"probability": true, "date": true}
+	recordRequired    = [...]string{"id", "type", "skill", "quality", "reporter", "ownership", "date"}
+)
+
+// checkMembers checks a record's member names exactly (encoding/json
+// matches them without regard to case), then that no member is null or
+// empty (SPEC.md §5.1: `""`, `{}`, `[]`), at the top level or inside
+// lineage, context and prediction, except "skill":"" and "lineage":{},
+// which §5.7 names as invalid_record; then that the required members are
+// present, the record's and its prediction's.
+func checkMembers(root cjson.Value, id string) error {
+	objects := map[string]map[string]bool{"lineage": lineageMembers, "context": contextMembers, "prediction": predictionMembers}
+	for k, v := range root.Members() {
+		name, _ := k.Text()
+		if _, ok := recordMembers[name]; !ok {
+			return malformed(CodeMalformedRecord, "unknown member %q", clipName(name))
+		}
+		if known := objects[name]; known != nil {
+			for k2 := range v.Members() {
+				n2, _ := k2.Text()
+				if _, ok := known[n2]; !ok {
+					return malformed(CodeMalformedRecord, "unknown member %q of %s", clipName(n2), name)
+				}
+			}
+		}
+	}
+	for k, v := range root.Members() {
+		name, _ := k.Text()
+		if empty(v) && name != "skill" && !(name == "lineage" && v.Kind() == cjson.Object) {
+			return &Error{Code: CodeNonCanonicalRecord, Record: id, kind: ErrMalformed,
+				Detail: fmt.Sprintf("%s is null or empty: a member that is empty is left out", name)}
+		}
+		if objects[name] == nil {
+			continue
+		}
+		for k2, v2 := range v.Members() {
+			if empty(v2) {
+				n2, _ := k2.Text()
+				return &Error{Code: CodeNonCanonicalRecord, Record: id, kind: ErrMalformed,
+					Detail: fmt.Sprintf("%s.%s is null or empty: a member that is empty is left out", name, n2)}
+			}
+		}
+	}
+	for _, name := range recordRequired {
+		if _, ok := root.Get(name); !ok {
+			return invalid(CodeInvalidRecord, id, "%s is missing", name)
+		}
+	}
+	if p, ok := root.Get("prediction"); ok {
+		for _, name := range [...]string{"probability", "date"} {
+			if _, ok := p.Get(name); !ok {
+				return invalid(CodeInvalidRecord, id, "prediction.%s is missing", name)
+			}
+		}
+	}
+	return nil
+}
+
+// empty reports whether v is null, "", {} or [].
+func empty(v cjson.Value) bool {
+	switch v.Kind() {
+	case cjson.Null:
+		return true
+	case cjson.String:
+		return len(v.Raw()) == 2
+	case cjson.Object, cjson.Array:
+		return v.Len() == 0
+	}
+	return false
+}
+
+// clipName bounds an unknown member name quoted in a detail.
+func clipName(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
 }
 
 // Canonical returns the record's canonical JSON (RFC 8785): its evidence
@@ -221,7 +350,7 @@ func checkJSON(b []byte) error {
 		if ce.Code == cjson.CodeTooDeep {
 			kind = ErrLimit
 		}
-		return &Error{Code: ce.Code.String(), Detail: fmt.Sprintf("%s at byte %d", ce.Msg, ce.Offset), kind: kind}
+		return &Error{Code: Code(ce.Code.String()), Detail: fmt.Sprintf("%s at byte %d", ce.Msg, ce.Offset), kind: kind}
 	}
 	return err
 }
@@ -272,9 +401,9 @@ func blank(s string) bool {
 
 // validate checks the rules that concern one record alone.
 func (r *Record) validate() error {
-	bad := func(format string, a ...any) error { return invalid("invalid_record", r.ID, format, a...) }
+	bad := func(format string, a ...any) error { return invalid(CodeInvalidRecord, r.ID, format, a...) }
 	if !pseudonym(r.ID, "ev_") {
-		return invalid("invalid_record", "", "id %q is not ev_ followed by 1 to 64 letters, digits, _ or -", r.ID)
+		return invalid(CodeInvalidRecord, "", "id %q is not ev_ followed by 1 to 64 letters, digits, _ or -", r.ID)
 	}
 	if !types[r.Type] {
 		return bad("unknown type %q", r.Type)
@@ -360,7 +489,7 @@ func (r *Record) validate() error {
 			return bad("prediction date is before 1970-01-01")
 		}
 		if p.Date.IsZero() || p.Date.Sub(r.Date) >= 0 {
-			return &Error{Code: "retrospective_prediction", Record: r.ID, kind: ErrInvalid,
+			return &Error{Code: CodeRetrospective, Record: r.ID, kind: ErrInvalid,
 				Detail: "a prediction must be dated strictly before its outcome"}
 		}
 	}
@@ -371,7 +500,7 @@ func (l *Lineage) validate(id string) error {
 	if l == nil {
 		return nil
 	}
-	bad := func(format string, a ...any) error { return invalid("invalid_record", id, format, a...) }
+	bad := func(format string, a ...any) error { return invalid(CodeInvalidRecord, id, format, a...) }
 	if l.Memory != "" && !pseudonym(l.Memory, "mem_") {
 		return bad("lineage memory %q is not a mem_ pseudonym", l.Memory)
 	}
@@ -400,7 +529,7 @@ func (l *Lineage) validate(id string) error {
 // subject in all of its records or in none, and the collection limits hold.
 func NewSet(records []Record, truncated bool) (*Set, error) {
 	if len(records) > MaxReports {
-		return nil, overLimit("too_many_reports", "%d records; the limit is %d", len(records), MaxReports)
+		return nil, overLimit(CodeTooManyReports, "%d records; the limit is %d", len(records), MaxReports)
 	}
 	s := &Set{records: records, truncated: truncated, byID: make(map[string]int, len(records))}
 	for i := range records {
@@ -409,7 +538,7 @@ func NewSet(records []Record, truncated bool) (*Set, error) {
 			return nil, err
 		}
 		if _, dup := s.byID[r.ID]; dup {
-			return nil, invalid("duplicate_id", r.ID, "the id is used twice")
+			return nil, invalid(CodeDuplicateID, r.ID, "the id is used twice")
 		}
 		s.byID[r.ID] = i
 	}
@@ -477,28 +606,28 @@ func (s *Set) checkReferences() error {
 		if r.MirrorOf != "" {
 			j, ok := s.byID[r.MirrorOf]
 			if !ok {
-				return invalid("dangling_reference", r.ID, "mirrorOf %s names no record", r.MirrorOf)
+				return invalid(CodeDanglingReference, r.ID, "mirrorOf %s names no record", r.MirrorOf)
 			}
 			m := s.records[j]
 			if m.Reporter != r.Reporter || !m.Type.Observation() || !r.Type.Observation() {
-				return invalid("bad_mirror", r.ID, "a mirror repeats an observation by the same reporter")
+				return invalid(CodeBadMirror, r.ID, "a mirror repeats an observation by the same reporter")
 			}
 		}
 		if r.Resolves != "" {
 			j, ok := s.byID[r.Resolves]
 			if !ok {
-				return invalid("dangling_reference", r.ID, "resolves %s names no record", r.Resolves)
+				return invalid(CodeDanglingReference, r.ID, "resolves %s names no record", r.Resolves)
 			}
 			c := s.records[j]
 			switch {
 			case c.Type != TypeContradiction:
-				return invalid("bad_resolution", r.ID, "%s is not a contradiction", c.ID)
+				return invalid(CodeBadResolution, r.ID, "%s is not a contradiction", c.ID)
 			case c.Reporter != r.Reporter:
-				return invalid("bad_resolution", r.ID, "only the contradiction's own reporter can resolve it")
+				return invalid(CodeBadResolution, r.ID, "only the contradiction's own reporter can resolve it")
 			case r.Date.Sub(c.Date) < 0:
-				return invalid("bad_resolution", r.ID, "a resolution cannot predate its contradiction")
+				return invalid(CodeBadResolution, r.ID, "a resolution cannot predate its contradiction")
 			case r.Skill != c.Skill:
-				return invalid("bad_resolution", r.ID, "a resolution names its contradiction's skill")
+				return invalid(CodeBadResolution, r.ID, "a resolution names its contradiction's skill")
 			}
 		}
 	}

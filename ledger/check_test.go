@@ -11,14 +11,14 @@ func TestCheckFindsEverything(t *testing.T) {
 	f := load(t, "findings.md")
 	got := codesAt(Check(f, day(t, "2026-10-22")))
 	want := []string{
-		"4:review-due", "5:frontmatter", "10:instruction",
-		"15:bad-id", "16:bad-id", "17:bad-kind", "18:repeated-counterparty", "19:no-events",
-		"20:missing-field", "21:not-a-record", "22:instruction",
-		"26:bad-date", "27:bad-type", "28:bad-amount", "29:bad-amount", "31:duplicate-event",
-		"32:undeclared", "34:after-as-of", "35:instruction", "36:bad-id", "37:missing-field",
-		"42:rule-range", "43:repeated-rule", "44:rule-value", "46:repeated-rule", "47:unknown-rule",
-		"48:weight-sign", "48:rule-range", "48:rule-value", "48:repeated-rule", "49:tier-order",
-		"50:rule-value", "51:bad-blocked-id", "53:rule-value",
+		"4:review_due", "5:frontmatter", "10:instruction",
+		"15:bad_id", "16:bad_id", "17:bad_kind", "18:repeated_counterparty", "19:no_events",
+		"20:missing_field", "21:not_a_record", "22:instruction",
+		"26:bad_date", "27:bad_type", "28:bad_amount", "29:bad_amount", "31:duplicate_event",
+		"32:undeclared", "34:after_as_of", "35:instruction", "36:bad_id", "37:missing_field",
+		"42:rule_range", "43:repeated_rule", "44:rule_value", "46:repeated_rule", "47:unknown_rule",
+		"48:weight_sign", "48:rule_range", "48:rule_value", "48:repeated_rule", "49:tier_order",
+		"50:rule_value", "51:bad_blocked_id", "53:rule_value",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n got %v\nwant %v", got, want)
@@ -42,7 +42,7 @@ func TestCheckCleanExample(t *testing.T) {
 		t.Errorf("example as of its updated date: %v", got)
 	}
 	got := codesAt(Check(f, day(t, "2026-11-22")))
-	if !slices.Equal(got, []string{"4:review-due"}) {
+	if !slices.Equal(got, []string{"4:review_due"}) {
 		t.Errorf("a month later: %v, want a review due on line 4", got)
 	}
 }

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -102,15 +103,15 @@ func TestParseFrontmatterAndLayout(t *testing.T) {
 		{"unclosed", "---\nreputation: 1\n", []string{"1:frontmatter"}},
 		{"version 2", "---\nreputation: 2\nowner: a\nupdated: 2026-01-01\n---\n", []string{"2:version"}},
 		{"missing fields", "---\nreputation: 1\n---\n", []string{"1:unset", "1:unset"}},
-		{"bad updated", "---\nreputation: 1\nowner: a\nupdated: 2026-13-01\n---\n", []string{"4:bad-date"}},
-		{"bad owner", "---\nreputation: 1\nowner: Agent 7\nupdated: 2026-01-01\n---\n", []string{"3:bad-id"}},
+		{"bad updated", "---\nreputation: 1\nowner: a\nupdated: 2026-13-01\n---\n", []string{"4:bad_date"}},
+		{"bad owner", "---\nreputation: 1\nowner: Agent 7\nupdated: 2026-01-01\n---\n", []string{"3:bad_id"}},
 		{"repeated field", "---\nreputation: 1\nowner: a\nowner: b\nupdated: 2026-01-01\n---\n", []string{"4:frontmatter"}},
 		{"crlf and bom", "\uFEFF---\r\nreputation: 1\r\nowner: a\r\nupdated: 2026-01-01\r\n---\r\n## Events\r\n- 2026-01-01 · a · delivered\r\n", nil},
-		{"control character", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Events\n- 2026-01-01 · a · delivered · 5 · \x1b[31mred\n", []string{"7:bad-line"}},
-		{"bidi override", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Events\n- 2026-01-01 · a · delivered · 5 · \u202Egnp.exe\n", []string{"7:bad-line"}},
-		{"long line", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Events\n- 2026-01-01 · a · delivered · 5 · " + strings.Repeat("x", MaxLineBytes) + "\n", []string{"7:bad-line"}},
-		{"not utf-8", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Counterparties\n- a · store · \xff\n", []string{"7:bad-line"}},
-		{"prose in a section", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Counterparties\nsome words\n### A sub-heading\n- a · store\n", []string{"7:not-a-record"}},
+		{"control character", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Events\n- 2026-01-01 · a · delivered · 5 · \x1b[31mred\n", []string{"7:bad_line"}},
+		{"bidi override", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Events\n- 2026-01-01 · a · delivered · 5 · \u202Egnp.exe\n", []string{"7:bad_line"}},
+		{"long line", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Events\n- 2026-01-01 · a · delivered · 5 · " + strings.Repeat("x", MaxLineBytes) + "\n", []string{"7:bad_line"}},
+		{"not utf-8", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Counterparties\n- a · store · \xff\n", []string{"7:bad_line"}},
+		{"prose in a section", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Counterparties\nsome words\n### A sub-heading\n- a · store\n", []string{"7:not_a_record"}},
 		{"case-insensitive section", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## EVENTS\n- 2026-01-01 · a · delivered\n", nil},
 		{"other section is prose", "---\nreputation: 1\nowner: a\nupdated: 2026-01-01\n---\n## Notes\n- anything goes here\n", nil},
 	} {
@@ -182,6 +183,19 @@ func TestCheckID(t *testing.T) {
 	for _, id := range []string{"", "-", "Shop.example", "a b", "a,b", "a\tb", strings.Repeat("a", MaxIDLen+1), "a\u200bb"} {
 		if err := CheckID(id); !errors.Is(err, ErrBadID) {
 			t.Errorf("CheckID(%q) = %v, want ErrBadID", id, err)
+		}
+	}
+}
+
+// TestCodeReadsOldSpelling checks that a finding kept from before codes
+// were snake_case, with a hyphenated code, decodes to the same constant.
+func TestCodeReadsOldSpelling(t *testing.T) {
+	for in, want := range map[string]Code{`"bad-date"`: CodeBadDate, `"review-due"`: CodeReviewDue, `"bad_blocked_id"`: CodeBadBlockedID, `"frontmatter"`: CodeFrontmatter} {
+		var f struct {
+			Code Code `json:"code"`
+		}
+		if err := json.Unmarshal([]byte(`{"code":`+in+`}`), &f); err != nil || f.Code != want {
+			t.Errorf("%s: %q, %v; want %q", in, f.Code, err, want)
 		}
 	}
 }

@@ -87,7 +87,7 @@ func TestTemplate(t *testing.T) {
 	if len(f.Issues) != 0 || len(f.Counterparties) != 1 || f.Owner != "agent:buyer-7" || len(f.RulesSet) != len(RuleKeys) {
 		t.Errorf("template: %v\n%s", f.Issues, text)
 	}
-	if got := codesAt(Check(f, day(t, "2026-10-22"))); len(got) != 1 || got[0] != "11:no-events" {
+	if got := codesAt(Check(f, day(t, "2026-10-22"))); len(got) != 1 || got[0] != "11:no_events" {
 		t.Errorf("check of a fresh template: %v", got)
 	}
 	for _, in := range []TemplateInput{

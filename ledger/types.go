@@ -1,6 +1,9 @@
 package ledger
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind is what sort of party a counterparty is.
 type Kind string
@@ -164,8 +167,19 @@ func (f Finding) String() string {
 }
 
 // Code is a stable reason code for a [Finding]. Programs match on codes;
-// messages may change.
+// messages may change. Codes are written in snake_case, as every reason
+// code of the project is; findings written before, whose codes were
+// spelled with hyphens ("bad-date"), read back as the same codes (see
+// [Code.UnmarshalText]).
 type Code string
+
+// UnmarshalText reads a code in its snake_case spelling or in the
+// hyphenated one written before, so that findings kept from an earlier
+// version decode to the constants below.
+func (c *Code) UnmarshalText(b []byte) error {
+	*c = Code(strings.ReplaceAll(string(b), "-", "_"))
+	return nil
+}
 
 // Reason codes. Those marked "check" come only from [Check]; the others
 // come from [Parse] as well.
@@ -173,27 +187,27 @@ const (
 	CodeFrontmatter          Code = "frontmatter"           // frontmatter missing, unclosed or with a bad or unknown field
 	CodeUnset                Code = "unset"                 // the frontmatter has no owner or no updated field
 	CodeVersion              Code = "version"               // reputation: is missing or not 1
-	CodeNotARecord           Code = "not-a-record"          // a line in a record section that is not a "- " record
-	CodeBadLine              Code = "bad-line"              // a line that is too long, not UTF-8 or holds control characters
-	CodeMissingField         Code = "missing-field"         // a record with too few fields
-	CodeBadID                Code = "bad-id"                // an id with spaces, capitals or commas, empty, or over 120 characters
-	CodeBadKind              Code = "bad-kind"              // a kind outside agent, service, store, firm
-	CodeBadCategory          Code = "bad-category"          // an empty category in a list
-	CodeBadDate              Code = "bad-date"              // a date that is not a real YYYY-MM-DD day
-	CodeBadType              Code = "bad-type"              // an event type outside the eight
-	CodeBadAmount            Code = "bad-amount"            // an amount with a sign, currency, separator or too many digits
-	CodeRepeatedCounterparty Code = "repeated-counterparty" // an id declared twice; the first declaration is kept
-	CodeUnknownRule          Code = "unknown-rule"          // a rule key the format does not define
-	CodeRepeatedRule         Code = "repeated-rule"         // a rule key written twice; the first is kept
-	CodeRuleValue            Code = "rule-value"            // a rule value that cannot be read
-	CodeRuleRange            Code = "rule-range"            // a rule value outside its range; the default is kept
-	CodeBadBlockedID         Code = "bad-blocked-id"        // an id under blocked that cannot be read
-	CodeTierOrder            Code = "tier-order"            // tier minimums not in descending order; the defaults are kept
-	CodeWeightSign           Code = "weight-sign"           // a weight whose sign contradicts its type; the default is kept
+	CodeNotARecord           Code = "not_a_record"          // a line in a record section that is not a "- " record
+	CodeBadLine              Code = "bad_line"              // a line that is too long, not UTF-8 or holds control characters
+	CodeMissingField         Code = "missing_field"         // a record with too few fields
+	CodeBadID                Code = "bad_id"                // an id with spaces, capitals or commas, empty, or over 120 characters
+	CodeBadKind              Code = "bad_kind"              // a kind outside agent, service, store, firm
+	CodeBadCategory          Code = "bad_category"          // an empty category in a list
+	CodeBadDate              Code = "bad_date"              // a date that is not a real YYYY-MM-DD day
+	CodeBadType              Code = "bad_type"              // an event type outside the eight
+	CodeBadAmount            Code = "bad_amount"            // an amount with a sign, currency, separator or too many digits
+	CodeRepeatedCounterparty Code = "repeated_counterparty" // an id declared twice; the first declaration is kept
+	CodeUnknownRule          Code = "unknown_rule"          // a rule key the format does not define
+	CodeRepeatedRule         Code = "repeated_rule"         // a rule key written twice; the first is kept
+	CodeRuleValue            Code = "rule_value"            // a rule value that cannot be read
+	CodeRuleRange            Code = "rule_range"            // a rule value outside its range; the default is kept
+	CodeBadBlockedID         Code = "bad_blocked_id"        // an id under blocked that cannot be read
+	CodeTierOrder            Code = "tier_order"            // tier minimums not in descending order; the defaults are kept
+	CodeWeightSign           Code = "weight_sign"           // a weight whose sign contradicts its type; the default is kept
 	CodeUndeclared           Code = "undeclared"            // check: events for a counterparty not declared
-	CodeNoEvents             Code = "no-events"             // check: a declared counterparty with no events
-	CodeDuplicateEvent       Code = "duplicate-event"       // check: two events with the same counterparty, date and type
-	CodeAfterAsOf            Code = "after-as-of"           // check: an event or update dated after as_of
+	CodeNoEvents             Code = "no_events"             // check: a declared counterparty with no events
+	CodeDuplicateEvent       Code = "duplicate_event"       // check: two events with the same counterparty, date and type
+	CodeAfterAsOf            Code = "after_as_of"           // check: an event or update dated after as_of
 	CodeInstruction          Code = "instruction"           // check: text that reads like an instruction to the reader
-	CodeReviewDue            Code = "review-due"            // check: updated is older than review_days
+	CodeReviewDue            Code = "review_due"            // check: updated is older than review_days
 )

@@ -143,14 +143,15 @@ func checkSignedSkills(snapshot []byte) error {
 	if !ok {
 		return nil
 	}
-	i := 0
-	for sp := range sps.Elements() {
-		if err := CheckIndexedSkillPassport(sp); err != nil {
-			return fmt.Errorf("skillPassports[%d]: %w", i, err)
-		}
-		i++
+	var version string
+	if tv, ok := body.Get("trustModelVersion"); ok {
+		version, _ = tv.Text()
 	}
-	return nil
+	form, err := SkillFormOf(version)
+	if err != nil {
+		return err
+	}
+	return CheckIndexedSkillPassports(sps, form)
 }
 
 // MarshalSnapshot returns the canonical signed payload for p:

@@ -35,8 +35,14 @@ func checkSkill(t *testing.T, sp SkillPassport) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return CheckSkillPassportJSON(b)
+	return CheckSkillPassportJSON(b, form20)
 }
+
+// The forms of trust models 2.0 and 2.1.
+var (
+	form20 = SkillForm{}
+	form21 = SkillForm{minor: 1}
+)
 
 func TestSkillPassportValidate(t *testing.T) {
 	if err := checkSkill(t, validSkill(t)); err != nil {
@@ -112,9 +118,9 @@ func TestSkillPassportHashOverSignedBytes(t *testing.T) {
 		want Reason
 	}{
 		{"as signed", func(b []byte) []byte { return b }, ""},
-		{"a later minor version's member", func(b []byte) []byte {
+		{"a member 2.0 does not define", func(b []byte) []byte {
 			return rehash(bytes.Replace(b, []byte(`"assessedAt"`), []byte(`"aNewMember":[1,{"x":true}],"assessedAt"`), 1))
-		}, ""},
+		}, ReasonFieldInvalid},
 		{"zeros of effective left out, hash over what is given", func(b []byte) []byte {
 			return rehash(bytes.Replace(b, []byte(`"contradictions":0,"corroborations":0,`), nil, 1))
 		}, ReasonFieldInvalid},
@@ -141,7 +147,7 @@ func TestSkillPassportHashOverSignedBytes(t *testing.T) {
 			return bytes.Replace(b, []byte(`"successes":1`), []byte(`"successes":2`), 1)
 		}, ReasonFieldInvalid},
 	} {
-		err := CheckSkillPassportJSON(tt.edit(slices.Clone(b)))
+		err := CheckSkillPassportJSON(tt.edit(slices.Clone(b)), form20)
 		if got := ReasonOf(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
@@ -177,8 +183,8 @@ func BenchmarkCheckSkillPassportJSON(b *testing.B) {
 		b.Fatal(err)
 	}
 	for name, check := range map[string]func() error{
-		"parsed":  func() error { return CheckSkillPassportJSON(raw) },
-		"indexed": func() error { return CheckIndexedSkillPassport(doc.Root()) },
+		"parsed":  func() error { return CheckSkillPassportJSON(raw, form21) },
+		"indexed": func() error { return CheckIndexedSkillPassport(doc.Root(), form21) },
 	} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -200,19 +206,63 @@ func BenchmarkCheckSkillPassportJSON(b *testing.B) {
 	}
 }
 
-// TestSkillMemberListsSorted pins what the object walks of the skill
-// passport check rely on: each list of members is in canonical order.
-func TestSkillMemberListsSorted(t *testing.T) {
-	for _, names := range [][]string{estimateMembers, effectiveMembers, independenceMembers, coverageMembers} {
-		if !slices.IsSorted(names) {
-			t.Errorf("%q is not sorted", names)
+// TestSkillMemberListsMatchStructs pins the member lists of the skill
+// passport check to the members the types of this package write.
+func TestSkillMemberListsMatchStructs(t *testing.T) {
+	for _, tt := range []struct {
+		v     any
+		names []numeric
+	}{
+		{SkillEstimate{}, estimateMembers}, {SkillCounts{}, effectiveMembers},
+		{SkillIndependence{}, independenceMembers}, {SkillCoverage{}, coverageMembers},
+	} {
+		b, err := json.Marshal(tt.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		var want, got []string
+		for k := range m {
+			want = append(want, k)
+		}
+		for _, n := range tt.names {
+			got = append(got, n.name)
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%T: checked %q, written %q", tt.v, got, want)
 		}
 	}
-	var preview []string
-	for _, m := range previewMembers {
-		preview = append(preview, m.name)
+}
+
+// TestSkillPassportLaterMinor checks that a member this package does not
+// know is accepted, and hashed, only in a skill passport of a later minor
+// version than it knows (SPEC.md §4.1).
+func TestSkillPassportLaterMinor(t *testing.T) {
+	sp := validSkill(t)
+	sp.Independence = &SkillIndependence{Operator: 1}
+	b, err := Marshal(sp)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !slices.IsSorted(preview) {
-		t.Errorf("%q is not sorted", preview)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "assessmentHash")
+	m["aNewMember"] = []any{1, map[string]any{"x": true}}
+	m["coverage"] = map[string]any{"contexts": 0, "lineages": 1, "observations": 1, "positions": 1, "zLater": 2}
+	unhashed, _ := Marshal(m)
+	m["assessmentHash"] = PassportHash(unhashed)
+	raw, _ := Marshal(m)
+	if err := CheckSkillPassportJSON(raw, SkillForm{minor: 2}); err != nil {
+		t.Errorf("2.2: %v", err)
+	}
+	if err := CheckSkillPassportJSON(raw, form21); ReasonOf(err) != ReasonFieldInvalid {
+		t.Errorf("2.1: %v, want %s", err, ReasonFieldInvalid)
 	}
 }

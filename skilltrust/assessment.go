@@ -9,8 +9,14 @@ import (
 )
 
 // ErrTask is wrapped by the errors Assess and Compare return for a task
-// they cannot assess.
+// they cannot assess; its reason code is CodeInvalidTask.
 var ErrTask = errors.New("skilltrust: invalid task")
+
+// CodeInvalidTask is the reason code of a task refused (SPEC.md §4.2): a
+// blank skill term, or a term or context label over 200 bytes or blank.
+// It belongs to the family of the evidence codes, which the vectors
+// report beside it.
+const CodeInvalidTask evidence.Code = "invalid_task"
 
 // Task is what an assessment answers: a skill, and optionally the context
 // it is needed in.

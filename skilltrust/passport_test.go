@@ -142,3 +142,25 @@ func ExampleAssess() {
 	// ev_2 applicability 1.00 weight 0.0000 not_weighted
 	// estimate.binary_outcomes [declarations_carry_no_weight]
 }
+
+// TestLimitationsKnownToPassport checks that every limitation code an
+// assessment lists is one the skill passport check accepts, and the 2.1
+// code only from 2.1 on (SPEC.md §4.13).
+func TestLimitationsKnownToPassport(t *testing.T) {
+	form20, _ := passport.SkillFormOf("2.0")
+	form21, _ := passport.SkillFormOf("2.1")
+	for _, l := range []skilltrust.Limitation{
+		skilltrust.LimitCapsApplied, skilltrust.LimitContextMismatch, skilltrust.LimitContextMissing,
+		skilltrust.LimitDeclarations, skilltrust.LimitFailedReuse, skilltrust.LimitLaterRecords,
+		skilltrust.LimitNonBinary, skilltrust.LimitMerged, skilltrust.LimitSelfReports,
+		skilltrust.LimitSharedOwnership, skilltrust.LimitTruncated, skilltrust.LimitUnknownOwnership,
+		skilltrust.LimitUnknownSkill,
+	} {
+		if !passport.KnownLimitation(string(l), form21) {
+			t.Errorf("%s is not known to 2.1", l)
+		}
+		if got, want := passport.KnownLimitation(string(l), form20), l != skilltrust.LimitFailedReuse; got != want {
+			t.Errorf("%s known to 2.0: %v, want %v", l, got, want)
+		}
+	}
+}

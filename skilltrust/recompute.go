@@ -55,8 +55,9 @@ func Recompute(skills []passport.SkillPassport, count int, leaves map[int][]byte
 // a passport names ("" for a passport from before the trust model, read as
 // 2.0). Each is recomputed in that version's form (SkillPassportAs). A
 // skill passport of a later minor version than this package knows is
-// compared on the members this package writes; the detail of its match says
-// that members added later were not recomputed.
+// compared on the members this package writes other than assessmentHash,
+// which also covers the members it does not know; the detail of its match
+// says that members added later, and the hash, were not recomputed.
 func RecomputeAs(version string, skills []passport.SkillPassport, count int, leaves map[int][]byte) []Recomputed {
 	out := make([]Recomputed, 0, len(skills))
 	if _, err := trustModelMinor(version); err != nil {
@@ -126,6 +127,13 @@ func RecomputeAs(version string, skills []passport.SkillPassport, count int, lea
 			status(sp, RecomputeUnverifiable, "%v", err)
 			continue
 		}
+		later := laterMinor(version)
+		if later {
+			// The signed hash covers members this package does not know,
+			// so it cannot be recomputed: the verifier checked it over the
+			// signed bytes, and the members it covers are compared here.
+			sp.AssessmentHash, again.AssessmentHash = "", ""
+		}
 		diff, err := differences(sp, again)
 		switch {
 		case err != nil:
@@ -133,8 +141,8 @@ func RecomputeAs(version string, skills []passport.SkillPassport, count int, lea
 		case len(diff) > 0:
 			out = append(out, Recomputed{Skill: sp.Skill, Status: RecomputeDiffers, Differences: diff,
 				Detail: fmt.Sprintf("recomputed from the evidence, the skill passport differs in %v", diff)})
-		case laterMinor(version):
-			status(sp, RecomputeMatch, "members added after trust model %s are not recomputed", passport.TrustModelVersion)
+		case later:
+			status(sp, RecomputeMatch, "members added after trust model %s, and the assessmentHash that covers them, are not recomputed", passport.TrustModelVersion)
 		default:
 			out = append(out, Recomputed{Skill: sp.Skill, Status: RecomputeMatch})
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,5 +164,38 @@ func TestNormalizeIdempotent(t *testing.T) {
 		if again := o.Normalize(n).Name; again != n {
 			t.Errorf("%q normalises to %q, then to %q", term, n, again)
 		}
+	}
+}
+
+// TestRecomputeLaterMinorHash checks that a skill passport of a later minor
+// version, whose assessmentHash covers a member this package does not know,
+// recomputes to match on the members it knows (SPEC.md §4.15), while the
+// same hash in a 2.1 skill passport differs.
+func TestRecomputeLaterMinorHash(t *testing.T) {
+	recs := recomputeRecords()
+	leaves := map[int][]byte{}
+	for i, r := range recs {
+		leaves[i], _ = r.Canonical()
+	}
+	set, err := evidence.NewSet(recs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := skilltrust.Assess(set, skilltrust.Task{Skill: "PostgreSQL"}, evidence.MustDate("2026-05-01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := a.SkillPassport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.AssessmentHash = strings.Repeat("0", 64) // as if over a later member
+	got := skilltrust.RecomputeAs("2.9", []passport.SkillPassport{sp}, len(recs), leaves)
+	if got[0].Status != skilltrust.RecomputeMatch || !strings.Contains(got[0].Detail, "not recomputed") {
+		t.Errorf("2.9: %+v", got[0])
+	}
+	got = skilltrust.RecomputeAs("2.1", []passport.SkillPassport{sp}, len(recs), leaves)
+	if got[0].Status != skilltrust.RecomputeDiffers {
+		t.Errorf("2.1: %+v", got[0])
 	}
 }

@@ -47,7 +47,7 @@ func assessCase(t *testing.T, c vectors.Case) ([]byte, string) {
 		if !errors.As(err, &ee) {
 			t.Fatalf("parse error without a reason code: %v", err)
 		}
-		return nil, ee.Code
+		return nil, string(ee.Code)
 	}
 	task := skilltrust.Task{Skill: c.Task.Skill}
 	for k, v := range c.Task.Context {
@@ -57,7 +57,7 @@ func assessCase(t *testing.T, c vectors.Case) ([]byte, string) {
 	}
 	a, err := skilltrust.Assess(set, task, evidence.MustDate(c.At))
 	if errors.Is(err, skilltrust.ErrTask) {
-		return nil, "invalid_task"
+		return nil, string(skilltrust.CodeInvalidTask)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,8 @@ import (
 func TestParseSignalQueryRefusals(t *testing.T) {
 	long := strings.Repeat("k", MaxIDBytes+1)
 	for _, tc := range []struct {
-		name, in, reason string
+		name, in string
+		reason   ReasonCode
 	}{
 		{"not json", `{"kind":`, ReasonBadSignal},
 		{"duplicate member", `{"kind":"floor","kind":"decay","input":{"ageDays":1}}`, ReasonBadSignal},

@@ -21,7 +21,7 @@ func TestVectors(t *testing.T) {
 				if err == nil {
 					t.Fatalf("accepted; want reason %v", c.Expect["error"])
 				}
-				if err := vectors.CheckError(c.Expect, Reason(err)); err != nil {
+				if err := vectors.CheckError(c.Expect, string(Reason(err))); err != nil {
 					t.Fatalf("%v (%v)", err, err)
 				}
 				var le *LineError

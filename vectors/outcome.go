@@ -16,7 +16,7 @@ import (
 // passportVersion 0.1, then those of 0.2, then the status checks, then the
 // presentations.
 func allGenerators() []generator {
-	return slices.Concat(generators, claimsGenerators, statusGenerators, presentationGenerators)
+	return slices.Concat(generators, skillGenerators, formGenerators, claimsGenerators, statusGenerators, presentationGenerators)
 }
 
 // verifier returns a verifier of the vectors' trust file, as a third party

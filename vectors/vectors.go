@@ -163,6 +163,9 @@ func Generate() (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	for name, b := range trustFiles() {
+		files[name] = b
+	}
 	seen := map[string]bool{}
 	for _, g := range allGenerators() {
 		if seen[g.name] {

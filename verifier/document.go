@@ -57,7 +57,8 @@ func (r *run) passportHash() *passport.Error {
 // is the zero Value.
 type bodyMembers struct {
 	passportVersion, trustModelVersion, issuer, subject, issuedAt, expiresAt cjson.Value
-	evidenceRoot, evidenceCount, skillPassports, cnf, status                 cjson.Value
+	evidenceRoot, evidenceCount, skillPassports, domainReputation            cjson.Value
+	cnf, status                                                              cjson.Value
 	subjectID                                                                cjson.Value // found by the fields check
 }
 
@@ -83,6 +84,8 @@ func (r *run) version() *passport.Error {
 			m.evidenceCount = val
 		case "skillPassports":
 			m.skillPassports = val
+		case "domainReputation":
+			m.domainReputation = val
 		case "cnf":
 			m.cnf = val
 		case "status":
@@ -190,17 +193,24 @@ func (r *run) fields() *passport.Error {
 		if n := sp.Len(); n > passport.MaxSkillPassports {
 			return fail(passport.ReasonFieldInvalid, "%d skill passports; at most %d", n, passport.MaxSkillPassports)
 		}
-		// Each skill passport in order, its hash over the signed bytes
-		// (SPEC.md §4.14), read from the bundle's index. The payload's
-		// numbers were checked at step 9.
-		i := 0
-		for e := range sp.Elements() {
-			if err := passport.CheckIndexedSkillPassport(e); err != nil {
-				pe := asError(err)
-				return fail(pe.Reason, "skillPassports[%d]: %s", i, pe.Detail)
-			}
-			i++
+		// Each skill passport in order, in the form of the passport's
+		// trustModelVersion (which the version step has checked), its
+		// hash over the signed bytes (SPEC.md §4.14), read from the
+		// bundle's index. The payload's numbers were checked at step 9.
+		var version string
+		if tv := m.trustModelVersion; tv.Kind() != cjson.Invalid {
+			version, _ = tv.Text()
 		}
+		form, ferr := passport.SkillFormOf(version)
+		if ferr != nil {
+			return asError(ferr)
+		}
+		if err := passport.CheckIndexedSkillPassports(sp, form); err != nil {
+			return asError(err)
+		}
+	}
+	if err := domainTimes(m.domainReputation); err != nil {
+		return err
 	}
 	return r.binding()
 }
@@ -258,4 +268,36 @@ func clip(s string) string {
 		return s[:64] + "…"
 	}
 	return s
+}
+
+// domainTimes checks the one time a passport holds beyond issuedAt and
+// expiresAt: each domainReputation entry's updatedAt, when present, is a
+// time of SPEC.md §1, which reaches every time a passport writes. The
+// entries lie below the bundle's index, so their bytes, already checked
+// as canonical JSON, are parsed again here.
+func domainTimes(v cjson.Value) *passport.Error {
+	if v.Kind() == cjson.Invalid {
+		return nil
+	}
+	if v.Kind() != cjson.Array {
+		return fail(passport.ReasonFieldInvalid, "domainReputation must be an array")
+	}
+	doc, err := cjson.Parse(v.Raw(), cjson.Options{IndexDepth: 2})
+	if err != nil {
+		return fail(passport.ReasonFieldInvalid, "domainReputation: %v", err)
+	}
+	i := 0
+	for e := range doc.Root().Elements() {
+		if e.Kind() != cjson.Object {
+			return fail(passport.ReasonFieldInvalid, "domainReputation[%d] must be an object", i)
+		}
+		if t, ok := e.Get("updatedAt"); ok {
+			s, isText := t.Text()
+			if _, perr := passport.ParseTime(s); !isText || perr != nil {
+				return fail(passport.ReasonFieldInvalid, "domainReputation[%d].updatedAt must be a time of the form %s", i, passport.TimeLayout)
+			}
+		}
+		i++
+	}
+	return nil
 }

@@ -83,3 +83,22 @@ func failing(res *verifier.Result) string {
 	}
 	return ""
 }
+
+// TestTrustFileVectors checks the trust-file cases: a key of small order is
+// refused with the file, and a key that is not a point, or is written with
+// y ≥ p, is not (SPEC.md §8, §10).
+func TestTrustFileVectors(t *testing.T) {
+	files, err := vectors.LoadTrustFiles(vectors.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no trust-file cases")
+	}
+	for _, c := range files {
+		_, err := verifier.ParseTrust(c.File)
+		if (err == nil) != c.Accepted {
+			t.Errorf("%s: ParseTrust error %v, want accepted %v", c.Name, err, c.Accepted)
+		}
+	}
+}

@@ -73,7 +73,7 @@ func (c *assessCmd) Run(e *env) error {
 	}
 	cmp, err := skilltrust.Compare(subjects, c.Skill, task, at)
 	if err != nil {
-		return cli.Usage(fmt.Errorf("assess: %w (reason invalid_task)", err))
+		return cli.Usage(fmt.Errorf("assess: %w (reason %s)", err, skilltrust.CodeInvalidTask))
 	}
 	out := assessOutput{Agents: make([]assessedAgent, 0, len(cmp.Agents))}
 	for _, row := range cmp.Agents {

@@ -95,7 +95,7 @@ func assessReader(out *assessOutput, sets []*evidence.Set, trust []string, skill
 		}
 		cmp, err := skilltrust.Compare([]skilltrust.Subject{{Name: out.Agents[i].Evidence, Evidence: sub}}, skills, task, at)
 		if err != nil {
-			return fmt.Errorf("assess: %w (reason invalid_task)", err)
+			return fmt.Errorf("assess: %w (reason %s)", err, skilltrust.CodeInvalidTask)
 		}
 		for _, a := range cmp.Agents[0].Assessments {
 			sp, err := a.SkillPassport()

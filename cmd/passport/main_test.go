@@ -232,3 +232,41 @@ func TestVectorsRecompute(t *testing.T) {
 		t.Errorf("no valid vector had a skill passport recomputed and matched")
 	}
 }
+
+// TestTrustFileVectorsExit checks `passport verify` on the trust-file
+// cases: a file SPEC.md refuses (a key of small order) is a usage error,
+// exit 2; one it accepts reads, and the vector bundle, signed by a key it
+// does not hold, is indeterminate.
+func TestTrustFileVectorsExit(t *testing.T) {
+	files, err := vectors.LoadTrustFiles(vectors.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cases, err := vectors.Load(vectors.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bundle []byte
+	for _, c := range cases {
+		if c.Name == "valid_eddsa" {
+			bundle = c.Bundle
+		}
+	}
+	dir := t.TempDir()
+	for _, c := range files {
+		trustFile := filepath.Join(dir, c.Name+".json")
+		if err := os.WriteFile(trustFile, c.File, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := cli.ExitUsage
+		if c.Accepted {
+			want = exitIndeterminate
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"verify", "--any-subject", "--trust", trustFile, "--at", "2026-05-01T00:00:00Z", "-"},
+			bytes.NewReader(bundle), &stdout, &stderr)
+		if code != want {
+			t.Errorf("%s: exit %d, want %d: %s", c.Name, code, want, stderr.String())
+		}
+	}
+}

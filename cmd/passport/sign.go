@@ -135,9 +135,20 @@ func parseDisclose(s string, n int) ([]int, error) {
 // signed; Sign checks that again over the signed bytes.
 func checkInputSkills(raw json.RawMessage) error {
 	var body struct {
-		SkillPassports []json.RawMessage `json:"skillPassports"`
+		TrustModelVersion string            `json:"trustModelVersion"`
+		SkillPassports    []json.RawMessage `json:"skillPassports"`
 	}
 	if err := json.Unmarshal(raw, &body); err != nil {
+		return err
+	}
+	// The skill passports are of the version the passport will be signed
+	// with: the one it names, else TrustModelVersion.
+	version := body.TrustModelVersion
+	if version == "" {
+		version = passport.TrustModelVersion
+	}
+	form, err := passport.SkillFormOf(version)
+	if err != nil {
 		return err
 	}
 	for i, sp := range body.SkillPassports {
@@ -145,7 +156,7 @@ func checkInputSkills(raw json.RawMessage) error {
 		if err != nil {
 			return fmt.Errorf("skillPassports[%d]: %w", i, err)
 		}
-		if err := passport.CheckSkillPassportJSON(c); err != nil {
+		if err := passport.CheckSkillPassportJSON(c, form); err != nil {
 			return fmt.Errorf("skillPassports[%d]: %w", i, err)
 		}
 	}

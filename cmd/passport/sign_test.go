@@ -47,9 +47,13 @@ func TestSignSkillPassportAsGiven(t *testing.T) {
 
 	// A skill passport written by hand, as another implementation would,
 	// with its hash over exactly the members given.
-	skill := func(effective string) string {
+	skill := func(effective string, independence bool) string {
+		ind := ""
+		if independence {
+			ind = `"independence":{"builder":0,"dataset":0,"framework":0,"host":0,"modelFamily":0,"operator":1,"project":0},`
+		}
 		body := `{"assessedAt":"2026-04-30","assessment":"INSUFFICIENT_EVIDENCE","calibration":"INSUFFICIENT_DATA","contested":false,` +
-			`"effective":` + effective + `,"evidenceLevel":"VERY_LOW","policies":["contextual-trust-v2","skills-1"],` +
+			`"effective":` + effective + `,"evidenceLevel":"VERY_LOW",` + ind + `"policies":["contextual-trust-v2","skills-1"],` +
 			`"skill":"PostgreSQL","sourceCount":1,"stale":false,"state":"limited_evidence","visibility":"LIMITED_VISIBILITY"}`
 		sum := sha256.Sum256([]byte(body))
 		return body[:len(body)-1] + `,"assessmentHash":"` + hex.EncodeToString(sum[:]) + `"}`
@@ -58,14 +62,17 @@ func TestSignSkillPassportAsGiven(t *testing.T) {
 	const noZeros = `{"binary":1,"contexts":1,"observations":1,"operators":1,"successes":1,"validators":1}`
 	for _, tt := range []struct {
 		name, effective string
+		independence    bool
 		want            int
 		stderr          string
 	}{
-		{"every member of effective", full, cli.ExitOK, ""},
-		{"zero members left out", noZeros, cli.ExitUsage, "effective.contradictions is missing"},
+		{"every member of effective", full, true, cli.ExitOK, ""},
+		{"zero members left out", noZeros, true, cli.ExitUsage, "effective.contradictions is missing"},
+		// Signed as trust model 2.1, which never omits independence.
+		{"no independence", full, false, cli.ExitUsage, "independence is missing"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sp := skill(tt.effective)
+			sp := skill(tt.effective, tt.independence)
 			in := `{"passport":{"subject":{"id":"agt_demo"},"skillPassports":[` + sp + `]},"evidence":[]}`
 			file := filepath.Join(dir, "unsigned.json")
 			os.WriteFile(file, []byte(in), 0o644)
