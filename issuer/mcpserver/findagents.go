@@ -46,17 +46,19 @@ func addFindAgentsTool(s *mcp.Server, t *tools) {
 	if t.cfg.discovery == nil {
 		return
 	}
-	addTool(s, t, &mcp.Tool{
+	addTool(s, t, anyone, &mcp.Tool{
 		Name:        "find_agents",
+		Title:       "Find agents by skill evidence",
 		Description: findAgentsDescription,
 		InputSchema: findAgentsSchema(),
+		Annotations: reads(),
 	}, t.findAgents)
 }
 
-func (t *tools) findAgents(ctx context.Context, _ *mcp.CallToolRequest, in issuer.FindAgentsRequest) (any, error) {
+func (t *tools) findAgents(ctx context.Context, _ issuer.Principal, in issuer.FindAgentsRequest) (issuer.FindAgentsPage, error) {
 	q, err := in.Query()
 	if err != nil {
-		return nil, err
+		return issuer.FindAgentsPage{}, err
 	}
 	return t.cfg.discovery.FindAgents(ctx, q)
 }

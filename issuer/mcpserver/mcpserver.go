@@ -44,10 +44,14 @@
 // # Transport
 //
 // [Handler] expects the HTTP layer in front of it to have authenticated the
-// bearer key and put the principal in the request context
-// ([issuer.NewContext]); the HTTP API does so, and answers a request it
-// refuses (no valid key, a rate limit) with [Transport.Refuse], in the
-// form of the endpoint's own transport errors. The handler reads each
+// bearer key, when one was sent, and put the principal in the request
+// context ([issuer.NewContext]); a request without one is anonymous. The
+// HTTP API does so, and answers a request it refuses (a key that is not
+// valid, a rate limit) with [Transport.Refuse], in the form of the
+// endpoint's own transport errors. The public tools (those of public HTTP
+// routes) answer anyone alike; the others refuse an anonymous call with
+// unauthorized and [NeedsKey]. Every tool declares a title, an output
+// schema and annotations that say whether it writes (SPEC.md §14.4). The handler reads each
 // message itself (gzip-encoded bodies are decoded, and bounded after
 // decoding) and answers every transport error with problem details that
 // also carry the JSON-RPC error response (SPEC.md §14): malformed JSON is
@@ -67,7 +71,6 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/remnant/passportkit/internal/problem"
@@ -79,9 +82,6 @@ import (
 // MaxMessage bounds one MCP message, after decompression, except a call
 // of a tool with a larger bound (verify_passport: [MaxVerifyMessage]).
 const MaxMessage = 128 << 10
-
-// principalExtra is the TokenInfo.Extra key holding the principal.
-const principalExtra = "principal"
 
 // Issuer is what the tools need of the issuer: its use cases, as
 // issuer/service provides them.
@@ -139,32 +139,44 @@ func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mc
 		logger = slog.New(slog.DiscardHandler)
 	}
 	t := &tools{app: app, log: logger, cfg: cfg, bounds: map[string]int{}, verifiers: verifier.NewCache()}
-	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Version: version}, &mcp.ServerOptions{Logger: logger, Instructions: Instructions})
-	addTool(s, t, &mcp.Tool{
-		Name: "feedback_memory",
+	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Title: "passportkit issuer", Version: version},
+		&mcp.ServerOptions{Logger: logger, Instructions: Instructions})
+	addTool(s, t, keyHolder, &mcp.Tool{
+		Name:  "feedback_memory",
+		Title: "Validate a memory",
 		Description: "Record your validation of a memory you have retrieved: one of corroborate, contradict, useful, " +
 			"not_useful, used_successfully, used_unsuccessfully, with an optional reason; or the legacy verdict " +
 			"(confirm, contradict, outdated, irrelevant) with a note. One current position per memory: a new type " +
-			"replaces your previous one. Returns the position and the memory's validation summary.",
+			"replaces your previous one. Returns the position and the memory's validation summary. Needs an API key (feedback scope).",
+		Annotations: writes(replaces),
 	}, t.feedbackMemory)
-	addTool(s, t, &mcp.Tool{
-		Name: "report_outcome",
+	addTool(s, t, keyHolder, &mcp.Tool{
+		Name:  "report_outcome",
+		Title: "Report the outcome of using a memory",
 		Description: "Report what happened when you used a memory you have retrieved: success, failure, partial or " +
 			"uncertain, with the task context you used it in. success and failure are your used_successfully or " +
 			"used_unsuccessfully position on the memory (one position per memory; a new report replaces it); partial " +
-			"and uncertain are recorded without reputation effect. Returns the report and, for success and failure, the position.",
+			"and uncertain are recorded without reputation effect. Returns the report and, for success and failure, the position. " +
+			"Needs an API key (feedback scope).",
+		Annotations: writes(replaces),
 	}, t.reportOutcome)
-	addTool(s, t, &mcp.Tool{
+	addTool(s, t, keyHolder, &mcp.Tool{
 		Name:        "get_memory_validations",
-		Description: "The validation summary of a memory: its knowledge state and the counts and weights of current positions. It describes recorded evidence, not truth.",
+		Title:       "A memory's validations",
+		Description: "The validation summary of a memory: its knowledge state and the counts and weights of current positions. It describes recorded evidence, not truth. Needs an API key.",
+		Annotations: reads(),
 	}, t.memoryValidations)
-	addTool(s, t, &mcp.Tool{
+	addTool(s, t, keyHolder, &mcp.Tool{
 		Name:        "get_agent_profile",
-		Description: "Your own agent profile: trust level, reputation score, domain reputations, activity and scopes.",
+		Title:       "Your agent profile",
+		Description: "Your own agent profile: trust level, reputation score, domain reputations, activity and scopes. Needs an API key.",
+		Annotations: reads(),
 	}, t.agentProfile)
-	addTool(s, t, &mcp.Tool{
+	addTool(s, t, keyHolder, &mcp.Tool{
 		Name:        "get_agent_reputation",
-		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page.",
+		Title:       "An agent's reputation",
+		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page. Needs an API key (search scope).",
+		Annotations: reads(),
 	}, t.agentReputation)
 	addSearchTool(s, t)
 	addHolderKeyTools(s, t)
@@ -192,75 +204,118 @@ func Handler(app Issuer, logger *slog.Logger, version string, opts ...Option) *T
 		Logger:              t.log,
 		MaxRequestBodyBytes: int64(largest),
 	})
-	verify := func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
-		p, ok := issuer.FromContext(r.Context())
-		if !ok {
-			return nil, auth.ErrInvalidToken
-		}
-		scopes := make([]string, len(p.Scopes))
-		for i, s := range p.Scopes {
-			scopes[i] = string(s)
-		}
-		return &auth.TokenInfo{Scopes: scopes, UserID: string(p.AgentID), Extra: map[string]any{principalExtra: p}}, nil
-	}
 	return &Transport{
-		next:        auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h),
+		next:        h,
 		bounds:      t.bounds,
 		largest:     largest,
 		bodyTimeout: cfg.bodyTimeout,
 	}
 }
 
-// principal returns the authenticated agent of a tool call.
-func principal(req *mcp.CallToolRequest) (issuer.Principal, error) {
-	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		if p, ok := req.Extra.TokenInfo.Extra[principalExtra].(issuer.Principal); ok {
-			return p, nil
-		}
-	}
-	return issuer.Principal{}, issuer.Errorf(issuer.CodeUnauthorized, "an API key is required as a bearer token")
+// access says who may call a tool.
+type access int
+
+const (
+	// anyone may call a public tool, with or without an API key: it
+	// answers what a public HTTP route serves, the same for every caller.
+	anyone access = iota
+	// keyHolder tools need an API key; the use case checks its scope.
+	keyHolder
+)
+
+// NeedsKey is the detail of the unauthorized refusal of a tool that needs
+// an API key, called without one: how to get one.
+const NeedsKey = "this tool needs an API key, sent on each request as Authorization: Bearer <key>; an operator of the " +
+	"issuer creates an agent and its key with `passport-issuer agents create --name NAME` (the key is shown once). " +
+	"The public tools (get_agent_passport, verify_passport, get_agent_skills, get_skill_trust, get_skill_evidence, " +
+	"assess_trust, find_agents) need none"
+
+// principal returns the caller of a tool: the principal the HTTP layer
+// authenticated and put in the request context, from which the SDK
+// derives each call's context. A call without one is anonymous.
+func principal(ctx context.Context) (issuer.Principal, bool) {
+	return issuer.FromContext(ctx)
+}
+
+// The annotations of the tools. No tool reaches beyond the issuer's own
+// records (openWorldHint false). A write that replaces the caller's earlier
+// record (a position, the holder keys) is destructive; repeating one with
+// the same arguments changes nothing more (idempotent), except where it
+// makes something new each time (a nonce).
+type effect int
+
+const (
+	// replaces: the call replaces the caller's earlier record; an exact
+	// repeat writes nothing.
+	replaces effect = iota
+	// makesNew: each call makes a new record, replacing none.
+	makesNew
+)
+
+// reads annotates a tool that changes nothing.
+func reads() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)}
+}
+
+// writes annotates a tool that writes, with its effect.
+func writes(e effect) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{IdempotentHint: e == replaces, DestructiveHint: new(e == replaces), OpenWorldHint: new(false)}
 }
 
 // addTool registers a tool over a use case: h reads the decoded input,
 // calls the use case and returns its answer. Adding a tool is a call of
-// addTool with the tool's name and description, an input struct and h.
+// addTool with who may call it, the tool's name, title, description and
+// annotations, an input struct, an output type and h.
 //
 // The raw arguments are decoded by [issuer.Decode], the decoder of the
 // HTTP API: exact member names, no duplicates (also up to case), no
 // unknown members, strict UTF-8 and numbers, within the tool's message
-// bound. The input schema is inferred from In unless the tool has one.
-func addTool[In any](s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (any, error)) {
+// bound. The input schema is inferred from In, and the output schema from
+// Out ([outputSchema]), unless the tool has them.
+func addTool[In, Out any](s *mcp.Server, t *tools, who access, tool *mcp.Tool, h func(context.Context, issuer.Principal, In) (Out, error)) {
 	if tool.InputSchema == nil {
 		tool.InputSchema = schemaFor[In](tool.Name)
 	}
 	limit := cmp.Or(t.bounds[tool.Name], MaxMessage)
-	addRawTool(s, t, tool, func(ctx context.Context, req *mcp.CallToolRequest, args []byte) (any, error) {
+	addRawTool(s, t, who, tool, func(ctx context.Context, p issuer.Principal, args []byte) (Out, error) {
 		var in In
 		if err := issuer.Decode(args, limit, &in); err != nil {
-			return nil, err
+			var zero Out
+			return zero, err
 		}
-		return h(ctx, req, in)
+		return h(ctx, p, in)
 	})
 }
 
 // addRawTool registers a tool whose handler reads the raw arguments
 // itself, with the parser of an HTTP route that reads the same JSON
 // object as its body (assess_trust: issuer.ParseAssessRequest); tool
-// must have its input schema. Absent arguments are {}. The result is the
-// handler's value as structured content and as JSON text; a
-// json.RawMessage is written as it is, byte for byte. An error is a tool
-// result with isError set ([tools.fail]).
-func addRawTool(s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, []byte) (any, error)) {
+// must have its input schema. Absent arguments are {}.
+//
+// Every call goes through one prologue: a tool for key holders refuses an
+// anonymous call (unauthorized, [NeedsKey]) before its arguments are
+// read; the principal, or the zero one for an anonymous call of a public
+// tool, goes to h. The result is h's value as structured content and as
+// JSON text; a json.RawMessage is written as it is, byte for byte. An
+// error is a tool result with isError set ([tools.fail]).
+func addRawTool[Out any](s *mcp.Server, t *tools, who access, tool *mcp.Tool, h func(context.Context, issuer.Principal, []byte) (Out, error)) {
+	if tool.OutputSchema == nil {
+		tool.OutputSchema = outputSchema[Out](tool.Name)
+	}
 	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p, ok := principal(ctx)
+		if !ok && who == keyHolder {
+			return t.fail(ctx, tool.Name, issuer.Errorf(issuer.CodeUnauthorized, "%s", NeedsKey)), nil
+		}
 		args := []byte(req.Params.Arguments)
 		if len(args) == 0 {
 			args = []byte("{}")
 		}
-		out, err := h(ctx, req, args)
+		out, err := h(ctx, p, args)
 		if err != nil {
 			return t.fail(ctx, tool.Name, err), nil
 		}
-		b, ok := out.(json.RawMessage)
+		b, ok := any(out).(json.RawMessage)
 		if !ok {
 			if b, err = json.Marshal(out); err != nil {
 				return t.fail(ctx, tool.Name, err), nil
@@ -304,27 +359,20 @@ type FeedbackInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
 }
 
-func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) feedbackMemory(ctx context.Context, p issuer.Principal, in FeedbackInput) (issuer.FeedbackResult, error) {
 	if err := p.Require(issuer.ScopeFeedback); err != nil {
-		return nil, err
+		return issuer.FeedbackResult{}, err
 	}
 	id, err := issuer.ParseMemoryID(in.MemoryID)
 	if err != nil {
-		return nil, err
+		return issuer.FeedbackResult{}, err
 	}
 	fb, err := issuer.FeedbackRequest{Type: in.Type, Reason: in.Reason, Verdict: in.Verdict, Note: in.Note, IdempotencyKey: in.IdempotencyKey}.Normalize()
 	if err != nil {
-		return nil, err
+		return issuer.FeedbackResult{}, err
 	}
 	res, _, err := t.app.SubmitFeedback(ctx, p, id, fb, issuer.TransportMCP)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return res, err
 }
 
 // OutcomeInput is the input of report_outcome.
@@ -335,27 +383,20 @@ type OutcomeInput struct {
 	IdempotencyKey *string                `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
 }
 
-func (t *tools) reportOutcome(ctx context.Context, req *mcp.CallToolRequest, in OutcomeInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) reportOutcome(ctx context.Context, p issuer.Principal, in OutcomeInput) (issuer.OutcomeResult, error) {
 	if err := p.Require(issuer.ScopeFeedback); err != nil {
-		return nil, err
+		return issuer.OutcomeResult{}, err
 	}
 	id, err := issuer.ParseMemoryID(in.MemoryID)
 	if err != nil {
-		return nil, err
+		return issuer.OutcomeResult{}, err
 	}
 	o, err := issuer.OutcomeRequest{Outcome: in.Outcome, Context: in.Context, IdempotencyKey: in.IdempotencyKey}.Normalize()
 	if err != nil {
-		return nil, err
+		return issuer.OutcomeResult{}, err
 	}
 	res, _, err := t.app.ReportOutcome(ctx, p, id, o, issuer.TransportMCP)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return res, err
 }
 
 // MemoryInput names a memory.
@@ -363,35 +404,19 @@ type MemoryInput struct {
 	MemoryID string `json:"memoryId" jsonschema:"the memory (mem_…)"`
 }
 
-func (t *tools) memoryValidations(ctx context.Context, req *mcp.CallToolRequest, in MemoryInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) memoryValidations(ctx context.Context, p issuer.Principal, in MemoryInput) (reputation.Summary, error) {
 	id, err := issuer.ParseMemoryID(in.MemoryID)
 	if err != nil {
-		return nil, err
+		return reputation.Summary{}, err
 	}
-	sum, err := t.app.Validations(ctx, p, id)
-	if err != nil {
-		return nil, err
-	}
-	return sum, nil
+	return t.app.Validations(ctx, p, id)
 }
 
 // ProfileInput is the empty input of get_agent_profile.
 type ProfileInput struct{}
 
-func (t *tools) agentProfile(ctx context.Context, req *mcp.CallToolRequest, _ ProfileInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
-	pr, err := t.app.Profile(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return pr, nil
+func (t *tools) agentProfile(ctx context.Context, p issuer.Principal, _ ProfileInput) (issuer.Profile, error) {
+	return t.app.Profile(ctx, p)
 }
 
 // ReputationInput is the input of get_agent_reputation.
@@ -402,22 +427,14 @@ type ReputationInput struct {
 	Cursor   *string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page, for the same agent and domain, read with the same API key"`
 }
 
-func (t *tools) agentReputation(ctx context.Context, req *mcp.CallToolRequest, in ReputationInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) agentReputation(ctx context.Context, p issuer.Principal, in ReputationInput) (issuer.ReputationReport, error) {
 	id, err := issuer.ParseAgentID(in.PublicID)
 	if err != nil {
-		return nil, err
+		return issuer.ReputationReport{}, err
 	}
 	q, err := issuer.NewReputationQuery(in.Domain, in.Limit, in.Cursor)
 	if err != nil {
-		return nil, err
+		return issuer.ReputationReport{}, err
 	}
-	rep, err := t.app.Reputation(ctx, p, id, q)
-	if err != nil {
-		return nil, err
-	}
-	return rep, nil
+	return t.app.Reputation(ctx, p, id, q)
 }
