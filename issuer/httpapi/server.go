@@ -68,6 +68,7 @@ import (
 
 	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/ratelimit"
+	"github.com/remnant/passportkit/internal/requestlog"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi/openapi"
 	"github.com/remnant/passportkit/reputation"
@@ -280,10 +281,8 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	h, pattern := s.mux.Handler(r)
-	id := RequestIDFrom(r.Header.Get(RequestIDHeader))
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
-	rw.Header().Set(RequestIDHeader, id)
-	w := &recorder{ResponseWriter: rw}
+	w, r := requestlog.Start(rw, r)
+	id := RequestID(r.Context())
 	defer s.answered(r, w, pattern, start)
 	defer func() {
 		if v := recover(); v != nil {

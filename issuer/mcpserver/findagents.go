@@ -42,11 +42,11 @@ const findAgentsDescription = "Find agents by their evidence for a skill, as GET
 // Its arguments are the members of the route's query string, read as
 // [issuer.FindAgentsRequest], so that an unknown member is refused as an
 // unknown parameter is.
-func addFindAgentsTool(s *mcp.Server, t *tools) {
+func addFindAgentsTool(t *tools) {
 	if t.cfg.discovery == nil {
 		return
 	}
-	addTool(s, t, anyone, &mcp.Tool{
+	addTool(t, anyone, &mcp.Tool{
 		Name:        "find_agents",
 		Title:       "Find agents by skill evidence",
 		Description: findAgentsDescription,

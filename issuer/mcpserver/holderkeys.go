@@ -14,8 +14,8 @@ import (
 // addHolderKeyTools registers holder_key_nonce and set_holder_keys, the
 // tools of POST /api/agents/me/holder-keys/nonce and PUT
 // /api/agents/me/holder-keys (SPEC.md §20).
-func addHolderKeyTools(s *mcp.Server, t *tools) {
-	addTool(s, t, keyHolder, &mcp.Tool{
+func addHolderKeyTools(t *tools) {
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:  "holder_key_nonce",
 		Title: "A nonce for holder-key proofs",
 		Description: "A nonce for proving that you hold a key (publish scope), valid for 5 minutes. Sign " +
@@ -24,7 +24,7 @@ func addHolderKeyTools(s *mcp.Server, t *tools) {
 			"and pass the keys and proofs to set_holder_keys. The issuer's id is the issuer member of its trust file.",
 		Annotations: writes(makesNew),
 	}, t.holderKeyNonce)
-	addTool(s, t, keyHolder, &mcp.Tool{
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:  "set_holder_keys",
 		Title: "Replace your holder keys",
 		Description: "Replace your holder keys (publish scope): the public keys (Ed25519 or P-256 JWKs, at most 4) that may " +

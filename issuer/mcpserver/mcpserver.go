@@ -74,6 +74,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/requestlog"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/reputation"
 	"github.com/remnant/passportkit/verifier"
@@ -131,17 +132,37 @@ type tools struct {
 	// verifiers keeps the Verifier of the trust file verify_passport
 	// last read.
 	verifiers *verifier.Cache
+	version   string
+	// registered are the tools and their handlers, in the order they are
+	// listed.
+	registered []registered
 }
 
-// newServer returns the MCP server with the issuer's tools over app.
-func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mcp.Server, *tools) {
+// registered is a tool and its handler.
+type registered struct {
+	tool    *mcp.Tool
+	handler mcp.ToolHandler
+}
+
+// server returns an MCP server with the tools, logging to logger. The
+// endpoint is stateless, so each request gets a server of its own, whose
+// log lines (the SDK's too) carry the request's identifier.
+func (t *tools) server(logger *slog.Logger) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Title: "passportkit issuer", Version: t.version},
+		&mcp.ServerOptions{Logger: logger, Instructions: Instructions})
+	for _, r := range t.registered {
+		s.AddTool(r.tool, r.handler)
+	}
+	return s
+}
+
+// newTools returns the issuer's tools over app.
+func newTools(app Issuer, logger *slog.Logger, version string, cfg config) *tools {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	t := &tools{app: app, log: logger, cfg: cfg, bounds: map[string]int{}, verifiers: verifier.NewCache()}
-	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Title: "passportkit issuer", Version: version},
-		&mcp.ServerOptions{Logger: logger, Instructions: Instructions})
-	addTool(s, t, keyHolder, &mcp.Tool{
+	t := &tools{app: app, log: logger, cfg: cfg, bounds: map[string]int{}, verifiers: verifier.NewCache(), version: version}
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:  "feedback_memory",
 		Title: "Validate a memory",
 		Description: "Record your validation of a memory you have retrieved: one of corroborate, contradict, useful, " +
@@ -150,7 +171,7 @@ func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mc
 			"replaces your previous one. Returns the position and the memory's validation summary. Needs an API key (feedback scope).",
 		Annotations: writes(replaces),
 	}, t.feedbackMemory)
-	addTool(s, t, keyHolder, &mcp.Tool{
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:  "report_outcome",
 		Title: "Report the outcome of using a memory",
 		Description: "Report what happened when you used a memory you have retrieved: success, failure, partial or " +
@@ -160,30 +181,30 @@ func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mc
 			"Needs an API key (feedback scope).",
 		Annotations: writes(replaces),
 	}, t.reportOutcome)
-	addTool(s, t, keyHolder, &mcp.Tool{
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:        "get_memory_validations",
 		Title:       "A memory's validations",
 		Description: "The validation summary of a memory: its knowledge state and the counts and weights of current positions. It describes recorded evidence, not truth. Needs an API key.",
 		Annotations: reads(),
 	}, t.memoryValidations)
-	addTool(s, t, keyHolder, &mcp.Tool{
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:        "get_agent_profile",
 		Title:       "Your agent profile",
 		Description: "Your own agent profile: trust level, reputation score, domain reputations, activity and scopes. Needs an API key.",
 		Annotations: reads(),
 	}, t.agentProfile)
-	addTool(s, t, keyHolder, &mcp.Tool{
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:        "get_agent_reputation",
 		Title:       "An agent's reputation",
 		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page. Needs an API key (search scope).",
 		Annotations: reads(),
 	}, t.agentReputation)
-	addSearchTool(s, t)
-	addHolderKeyTools(s, t)
-	addPassportTools(s, t)
-	addTrustTools(s, t)
-	addFindAgentsTool(s, t)
-	return s, t
+	addSearchTool(t)
+	addHolderKeyTools(t)
+	addPassportTools(t)
+	addTrustTools(t)
+	addFindAgentsTool(t)
+	return t
 }
 
 // Handler returns the streamable HTTP handler for the tools. It is
@@ -193,12 +214,15 @@ func Handler(app Issuer, logger *slog.Logger, version string, opts ...Option) *T
 	for _, o := range opts {
 		o(&cfg)
 	}
-	server, t := newServer(app, logger, version, cfg)
+	t := newTools(app, logger, version, cfg)
 	largest := MaxMessage
 	for _, n := range t.bounds {
 		largest = max(largest, n)
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+	serve := func(r *http.Request) *mcp.Server {
+		return t.server(t.log.With("request_id", requestlog.ID(r.Context())))
+	}
+	h := mcp.NewStreamableHTTPHandler(serve, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
 		Logger:              t.log,
@@ -272,12 +296,12 @@ func writes(e effect) *mcp.ToolAnnotations {
 // unknown members, strict UTF-8 and numbers, within the tool's message
 // bound. The input schema is inferred from In, and the output schema from
 // Out ([outputSchema]), unless the tool has them.
-func addTool[In, Out any](s *mcp.Server, t *tools, who access, tool *mcp.Tool, h func(context.Context, issuer.Principal, In) (Out, error)) {
+func addTool[In, Out any](t *tools, who access, tool *mcp.Tool, h func(context.Context, issuer.Principal, In) (Out, error)) {
 	if tool.InputSchema == nil {
 		tool.InputSchema = schemaFor[In](tool.Name)
 	}
 	limit := cmp.Or(t.bounds[tool.Name], MaxMessage)
-	addRawTool(s, t, who, tool, func(ctx context.Context, p issuer.Principal, args []byte) (Out, error) {
+	addRawTool(t, who, tool, func(ctx context.Context, p issuer.Principal, args []byte) (Out, error) {
 		var in In
 		if err := issuer.Decode(args, limit, &in); err != nil {
 			var zero Out
@@ -298,11 +322,11 @@ func addTool[In, Out any](s *mcp.Server, t *tools, who access, tool *mcp.Tool, h
 // tool, goes to h. The result is h's value as structured content and as
 // JSON text; a json.RawMessage is written as it is, byte for byte. An
 // error is a tool result with isError set ([tools.fail]).
-func addRawTool[Out any](s *mcp.Server, t *tools, who access, tool *mcp.Tool, h func(context.Context, issuer.Principal, []byte) (Out, error)) {
+func addRawTool[Out any](t *tools, who access, tool *mcp.Tool, h func(context.Context, issuer.Principal, []byte) (Out, error)) {
 	if tool.OutputSchema == nil {
 		tool.OutputSchema = outputSchema[Out](tool.Name)
 	}
-	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	t.register(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p, ok := principal(ctx)
 		if !ok && who == keyHolder {
 			return t.fail(ctx, tool.Name, issuer.Errorf(issuer.CodeUnauthorized, "%s", NeedsKey)), nil
@@ -325,6 +349,11 @@ func addRawTool[Out any](s *mcp.Server, t *tools, who access, tool *mcp.Tool, h 
 	})
 }
 
+// register adds a tool and its handler to those every server has.
+func (t *tools) register(tool *mcp.Tool, h mcp.ToolHandler) {
+	t.registered = append(t.registered, registered{tool: tool, handler: h})
+}
+
 // schemaFor is the input schema inferred from In, with the descriptions
 // of its jsonschema tags.
 func schemaFor[In any](tool string) *jsonschema.Schema {
@@ -342,7 +371,7 @@ func schemaFor[In any](tool string) *jsonschema.Schema {
 func (t *tools) fail(ctx context.Context, tool string, err error) *mcp.CallToolResult {
 	code := issuer.ErrorCode(err)
 	if code == issuer.CodeInternal || code == issuer.CodeUnavailable {
-		t.log.ErrorContext(ctx, "mcp tool failed", "tool", tool, "err", err)
+		t.log.ErrorContext(ctx, "mcp tool failed", "request_id", requestlog.ID(ctx), "tool", tool, "err", err)
 	}
 	d := problem.New(code, issuer.ErrorMessage(err), "")
 	b, _ := json.Marshal(d)

@@ -39,9 +39,9 @@ const MaxVerifyMessage = 2*passport.MaxPresentationSize + 64<<10
 
 // addPassportTools registers the passport tools whose dependency is
 // configured.
-func addPassportTools(s *mcp.Server, t *tools) {
+func addPassportTools(t *tools) {
 	if t.cfg.passports != nil {
-		addTool(s, t, anyone, &mcp.Tool{
+		addTool(t, anyone, &mcp.Tool{
 			Name:  "get_agent_passport",
 			Title: "An agent's signed passport",
 			Description: "An agent's signed passport bundle: its skill passports and the evidence records disclose names " +
@@ -54,7 +54,7 @@ func addPassportTools(s *mcp.Server, t *tools) {
 	}
 	if t.cfg.trust != nil {
 		t.bounds["verify_passport"] = MaxVerifyMessage
-		addTool(s, t, anyone, &mcp.Tool{
+		addTool(t, anyone, &mcp.Tool{
 			Name:  "verify_passport",
 			Title: "Verify a passport or a presentation",
 			Description: "Verify a passport bundle, or a presentation of one, against this issuer's published trust file, as " +

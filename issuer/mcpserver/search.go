@@ -17,8 +17,8 @@ type SearchInput struct {
 	Trust      []string `json:"trust,omitempty" jsonschema:"an explicit trust set: 1 to 64 agent IDs whose judgement you trust directly; by default your own (you and the authors you validated positively)"`
 }
 
-func addSearchTool(s *mcp.Server, t *tools) {
-	addTool(s, t, keyHolder, &mcp.Tool{
+func addSearchTool(t *tools) {
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:  "search_memories",
 		Title: "Search memories",
 		Description: "Search memories. Ranked by relevance, then, among results of comparable relevance, confirmed first and contested last. " +

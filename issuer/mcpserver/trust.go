@@ -40,11 +40,11 @@ const (
 
 // addTrustTools registers the trust tools when their dependency is
 // configured.
-func addTrustTools(s *mcp.Server, t *tools) {
+func addTrustTools(t *tools) {
 	if t.cfg.trustAPI == nil {
 		return
 	}
-	addTool(s, t, anyone, &mcp.Tool{
+	addTool(t, anyone, &mcp.Tool{
 		Name:  "get_agent_skills",
 		Title: "An agent's skills",
 		Description: "The skills an agent's passport lists, each in brief: state, assessment, evidenceLevel, estimate, " +
@@ -53,7 +53,7 @@ func addTrustTools(s *mcp.Server, t *tools) {
 		InputSchema: skillsSchema(),
 		Annotations: reads(),
 	}, t.agentSkills)
-	addTool(s, t, anyone, &mcp.Tool{
+	addTool(t, anyone, &mcp.Tool{
 		Name:  "get_skill_trust",
 		Title: "One skill of an agent, in your context",
 		Description: "One skill of an agent in your task's context: the full skill passport, the skill and context it was " +
@@ -63,7 +63,7 @@ func addTrustTools(s *mcp.Server, t *tools) {
 		InputSchema: skillTrustSchema(),
 		Annotations: reads(),
 	}, t.skillTrust)
-	addTool(s, t, anyone, &mcp.Tool{
+	addTool(t, anyone, &mcp.Tool{
 		Name:  "get_skill_evidence",
 		Title: "The evidence behind a skill",
 		Description: "The records behind an agent's assessment of a skill in a context, page by page, as GET " +
@@ -75,7 +75,7 @@ func addTrustTools(s *mcp.Server, t *tools) {
 		InputSchema: evidenceSchema(),
 		Annotations: reads(),
 	}, t.skillEvidence)
-	addRawTool(s, t, anyone, &mcp.Tool{
+	addRawTool(t, anyone, &mcp.Tool{
 		Name:  "assess_trust",
 		Title: "Compare agents on skills",
 		Description: "Compare 1 to 5 agents on 1 to 5 skills in one task context: each agent's skill passports in brief, " +
