@@ -39,6 +39,7 @@ var readOnlyTools = append([]string{"get_agent_profile", "get_agent_reputation",
 // schemaWorld is the demo world served on loopback with every tool, a
 // caller's key and its memory: one the caller retrieved and may validate.
 type schemaWorld struct {
+	db     *store.DB
 	srv    *httptest.Server
 	w      *demoworld.World
 	key    issuer.APIKey
@@ -74,7 +75,7 @@ func newSchemaWorld(t *testing.T, engine store.Engine) *schemaWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw := &schemaWorld{srv: srv, w: w, key: caller.Key}
+	sw := &schemaWorld{db: db, srv: srv, w: w, key: caller.Key}
 	for i := 0; sw.memory == ""; i++ {
 		id := w.MemoryID(i)
 		req, _ := http.NewRequest("GET", srv.URL+"/api/memories/"+string(id), nil)
@@ -302,4 +303,40 @@ func withoutWork(t *testing.T, text string) string {
 	}
 	delete(m, "work")
 	return string(mustMarshal(t, m))
+}
+
+// TestAnonymousToolsShowWhatAnonymousRoutesShow: called without a key, the
+// public tools answer about agents that are not listed (suspended, private,
+// unlisted) exactly as the anonymous HTTP routes do, as about an id no
+// agent has: not_found, the same problem details but for the route's
+// instance.
+func TestAnonymousToolsShowWhatAnonymousRoutesShow(t *testing.T) {
+	sw := newSchemaWorld(t, store.SQLite)
+	tr := &transports{t: t, srv: sw.srv, cs: mcpwiretest.Session(t, sw.srv.URL+"/mcp", "")}
+	main := sw.w.AgentID(sw.w.Main())
+	for _, id := range append(storetest.HiddenAgents(t, sw.db, sw.w), main) {
+		skill := demoworld.SkillEstimated
+		for _, q := range []struct {
+			tool, args, method, path, body string
+		}{
+			{"get_agent_passport", args("publicId", id), "GET", "/api/public/agents/" + string(id) + "/passport", ""},
+			{"get_agent_skills", args("publicId", id), "GET", "/api/public/agents/" + string(id) + "/skills", ""},
+			{"get_skill_trust", args("publicId", id, "skill", skill), "GET", trustPath(id, skill, "trust", ""), ""},
+			{"get_skill_evidence", args("publicId", id, "skill", skill), "GET", trustPath(id, skill, "evidence", ""), ""},
+			{"assess_trust", args("agents", []issuer.AgentID{id}, "skills", []string{skill}), "POST", "/api/public/trust/assess",
+				args("agents", []issuer.AgentID{id}, "skills", []string{skill})},
+		} {
+			tool, route := tr.tool(q.tool, q.args), tr.http(q.method, q.path, q.body)
+			if id == main {
+				if !tool.ok || !route.ok {
+					t.Errorf("%s of a listed agent: %+v %+v", q.tool, tool.problem, route.problem)
+				}
+				continue
+			}
+			if tool.ok || tool.problem.Code != issuer.CodeNotFound {
+				t.Errorf("%s of %s without a key: %+v", q.tool, id, tool)
+			}
+			tr.same(q.tool+" of "+string(id)+" without a key", tool, route)
+		}
+	}
 }
