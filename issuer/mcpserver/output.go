@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/remnant/passportkit/evidence"
+	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/reputation"
 )
@@ -15,9 +16,10 @@ import (
 // outputTypes gives the schemas of the types whose JSON form is not their
 // Go shape (a decimal written as a number, a time or a hash written as a
 // string, a JSON value held as bytes), and of the labels whose values are
-// a closed set, as enums. Any other type's schema is inferred from it: a
-// member without omitempty is required, a pointer or a slice may be null,
-// and a struct allows no other member.
+// a closed set, as enums (a reason code or a check name is not: new ones
+// may come, and a client must read an unknown one). Any other type's
+// schema is inferred from it: a member without omitempty is required, a
+// pointer or a slice may be null, and a struct allows no other member.
 var outputTypes = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[reputation.Milli]():   {Type: "number"},
 	reflect.TypeFor[passport.Time]():      {Type: "string", Format: "date-time"},
@@ -36,6 +38,15 @@ var outputTypes = map[reflect.Type]*jsonschema.Schema{
 		reputation.StateCorroborated, reputation.StateObserved),
 	reflect.TypeFor[reputation.TrustLevel](): enum(reputation.TrustNew, reputation.TrustObserved, reputation.TrustTrusted,
 		reputation.TrustHighTrust),
+	reflect.TypeFor[reputation.Type]():  enum(reputation.Types[:]...),
+	reflect.TypeFor[reputation.Phase](): enum(reputation.PhaseApply, reputation.PhaseCompensation, reputation.PhaseBaseline),
+	reflect.TypeFor[evidence.Outcome](): enum(evidence.OutcomeSuccess, evidence.OutcomeFailure, evidence.OutcomePartial,
+		evidence.OutcomeUncertain),
+	reflect.TypeFor[passport.Visibility]():  enum(passport.VisibilityNegativeResults, passport.VisibilityLimited),
+	reflect.TypeFor[passport.Calibration](): enum(passport.CalibrationInsufficientData, passport.CalibrationAvailable),
+	reflect.TypeFor[issuer.Scope]():         enum(issuer.AllScopes...),
+	reflect.TypeFor[issuer.AgentStatus]():   enum(issuer.AgentActive, issuer.AgentSuspended),
+	reflect.TypeFor[issuer.Visibility]():    enum(issuer.VisibilityPublic, issuer.VisibilityUnlisted, issuer.VisibilityPrivate),
 }
 
 // enum is the schema of a string label with the given values.
