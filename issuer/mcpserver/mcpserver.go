@@ -51,8 +51,9 @@
 // endpoint's own transport errors. The public tools (those of public HTTP
 // routes) answer anyone alike; the others refuse an anonymous call with
 // unauthorized and [NeedsKey]. Every tool declares a title, an output
-// schema and annotations that say whether it writes (SPEC.md §14.4). The handler reads each
-// message itself (gzip-encoded bodies are decoded, and bounded after
+// schema and annotations that say whether it writes (SPEC.md §14.4).
+//
+// The handler reads each message itself (gzip-encoded bodies are decoded, and bounded after
 // decoding) and answers every transport error with problem details that
 // also carry the JSON-RPC error response (SPEC.md §14): malformed JSON is
 // -32700, a message that is not a valid request -32600, both with status
@@ -71,6 +72,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/remnant/passportkit/internal/problem"
@@ -144,16 +146,50 @@ type registered struct {
 	handler mcp.ToolHandler
 }
 
-// server returns an MCP server with the tools, logging to logger. The
-// endpoint is stateless, so each request gets a server of its own, whose
-// log lines (the SDK's too) carry the request's identifier.
-func (t *tools) server(logger *slog.Logger) *mcp.Server {
+// server returns an MCP server logging to logger, with the tools the
+// message needs ([toolsFor]). The endpoint is stateless, so each request
+// gets a server of its own, whose log lines (the SDK's too) carry the
+// request's identifier; adding a tool reads its schemas, so a server gets
+// only the tools its message lists or calls.
+func (t *tools) server(logger *slog.Logger, need needed) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Title: "passportkit issuer", Version: t.version},
-		&mcp.ServerOptions{Logger: logger, Instructions: Instructions})
+		&mcp.ServerOptions{Logger: logger, Instructions: Instructions,
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	for _, r := range t.registered {
-		s.AddTool(r.tool, r.handler)
+		if need.all || need.tool == r.tool.Name {
+			s.AddTool(r.tool, r.handler)
+		}
 	}
 	return s
+}
+
+// needed is the tools a message needs: all of them (tools/list), one
+// (tools/call), or none.
+type needed struct {
+	all  bool
+	tool string
+}
+
+type neededKey struct{}
+
+// withNeeded returns ctx saying which tools the message msg needs.
+func withNeeded(ctx context.Context, msg jsonrpc.Message) context.Context {
+	var need needed
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		switch req.Method {
+		case "tools/list":
+			need.all = true
+		case "tools/call":
+			need.tool, _ = toolName(req.Params)
+		}
+	}
+	return context.WithValue(ctx, neededKey{}, need)
+}
+
+// toolsFor returns the tools the message of a request needs.
+func toolsFor(ctx context.Context) needed {
+	need, _ := ctx.Value(neededKey{}).(needed)
+	return need
 }
 
 // newTools returns the issuer's tools over app.
@@ -220,7 +256,7 @@ func Handler(app Issuer, logger *slog.Logger, version string, opts ...Option) *T
 		largest = max(largest, n)
 	}
 	serve := func(r *http.Request) *mcp.Server {
-		return t.server(t.log.With("request_id", requestlog.ID(r.Context())))
+		return t.server(t.log.With("request_id", requestlog.ID(r.Context())), toolsFor(r.Context()))
 	}
 	h := mcp.NewStreamableHTTPHandler(serve, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
@@ -349,7 +385,7 @@ func addRawTool[Out any](t *tools, who access, tool *mcp.Tool, h func(context.Co
 	})
 }
 
-// register adds a tool and its handler to those every server has.
+// register adds a tool and its handler to those the servers may have.
 func (t *tools) register(tool *mcp.Tool, h mcp.ToolHandler) {
 	t.registered = append(t.registered, registered{tool: tool, handler: h})
 }
