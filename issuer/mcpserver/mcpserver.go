@@ -149,19 +149,27 @@ type registered struct {
 // server returns an MCP server logging to logger, with the tools the
 // message needs ([toolsFor]). The endpoint is stateless, so each request
 // gets a server of its own, whose log lines (the SDK's too) carry the
-// request's identifier; adding a tool reads its schemas, so a server gets
-// only the tools its message lists or calls.
+// request's identifier. Adding a tool reads its schemas, so a server gets
+// only the tools its message lists or calls, and the tool a call names
+// without them: the SDK validates neither the arguments nor the result of
+// a handler that reads raw arguments, and does not list tools on a call.
 func (t *tools) server(logger *slog.Logger, need needed) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Title: "passportkit issuer", Version: t.version},
 		&mcp.ServerOptions{Logger: logger, Instructions: Instructions,
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	for _, r := range t.registered {
-		if need.all || need.tool == r.tool.Name {
+		switch {
+		case need.all:
 			s.AddTool(r.tool, r.handler)
+		case need.tool == r.tool.Name:
+			s.AddTool(&mcp.Tool{Name: r.tool.Name, InputSchema: anyObject}, r.handler)
 		}
 	}
 	return s
 }
+
+// anyObject is the input schema of a tool on the server of a call.
+var anyObject = &jsonschema.Schema{Type: "object"}
 
 // needed is the tools a message needs: all of them (tools/list), one
 // (tools/call), or none.
