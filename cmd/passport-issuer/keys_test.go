@@ -119,7 +119,7 @@ func TestServeKeys(t *testing.T) {
 
 	// Development creates the first key and says where.
 	s := startServe(t, "--db", db, "serve", "--keys", dir)
-	m := regexp.MustCompile(`key (\S{43}) was created in (\S+) and made active`).FindStringSubmatch(s.logs.String())
+	m := regexp.MustCompile(`so a new key was created and made active" alg=EdDSA kid=(\S{43}) path=(\S+)`).FindStringSubmatch(s.logs.String())
 	if m == nil {
 		t.Fatalf("development start did not report a new key: %s", s.logs.String())
 	}

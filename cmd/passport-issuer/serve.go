@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -214,10 +215,18 @@ func (c *serveCmd) serve(e *env, ls *listeners) (err error) {
 		e.log.Info("serving metrics", "url", "http://"+mln.Addr().String()+"/metrics")
 	}
 	e.log.Info("serving", "url", "http://"+ln.Addr().String(), "engine", db.Engine(), "env", c.Env)
-	g.Go(func() error { return httpserve.Serve(ctx, lim.Server(e.ctx, handler), ln, shutdownGrace) })
+	// What net/http logs itself (a failed accept, a misbehaving handler)
+	// goes through the same log, so that with --log-format json every line
+	// is JSON.
+	server := func(h http.Handler) *http.Server {
+		srv := lim.Server(e.ctx, h)
+		srv.ErrorLog = slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)
+		return srv
+	}
+	g.Go(func() error { return httpserve.Serve(ctx, server(handler), ln, shutdownGrace) })
 	if mln != nil {
 		g.Go(func() error {
-			return httpserve.Serve(ctx, lim.Server(e.ctx, metricsOnly(met.Handler())), mln, shutdownGrace)
+			return httpserve.Serve(ctx, server(metricsOnly(met.Handler())), mln, shutdownGrace)
 		})
 	}
 	if err := g.Wait(); err != nil {

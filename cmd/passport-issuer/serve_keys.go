@@ -35,7 +35,8 @@ func (c *serveCmd) startKeys(e *env, db *store.DB) (*keyring.Keyring, error) {
 		return nil, err
 	}
 	if g != nil {
-		fmt.Fprintf(e.stderr, "development: no signing key was active, so a new %s key %s was created in %s and made active\n", g.Key.Alg, g.Key.KID, g.Path)
+		e.log.Warn("development: no signing key was active, so a new key was created and made active",
+			"alg", g.Key.Alg, "kid", g.Key.KID, "path", g.Path)
 	}
 	return ring, nil
 }

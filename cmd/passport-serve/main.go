@@ -4,6 +4,11 @@
 // with --status-url, against the issuer's status lists, fetched over HTTP
 // and kept for their ttl, until the process is interrupted.
 //
+// For its operators it answers GET /healthz and GET /metrics (Prometheus,
+// the same request metrics as the issuer's), names every request with an
+// X-Request-Id, and logs one line per request, as text or, with
+// --log-format json, as one JSON object per line.
+//
 // It is a command of its own, not a subcommand of passport, so that
 // passport, which third parties install to verify bundles, does not link
 // net/http and crypto/tls: a process that only verifies starts faster
@@ -21,8 +26,10 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/remnant/passportkit/internal/cli"
+	"github.com/remnant/passportkit/internal/httpmetrics"
 	"github.com/remnant/passportkit/internal/httpserve"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
@@ -38,6 +45,7 @@ type server struct {
 	Rate          float64       `help:"Requests per second per client address (bursts of twice that)." default:"20"`
 	StatusURL     []string      `name:"status-url" sep:"none" placeholder:"URL" help:"A status list to fetch and apply, as a passport's status.status_list.uri names it; a URL ending in / allows every list under it. Repeatable. Without it the status check reports not_checked."`
 	StatusTimeout time.Duration `help:"Time to fetch one status list." default:"5s"`
+	LogFormat     string        `name:"log-format" env:"PASSPORT_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format: text (key=value) or json (one object per line)."`
 
 	ReadHeaderTimeout time.Duration `help:"Time to read a request's line and headers." default:"5s"`
 	BodyTimeout       time.Duration `help:"Time for a bundle to arrive once the headers are read; a slower one is answered 408." default:"10s"`
@@ -99,8 +107,14 @@ func (c *server) Run(e *env) error {
 	if err != nil {
 		return cli.Usage(err)
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
-	cfg := verifierhttp.Config{MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, BodyTimeout: c.BodyTimeout, Logger: logger}
+	var h slog.Handler = slog.NewTextHandler(e.stderr, nil)
+	if c.LogFormat == "json" {
+		h = slog.NewJSONHandler(e.stderr, nil)
+	}
+	logger := slog.New(h)
+	reg := prometheus.NewRegistry() // its own: nothing is registered globally
+	cfg := verifierhttp.Config{MaxConcurrent: c.MaxConcurrent, RatePerClient: c.Rate, BodyTimeout: c.BodyTimeout, Logger: logger,
+		Observer: httpmetrics.NewRequests(reg), Metrics: httpmetrics.Handler(reg, logger)}
 	if len(c.StatusURL) > 0 {
 		if cfg.Status, err = verifierhttp.NewStatusFetcher(v, verifierhttp.StatusConfig{URLs: c.StatusURL, Timeout: c.StatusTimeout}); err != nil {
 			return cli.Usage(err)
@@ -113,6 +127,8 @@ func (c *server) Run(e *env) error {
 	if err != nil {
 		return cli.Usage(err)
 	}
-	fmt.Fprintf(e.stderr, "passport-serve: verifying on http://%s (POST /v1/verify, POST /v1/verify/presentation)\n", ln.Addr())
-	return httpserve.Serve(e.ctx, srv, ln, 10*time.Second)
+	logger.Info("serving", "url", "http://"+ln.Addr().String(), "routes", "POST /v1/verify, POST /v1/verify/presentation, GET /healthz, GET /metrics")
+	err = httpserve.Serve(e.ctx, srv, ln, 10*time.Second)
+	logger.Info("shut down")
+	return err
 }

@@ -61,13 +61,13 @@ func TestServeAnswersEveryRefusalWithProblemDetails(t *testing.T) {
 
 	// A bundle over the bound by its Content-Length is refused before the
 	// client is asked to send it.
-	res, body = clitest.Exchange(t, addr, fmt.Sprintf("POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", passport.MaxBundleSize+1))
+	res, body = clitest.Exchange(t, addr, fmt.Sprintf("POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", passport.MaxBundleSize+1))
 	clitest.WantProblem(t, res, body, 413, "body_too_large")
 
 	res, body = clitest.Exchange(t, addr, "GET /healthz HTTP/1.1\r\n\r\n") // no Host
 	clitest.WantProblem(t, res, body, 400, "invalid_request")
 
-	res, body = clitest.Exchange(t, addr, "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"jws\":")
+	res, body = clitest.Exchange(t, addr, "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jws\":")
 	clitest.WantProblem(t, res, body, 408, "request_timeout")
 	if !res.Close {
 		t.Error("a 408 keeps the connection open")

@@ -29,6 +29,9 @@ type Options struct {
 	// JSON requires a Content-Type of application/json, optionally with
 	// charset=utf-8 (parameter names and values compared without case).
 	JSON bool
+	// DocumentType, with JSON, is a JSON document's own media type (a
+	// bundle's, a presentation's), accepted as application/json is.
+	DocumentType string
 }
 
 // DefaultTimeout is how long a body may take to arrive when a server sets
@@ -70,7 +73,7 @@ const writeGrace = 5 * time.Second
 // closed after the answer), an unreadable one invalid_request.
 func Read(w http.ResponseWriter, r *http.Request, opt Options) ([]byte, error) {
 	if opt.JSON {
-		if err := checkJSONType(r.Header.Get("Content-Type")); err != nil {
+		if err := checkJSONType(r.Header.Get("Content-Type"), opt.DocumentType); err != nil {
 			return nil, err
 		}
 	}
@@ -139,15 +142,18 @@ func readError(rc *http.ResponseController, err error, opt Options, what string)
 	return &Error{Code: problem.Invalid, Detail: what, Err: err}
 }
 
-// checkJSONType accepts application/json with no parameter but an optional
-// charset of utf-8.
-func checkJSONType(ct string) error {
+// checkJSONType accepts application/json, or the media type document when
+// it is not empty, with no parameter but an optional charset of utf-8.
+func checkJSONType(ct, document string) error {
 	refuse := &Error{Code: problem.UnsupportedMedia, Detail: "send the body as application/json (charset utf-8, if named)"}
+	if document != "" {
+		refuse.Detail = "send the body as application/json or " + document + " (charset utf-8, if named)"
+	}
 	if ct == "" {
 		return refuse
 	}
 	mt, params, err := mime.ParseMediaType(ct)
-	if err != nil || mt != "application/json" {
+	if err != nil || mt != "application/json" && (document == "" || mt != document) {
 		return refuse
 	}
 	for name, value := range params {

@@ -31,9 +31,28 @@ func TestJSONMediaType(t *testing.T) {
 		"application/json; charset":            false,
 		"multipart/form-data; boundary=x":      false,
 	} {
-		if err := checkJSONType(ct); (err == nil) != ok {
+		if err := checkJSONType(ct, ""); (err == nil) != ok {
 			t.Errorf("%q: %v, want accepted %v", ct, err, ok)
 		}
+	}
+	// A document's own media type is accepted as application/json is, only
+	// where it is named.
+	const bundle = "application/vnd.passportkit.bundle+json"
+	for ct, ok := range map[string]bool{
+		"application/json": true,
+		bundle:             true,
+		"Application/VND.passportkit.bundle+JSON":       true,
+		bundle + "; charset=utf-8":                      true,
+		bundle + "; charset=latin1":                     false,
+		"application/vnd.passportkit.presentation+json": false,
+		"": false,
+	} {
+		if err := checkJSONType(ct, bundle); (err == nil) != ok {
+			t.Errorf("%q with the bundle's type: %v, want accepted %v", ct, err, ok)
+		}
+	}
+	if checkJSONType(bundle, "") == nil {
+		t.Error("a document's type accepted where none is named")
 	}
 }
 

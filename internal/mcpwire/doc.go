@@ -37,7 +37,12 @@
 // frames read one at a time within [Transport.MaxFrame] bytes, each decoded
 // with [Decode]. A refused frame, or one over the bound (discarded as it
 // streams, never buffered whole), is answered at once with its fault and the
-// session goes on; only the end of input or an I/O error ends it. Blank
+// session goes on; only the end of input or an I/O error ends it. The end
+// of input is reported only once every call read has been answered (or
+// [DrainTimeout] has passed): the SDK cancels the calls in flight and
+// closes the connection when it learns of the end, which would lose the
+// answers of a client that writes its requests and closes its end at once.
+// Blank
 // lines between frames are skipped, and a carriage return before the newline
 // is ignored.
 //

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +37,8 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 	if t.MaxFrame <= 0 {
 		return nil, fmt.Errorf("mcpwire: MaxFrame must be positive, not %d", t.MaxFrame)
 	}
-	c := &conn{w: t.Writer, maxFrame: t.MaxFrame, incoming: make(chan frame), closed: make(chan struct{})}
+	c := &conn{w: t.Writer, maxFrame: t.MaxFrame, incoming: make(chan frame), closed: make(chan struct{}),
+		pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
 	go c.readLoop(bufio.NewReaderSize(t.Reader, 64<<10), t.MaxFrame)
 	return c, nil
 }
@@ -57,7 +59,17 @@ type conn struct {
 	incoming  chan frame
 	closeOnce sync.Once
 	closed    chan struct{}
+
+	// pending holds the ids of the calls read and not yet answered;
+	// answered is signalled when an answer removes one.
+	pendingMu sync.Mutex
+	pending   map[jsonrpc.ID]bool
+	answered  chan struct{}
 }
+
+// DrainTimeout bounds how long the end of input waits for the answers to
+// the calls already read: a handler still busy after it is cancelled.
+const DrainTimeout = 30 * time.Second
 
 var _ mcp.Connection = (*conn)(nil)
 
@@ -133,6 +145,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case f = <-c.incoming:
 		}
 		if f.err != nil {
+			c.drain(ctx)
 			return nil, f.err
 		}
 		if f.tooLarge {
@@ -155,7 +168,40 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			continue
 		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			c.pendingMu.Lock()
+			c.pending[req.ID] = true
+			c.pendingMu.Unlock()
+		}
 		return msg, nil
+	}
+}
+
+// drain waits, at the end of input, until every call read has been
+// answered (or the connection is closed, ctx is done, or DrainTimeout
+// passes). The SDK cancels the calls in flight once Read reports the end
+// of input and then closes the connection, so that answers written after
+// it would be lost: a client that writes its requests and closes its end
+// at once would get none of the answers still being worked out.
+func (c *conn) drain(ctx context.Context) {
+	timeout := time.NewTimer(DrainTimeout)
+	defer timeout.Stop()
+	for {
+		c.pendingMu.Lock()
+		n := len(c.pending)
+		c.pendingMu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.answered:
+		case <-c.closed:
+			return
+		case <-ctx.Done():
+			return
+		case <-timeout.C:
+			return
+		}
 	}
 }
 
@@ -174,7 +220,22 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("mcpwire: encoding a message: %w", err)
 	}
-	return c.write(ctx, b)
+	err = c.write(ctx, b)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.answer(resp.ID)
+	}
+	return err
+}
+
+// answer records that the call id has its answer.
+func (c *conn) answer(id jsonrpc.ID) {
+	c.pendingMu.Lock()
+	delete(c.pending, id)
+	c.pendingMu.Unlock()
+	select {
+	case c.answered <- struct{}{}:
+	default:
+	}
 }
 
 func (c *conn) write(ctx context.Context, b []byte) error {

@@ -26,7 +26,8 @@ func connect(t *testing.T, input string, max int) (*conn, *bytes.Buffer) {
 	return c.(*conn), &out
 }
 
-// readAll reads messages until the connection's input ends.
+// readAll reads messages until the connection's input ends, counting
+// each call as answered so that the end of input need not wait for it.
 func readAll(t *testing.T, c *conn) ([]jsonrpc.Message, error) {
 	t.Helper()
 	var msgs []jsonrpc.Message
@@ -34,6 +35,9 @@ func readAll(t *testing.T, c *conn) ([]jsonrpc.Message, error) {
 		m, err := c.Read(context.Background())
 		if err != nil {
 			return msgs, err
+		}
+		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+			c.answer(req.ID)
 		}
 		msgs = append(msgs, m)
 	}
@@ -158,5 +162,57 @@ func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 func TestTransportNeedsBound(t *testing.T) {
 	if _, err := (&Transport{Reader: strings.NewReader(""), Writer: io.Discard}).Connect(context.Background()); err == nil {
 		t.Fatal("a transport without MaxFrame connected")
+	}
+}
+
+// TestTransportEndWaitsForAnswers: the end of input is reported only once
+// every call read has been answered (a notification needs no answer), so
+// that the answers of a client that closed its end at once are written;
+// Close ends the wait.
+func TestTransportEndWaitsForAnswers(t *testing.T) {
+	input := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":"b","method":"ping"}` + "\n"
+	for _, closing := range []bool{false, true} {
+		c, out := connect(t, input, 1<<10)
+		var calls []jsonrpc.ID
+		for range 3 {
+			m, err := c.Read(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if req := m.(*jsonrpc.Request); req.IsCall() {
+				calls = append(calls, req.ID)
+			}
+		}
+		ended := make(chan error, 1)
+		go func() {
+			_, err := c.Read(context.Background())
+			ended <- err
+		}()
+		if closing {
+			c.Close()
+		} else {
+			for _, id := range calls {
+				select {
+				case err := <-ended:
+					t.Fatalf("input ended (%v) before call %v was answered", err, id)
+				case <-time.After(10 * time.Millisecond):
+				}
+				if err := c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: json.RawMessage(`{}`)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		select {
+		case err := <-ended:
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("closing %v: input ended with %v", closing, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("closing %v: the end of input still waits", closing)
+		}
+		if n := strings.Count(out.String(), "\n"); !closing && n != 2 {
+			t.Errorf("%d answers written, want 2", n)
+		}
 	}
 }

@@ -245,12 +245,13 @@ func TestProblemDetailsForEveryError(t *testing.T) {
 		if !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
 			t.Fatal("401 without WWW-Authenticate")
 		}
-		// /mcp refuses a missing key as it answers its own errors, with the
-		// JSON-RPC members, which the document requires of it.
-		r = e.do("", "POST", "/mcp", `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+		// /mcp refuses a key that is not valid as it answers its own
+		// errors, with the JSON-RPC members, which the document requires
+		// of it; without a key a request is anonymous.
+		r = e.do("pk_notakey", "POST", "/mcp", `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 		wantProblem(t, r, 401, issuer.CodeUnauthorized)
 		if !strings.Contains(string(r.body), `"jsonrpc":"2.0","id":3,"error":{"code":-32600,`) || r.header.Get("WWW-Authenticate") == "" {
-			t.Fatalf("/mcp without a key: %v %s", r.header, r.body)
+			t.Fatalf("/mcp with a key that is not valid: %v %s", r.header, r.body)
 		}
 		wantProblem(t, e.do(readOnly, "POST", fbPath, `{"type":"useful"}`), 403, issuer.CodeInsufficientScope)
 		wantProblem(t, e.do(key, "POST", fbPath, `{"type":"useful"}`), 403, issuer.CodeSelfFeedback)

@@ -26,7 +26,7 @@
 //	GET  /api/public/agents/{publicId}/skills/{skill}/trust     one skill in a task context, with why
 //	GET  /api/public/agents/{publicId}/skills/{skill}/evidence  the sources behind it, page by page
 //	POST /api/public/trust/assess                          up to 5 agents × 5 skills side by side
-//	     /mcp                                  the MCP endpoint, when configured
+//	     /mcp                                  the MCP endpoint, when configured (public tools without a key)
 //	GET  /healthz                              liveness
 //	GET  /openapi.json                         the OpenAPI 3.1 document of these routes
 //	GET  /metrics                              Prometheus metrics, when configured
@@ -72,6 +72,7 @@ import (
 	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/httpserve"
 	"github.com/remnant/passportkit/internal/ratelimit"
+	"github.com/remnant/passportkit/internal/requestlog"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi/openapi"
 	"github.com/remnant/passportkit/reputation"
@@ -271,7 +272,7 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 			s.refusal(w, r, err)
 			cfg.MCP.Refuse(w, r, err)
 		}
-		m.Handle("/mcp", s.authedAnswering(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
+		m.Handle("/mcp", s.keyOptional(func(w http.ResponseWriter, r *http.Request, p issuer.Principal) error {
 			cfg.MCP.ServeHTTP(w, r) // it bounds and answers its own messages
 			return nil
 		}, refuse))
@@ -293,10 +294,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			preflight, pattern = methods, http.MethodOptions+" "+route
 		}
 	}
-	id := RequestIDFrom(r.Header.Get(RequestIDHeader))
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
-	rw.Header().Set(RequestIDHeader, id)
-	w := &recorder{ResponseWriter: rw}
+	w, r := requestlog.Start(rw, r)
 	defer s.answered(r, w, pattern, start)
 	if preflight != nil {
 		// A preflight does no work: like a 404, it is not rate limited.
@@ -382,6 +380,28 @@ func (s *Server) authedAnswering(h handlerFunc, refuse func(http.ResponseWriter,
 		}
 		r = r.WithContext(issuer.NewContext(r.Context(), p))
 		if err := h(w, r, p); err != nil {
+			s.writeProblem(w, r, err)
+		}
+	})
+}
+
+// keyOptional serves a request without an Authorization header as
+// anonymous (the per-address rate limit, no principal) and any other as
+// authedAnswering does: a key that is given must be valid. The MCP
+// endpoint is served so: its public tools answer anyone, its other tools
+// need the principal.
+func (s *Server) keyOptional(h handlerFunc, refuse func(http.ResponseWriter, *http.Request, error)) http.Handler {
+	keyed := s.authedAnswering(h, refuse)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, given := r.Header["Authorization"]; given {
+			keyed.ServeHTTP(w, r)
+			return
+		}
+		if ok, wait := s.clients.Allow(clientAddr(r)); !ok {
+			refuse(w, r, tooMany(w, wait))
+			return
+		}
+		if err := h(w, r, issuer.Principal{}); err != nil {
 			s.writeProblem(w, r, err)
 		}
 	})

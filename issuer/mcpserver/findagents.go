@@ -42,21 +42,23 @@ const findAgentsDescription = "Find agents by their evidence for a skill, as GET
 // Its arguments are the members of the route's query string, read as
 // [issuer.FindAgentsRequest], so that an unknown member is refused as an
 // unknown parameter is.
-func addFindAgentsTool(s *mcp.Server, t *tools) {
+func addFindAgentsTool(t *tools) {
 	if t.cfg.discovery == nil {
 		return
 	}
-	addTool(s, t, &mcp.Tool{
+	addTool(t, anyone, &mcp.Tool{
 		Name:        "find_agents",
+		Title:       "Find agents by skill evidence",
 		Description: findAgentsDescription,
 		InputSchema: findAgentsSchema(),
+		Annotations: reads(),
 	}, t.findAgents)
 }
 
-func (t *tools) findAgents(ctx context.Context, _ *mcp.CallToolRequest, in issuer.FindAgentsRequest) (any, error) {
+func (t *tools) findAgents(ctx context.Context, _ issuer.Principal, in issuer.FindAgentsRequest) (issuer.FindAgentsPage, error) {
 	q, err := in.Query()
 	if err != nil {
-		return nil, err
+		return issuer.FindAgentsPage{}, err
 	}
 	return t.cfg.discovery.FindAgents(ctx, q)
 }

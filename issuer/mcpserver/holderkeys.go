@@ -14,40 +14,36 @@ import (
 // addHolderKeyTools registers holder_key_nonce and set_holder_keys, the
 // tools of POST /api/agents/me/holder-keys/nonce and PUT
 // /api/agents/me/holder-keys (SPEC.md §20).
-func addHolderKeyTools(s *mcp.Server, t *tools) {
-	addTool(s, t, &mcp.Tool{
-		Name: "holder_key_nonce",
+func addHolderKeyTools(t *tools) {
+	addTool(t, keyHolder, &mcp.Tool{
+		Name:  "holder_key_nonce",
+		Title: "A nonce for holder-key proofs",
 		Description: "A nonce for proving that you hold a key (publish scope), valid for 5 minutes. Sign " +
 			`{"aud":"<this issuer's id>","nonce":"<the nonce>","sub":"<your agent id>"} (canonical JSON) with each key as a ` +
 			`compact JWS whose protected header is exactly {"alg":"EdDSA" or "ES256","typ":"` + passport.HolderProofType + `"}, ` +
 			"and pass the keys and proofs to set_holder_keys. The issuer's id is the issuer member of its trust file.",
+		Annotations: writes(makesNew),
 	}, t.holderKeyNonce)
-	addTool(s, t, &mcp.Tool{
-		Name: "set_holder_keys",
+	addTool(t, keyHolder, &mcp.Tool{
+		Name:  "set_holder_keys",
+		Title: "Replace your holder keys",
 		Description: "Replace your holder keys (publish scope): the public keys (Ed25519 or P-256 JWKs, at most 4) that may " +
 			"present your passport, each with its proof of possession over a nonce from holder_key_nonce. An empty list " +
 			"removes every key. Your passport names the keys by RFC 7638 thumbprint (cnf); a change issues a new passport. " +
 			"Returns your keys as stored. A key another agent holds is refused with conflict.",
 		InputSchema: holderKeysSchema(),
+		Annotations: writes(replaces),
 	}, t.setHolderKeys)
 }
 
 // NonceInput is the empty input of holder_key_nonce.
 type NonceInput struct{}
 
-func (t *tools) holderKeyNonce(ctx context.Context, req *mcp.CallToolRequest, _ NonceInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) holderKeyNonce(ctx context.Context, p issuer.Principal, _ NonceInput) (issuer.HolderKeyNonce, error) {
 	return t.app.HolderKeyNonce(ctx, p)
 }
 
-func (t *tools) setHolderKeys(ctx context.Context, req *mcp.CallToolRequest, in issuer.HolderKeysRequest) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) setHolderKeys(ctx context.Context, p issuer.Principal, in issuer.HolderKeysRequest) (issuer.HolderKeys, error) {
 	return t.app.SetHolderKeys(ctx, p, in)
 }
 

@@ -44,11 +44,16 @@
 // # Transport
 //
 // [Handler] expects the HTTP layer in front of it to have authenticated the
-// bearer key and put the principal in the request context
-// ([issuer.NewContext]); the HTTP API does so, and answers a request it
-// refuses (no valid key, a rate limit) with [Transport.Refuse], in the
-// form of the endpoint's own transport errors. The handler reads each
-// message itself (gzip-encoded bodies are decoded, and bounded after
+// bearer key, when one was sent, and put the principal in the request
+// context ([issuer.NewContext]); a request without one is anonymous. The
+// HTTP API does so, and answers a request it refuses (a key that is not
+// valid, a rate limit) with [Transport.Refuse], in the form of the
+// endpoint's own transport errors. The public tools (those of public HTTP
+// routes) answer anyone alike; the others refuse an anonymous call with
+// unauthorized and [NeedsKey]. Every tool declares a title, an output
+// schema and annotations that say whether it writes (SPEC.md §14.4).
+//
+// The handler reads each message itself (gzip-encoded bodies are decoded, and bounded after
 // decoding) and answers every transport error with problem details that
 // also carry the JSON-RPC error response (SPEC.md §14): malformed JSON is
 // -32700, a message that is not a valid request -32600, both with status
@@ -67,10 +72,11 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/remnant/passportkit/internal/problem"
+	"github.com/remnant/passportkit/internal/requestlog"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/reputation"
 	"github.com/remnant/passportkit/verifier"
@@ -79,9 +85,6 @@ import (
 // MaxMessage bounds one MCP message, after decompression, except a call
 // of a tool with a larger bound (verify_passport: [MaxVerifyMessage]).
 const MaxMessage = 128 << 10
-
-// principalExtra is the TokenInfo.Extra key holding the principal.
-const principalExtra = "principal"
 
 // Issuer is what the tools need of the issuer: its use cases, as
 // issuer/service provides them.
@@ -131,47 +134,121 @@ type tools struct {
 	// verifiers keeps the Verifier of the trust file verify_passport
 	// last read.
 	verifiers *verifier.Cache
+	version   string
+	// registered are the tools and their handlers, in the order they are
+	// listed.
+	registered []registered
 }
 
-// newServer returns the MCP server with the issuer's tools over app.
-func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mcp.Server, *tools) {
+// registered is a tool and its handler.
+type registered struct {
+	tool    *mcp.Tool
+	handler mcp.ToolHandler
+}
+
+// server returns an MCP server logging to logger, with the tools the
+// message needs ([toolsFor]). The endpoint is stateless, so each request
+// gets a server of its own, whose log lines (the SDK's too) carry the
+// request's identifier. Adding a tool reads its schemas, so a server gets
+// only the tools its message lists or calls, and the tool a call names
+// without them: the SDK validates neither the arguments nor the result of
+// a handler that reads raw arguments, and does not list tools on a call.
+func (t *tools) server(logger *slog.Logger, need needed) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Title: "passportkit issuer", Version: t.version},
+		&mcp.ServerOptions{Logger: logger, Instructions: Instructions,
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+	for _, r := range t.registered {
+		switch {
+		case need.all:
+			s.AddTool(r.tool, r.handler)
+		case need.tool == r.tool.Name:
+			s.AddTool(&mcp.Tool{Name: r.tool.Name, InputSchema: anyObject}, r.handler)
+		}
+	}
+	return s
+}
+
+// anyObject is the input schema of a tool on the server of a call.
+var anyObject = &jsonschema.Schema{Type: "object"}
+
+// needed is the tools a message needs: all of them (tools/list), one
+// (tools/call), or none.
+type needed struct {
+	all  bool
+	tool string
+}
+
+type neededKey struct{}
+
+// withNeeded returns ctx saying which tools the message msg needs.
+func withNeeded(ctx context.Context, msg jsonrpc.Message) context.Context {
+	var need needed
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		switch req.Method {
+		case "tools/list":
+			need.all = true
+		case "tools/call":
+			need.tool, _ = toolName(req.Params)
+		}
+	}
+	return context.WithValue(ctx, neededKey{}, need)
+}
+
+// toolsFor returns the tools the message of a request needs.
+func toolsFor(ctx context.Context) needed {
+	need, _ := ctx.Value(neededKey{}).(needed)
+	return need
+}
+
+// newTools returns the issuer's tools over app.
+func newTools(app Issuer, logger *slog.Logger, version string, cfg config) *tools {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	t := &tools{app: app, log: logger, cfg: cfg, bounds: map[string]int{}, verifiers: verifier.NewCache()}
-	s := mcp.NewServer(&mcp.Implementation{Name: "passportkit-issuer", Version: version}, &mcp.ServerOptions{Logger: logger, Instructions: Instructions})
-	addTool(s, t, &mcp.Tool{
-		Name: "feedback_memory",
+	t := &tools{app: app, log: logger, cfg: cfg, bounds: map[string]int{}, verifiers: verifier.NewCache(), version: version}
+	addTool(t, keyHolder, &mcp.Tool{
+		Name:  "feedback_memory",
+		Title: "Validate a memory",
 		Description: "Record your validation of a memory you have retrieved: one of corroborate, contradict, useful, " +
 			"not_useful, used_successfully, used_unsuccessfully, with an optional reason; or the legacy verdict " +
 			"(confirm, contradict, outdated, irrelevant) with a note. One current position per memory: a new type " +
-			"replaces your previous one. Returns the position and the memory's validation summary.",
+			"replaces your previous one. Returns the position and the memory's validation summary. Needs an API key (feedback scope).",
+		Annotations: writes(replaces),
 	}, t.feedbackMemory)
-	addTool(s, t, &mcp.Tool{
-		Name: "report_outcome",
+	addTool(t, keyHolder, &mcp.Tool{
+		Name:  "report_outcome",
+		Title: "Report the outcome of using a memory",
 		Description: "Report what happened when you used a memory you have retrieved: success, failure, partial or " +
 			"uncertain, with the task context you used it in. success and failure are your used_successfully or " +
 			"used_unsuccessfully position on the memory (one position per memory; a new report replaces it); partial " +
-			"and uncertain are recorded without reputation effect. Returns the report and, for success and failure, the position.",
+			"and uncertain are recorded without reputation effect. Returns the report and, for success and failure, the position. " +
+			"Needs an API key (feedback scope).",
+		Annotations: writes(replaces),
 	}, t.reportOutcome)
-	addTool(s, t, &mcp.Tool{
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:        "get_memory_validations",
-		Description: "The validation summary of a memory: its knowledge state and the counts and weights of current positions. It describes recorded evidence, not truth.",
+		Title:       "A memory's validations",
+		Description: "The validation summary of a memory: its knowledge state and the counts and weights of current positions. It describes recorded evidence, not truth. Needs an API key.",
+		Annotations: reads(),
 	}, t.memoryValidations)
-	addTool(s, t, &mcp.Tool{
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:        "get_agent_profile",
-		Description: "Your own agent profile: trust level, reputation score, domain reputations, activity and scopes.",
+		Title:       "Your agent profile",
+		Description: "Your own agent profile: trust level, reputation score, domain reputations, activity and scopes. Needs an API key.",
+		Annotations: reads(),
 	}, t.agentProfile)
-	addTool(s, t, &mcp.Tool{
+	addTool(t, keyHolder, &mcp.Tool{
 		Name:        "get_agent_reputation",
-		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page.",
+		Title:       "An agent's reputation",
+		Description: "An agent's reputation explanation: aggregates, domains, policy version and a page of reputation events (newest first). Optional domain filter; limit at most 50; pass nextCursor as cursor for the next page. Needs an API key (search scope).",
+		Annotations: reads(),
 	}, t.agentReputation)
-	addSearchTool(s, t)
-	addHolderKeyTools(s, t)
-	addPassportTools(s, t)
-	addTrustTools(s, t)
-	addFindAgentsTool(s, t)
-	return s, t
+	addSearchTool(t)
+	addHolderKeyTools(t)
+	addPassportTools(t)
+	addTrustTools(t)
+	addFindAgentsTool(t)
+	return t
 }
 
 // Handler returns the streamable HTTP handler for the tools. It is
@@ -181,86 +258,132 @@ func Handler(app Issuer, logger *slog.Logger, version string, opts ...Option) *T
 	for _, o := range opts {
 		o(&cfg)
 	}
-	server, t := newServer(app, logger, version, cfg)
+	t := newTools(app, logger, version, cfg)
 	largest := MaxMessage
 	for _, n := range t.bounds {
 		largest = max(largest, n)
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+	serve := func(r *http.Request) *mcp.Server {
+		return t.server(t.log.With("request_id", requestlog.ID(r.Context())), toolsFor(r.Context()))
+	}
+	h := mcp.NewStreamableHTTPHandler(serve, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
 		Logger:              t.log,
 		MaxRequestBodyBytes: int64(largest),
 	})
-	verify := func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
-		p, ok := issuer.FromContext(r.Context())
-		if !ok {
-			return nil, auth.ErrInvalidToken
-		}
-		scopes := make([]string, len(p.Scopes))
-		for i, s := range p.Scopes {
-			scopes[i] = string(s)
-		}
-		return &auth.TokenInfo{Scopes: scopes, UserID: string(p.AgentID), Extra: map[string]any{principalExtra: p}}, nil
-	}
 	return &Transport{
-		next:        auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h),
+		next:        h,
 		bounds:      t.bounds,
 		largest:     largest,
 		bodyTimeout: cfg.bodyTimeout,
 	}
 }
 
-// principal returns the authenticated agent of a tool call.
-func principal(req *mcp.CallToolRequest) (issuer.Principal, error) {
-	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		if p, ok := req.Extra.TokenInfo.Extra[principalExtra].(issuer.Principal); ok {
-			return p, nil
-		}
-	}
-	return issuer.Principal{}, issuer.Errorf(issuer.CodeUnauthorized, "an API key is required as a bearer token")
+// access says who may call a tool.
+type access int
+
+const (
+	// anyone may call a public tool, with or without an API key: it
+	// answers what a public HTTP route serves, the same for every caller.
+	anyone access = iota
+	// keyHolder tools need an API key; the use case checks its scope.
+	keyHolder
+)
+
+// NeedsKey is the detail of the unauthorized refusal of a tool that needs
+// an API key, called without one: how to get one.
+const NeedsKey = "this tool needs an API key, sent on each request as Authorization: Bearer <key>; an operator of the " +
+	"issuer creates an agent and its key with `passport-issuer agents create --name NAME` (the key is shown once). " +
+	"The public tools (get_agent_passport, verify_passport, get_agent_skills, get_skill_trust, get_skill_evidence, " +
+	"assess_trust, find_agents) need none"
+
+// principal returns the caller of a tool: the principal the HTTP layer
+// authenticated and put in the request context, from which the SDK
+// derives each call's context. A call without one is anonymous.
+func principal(ctx context.Context) (issuer.Principal, bool) {
+	return issuer.FromContext(ctx)
+}
+
+// The annotations of the tools. No tool reaches beyond the issuer's own
+// records (openWorldHint false). A write that replaces the caller's earlier
+// record (a position, the holder keys) is destructive; repeating one with
+// the same arguments changes nothing more (idempotent), except where it
+// makes something new each time (a nonce).
+type effect int
+
+const (
+	// replaces: the call replaces the caller's earlier record; an exact
+	// repeat writes nothing.
+	replaces effect = iota
+	// makesNew: each call makes a new record, replacing none.
+	makesNew
+)
+
+// reads annotates a tool that changes nothing.
+func reads() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)}
+}
+
+// writes annotates a tool that writes, with its effect.
+func writes(e effect) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{IdempotentHint: e == replaces, DestructiveHint: new(e == replaces), OpenWorldHint: new(false)}
 }
 
 // addTool registers a tool over a use case: h reads the decoded input,
 // calls the use case and returns its answer. Adding a tool is a call of
-// addTool with the tool's name and description, an input struct and h.
+// addTool with who may call it, the tool's name, title, description and
+// annotations, an input struct, an output type and h.
 //
 // The raw arguments are decoded by [issuer.Decode], the decoder of the
 // HTTP API: exact member names, no duplicates (also up to case), no
 // unknown members, strict UTF-8 and numbers, within the tool's message
-// bound. The input schema is inferred from In unless the tool has one.
-func addTool[In any](s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (any, error)) {
+// bound. The input schema is inferred from In, and the output schema from
+// Out ([outputSchema]), unless the tool has them.
+func addTool[In, Out any](t *tools, who access, tool *mcp.Tool, h func(context.Context, issuer.Principal, In) (Out, error)) {
 	if tool.InputSchema == nil {
 		tool.InputSchema = schemaFor[In](tool.Name)
 	}
 	limit := cmp.Or(t.bounds[tool.Name], MaxMessage)
-	addRawTool(s, t, tool, func(ctx context.Context, req *mcp.CallToolRequest, args []byte) (any, error) {
+	addRawTool(t, who, tool, func(ctx context.Context, p issuer.Principal, args []byte) (Out, error) {
 		var in In
 		if err := issuer.Decode(args, limit, &in); err != nil {
-			return nil, err
+			var zero Out
+			return zero, err
 		}
-		return h(ctx, req, in)
+		return h(ctx, p, in)
 	})
 }
 
 // addRawTool registers a tool whose handler reads the raw arguments
 // itself, with the parser of an HTTP route that reads the same JSON
 // object as its body (assess_trust: issuer.ParseAssessRequest); tool
-// must have its input schema. Absent arguments are {}. The result is the
-// handler's value as structured content and as JSON text; a
-// json.RawMessage is written as it is, byte for byte. An error is a tool
-// result with isError set ([tools.fail]).
-func addRawTool(s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, []byte) (any, error)) {
-	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// must have its input schema. Absent arguments are {}.
+//
+// Every call goes through one prologue: a tool for key holders refuses an
+// anonymous call (unauthorized, [NeedsKey]) before its arguments are
+// read; the principal, or the zero one for an anonymous call of a public
+// tool, goes to h. The result is h's value as structured content and as
+// JSON text; a json.RawMessage is written as it is, byte for byte. An
+// error is a tool result with isError set ([tools.fail]).
+func addRawTool[Out any](t *tools, who access, tool *mcp.Tool, h func(context.Context, issuer.Principal, []byte) (Out, error)) {
+	if tool.OutputSchema == nil {
+		tool.OutputSchema = outputSchema[Out](tool.Name)
+	}
+	t.register(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p, ok := principal(ctx)
+		if !ok && who == keyHolder {
+			return t.fail(ctx, tool.Name, issuer.Errorf(issuer.CodeUnauthorized, "%s", NeedsKey)), nil
+		}
 		args := []byte(req.Params.Arguments)
 		if len(args) == 0 {
 			args = []byte("{}")
 		}
-		out, err := h(ctx, req, args)
+		out, err := h(ctx, p, args)
 		if err != nil {
 			return t.fail(ctx, tool.Name, err), nil
 		}
-		b, ok := out.(json.RawMessage)
+		b, ok := any(out).(json.RawMessage)
 		if !ok {
 			if b, err = json.Marshal(out); err != nil {
 				return t.fail(ctx, tool.Name, err), nil
@@ -268,6 +391,11 @@ func addRawTool(s *mcp.Server, t *tools, tool *mcp.Tool, h func(context.Context,
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: b}, nil
 	})
+}
+
+// register adds a tool and its handler to those the servers may have.
+func (t *tools) register(tool *mcp.Tool, h mcp.ToolHandler) {
+	t.registered = append(t.registered, registered{tool: tool, handler: h})
 }
 
 // schemaFor is the input schema inferred from In, with the descriptions
@@ -287,7 +415,7 @@ func schemaFor[In any](tool string) *jsonschema.Schema {
 func (t *tools) fail(ctx context.Context, tool string, err error) *mcp.CallToolResult {
 	code := issuer.ErrorCode(err)
 	if code == issuer.CodeInternal || code == issuer.CodeUnavailable {
-		t.log.ErrorContext(ctx, "mcp tool failed", "tool", tool, "err", err)
+		t.log.ErrorContext(ctx, "mcp tool failed", "request_id", requestlog.ID(ctx), "tool", tool, "err", err)
 	}
 	d := problem.New(code, issuer.ErrorMessage(err), "")
 	b, _ := json.Marshal(d)
@@ -304,27 +432,20 @@ type FeedbackInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
 }
 
-func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) feedbackMemory(ctx context.Context, p issuer.Principal, in FeedbackInput) (issuer.FeedbackResult, error) {
 	if err := p.Require(issuer.ScopeFeedback); err != nil {
-		return nil, err
+		return issuer.FeedbackResult{}, err
 	}
 	id, err := issuer.ParseMemoryID(in.MemoryID)
 	if err != nil {
-		return nil, err
+		return issuer.FeedbackResult{}, err
 	}
 	fb, err := issuer.FeedbackRequest{Type: in.Type, Reason: in.Reason, Verdict: in.Verdict, Note: in.Note, IdempotencyKey: in.IdempotencyKey}.Normalize()
 	if err != nil {
-		return nil, err
+		return issuer.FeedbackResult{}, err
 	}
 	res, _, err := t.app.SubmitFeedback(ctx, p, id, fb, issuer.TransportMCP)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return res, err
 }
 
 // OutcomeInput is the input of report_outcome.
@@ -335,27 +456,20 @@ type OutcomeInput struct {
 	IdempotencyKey *string                `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
 }
 
-func (t *tools) reportOutcome(ctx context.Context, req *mcp.CallToolRequest, in OutcomeInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) reportOutcome(ctx context.Context, p issuer.Principal, in OutcomeInput) (issuer.OutcomeResult, error) {
 	if err := p.Require(issuer.ScopeFeedback); err != nil {
-		return nil, err
+		return issuer.OutcomeResult{}, err
 	}
 	id, err := issuer.ParseMemoryID(in.MemoryID)
 	if err != nil {
-		return nil, err
+		return issuer.OutcomeResult{}, err
 	}
 	o, err := issuer.OutcomeRequest{Outcome: in.Outcome, Context: in.Context, IdempotencyKey: in.IdempotencyKey}.Normalize()
 	if err != nil {
-		return nil, err
+		return issuer.OutcomeResult{}, err
 	}
 	res, _, err := t.app.ReportOutcome(ctx, p, id, o, issuer.TransportMCP)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return res, err
 }
 
 // MemoryInput names a memory.
@@ -363,35 +477,19 @@ type MemoryInput struct {
 	MemoryID string `json:"memoryId" jsonschema:"the memory (mem_…)"`
 }
 
-func (t *tools) memoryValidations(ctx context.Context, req *mcp.CallToolRequest, in MemoryInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) memoryValidations(ctx context.Context, p issuer.Principal, in MemoryInput) (reputation.Summary, error) {
 	id, err := issuer.ParseMemoryID(in.MemoryID)
 	if err != nil {
-		return nil, err
+		return reputation.Summary{}, err
 	}
-	sum, err := t.app.Validations(ctx, p, id)
-	if err != nil {
-		return nil, err
-	}
-	return sum, nil
+	return t.app.Validations(ctx, p, id)
 }
 
 // ProfileInput is the empty input of get_agent_profile.
 type ProfileInput struct{}
 
-func (t *tools) agentProfile(ctx context.Context, req *mcp.CallToolRequest, _ ProfileInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
-	pr, err := t.app.Profile(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return pr, nil
+func (t *tools) agentProfile(ctx context.Context, p issuer.Principal, _ ProfileInput) (issuer.Profile, error) {
+	return t.app.Profile(ctx, p)
 }
 
 // ReputationInput is the input of get_agent_reputation.
@@ -402,22 +500,14 @@ type ReputationInput struct {
 	Cursor   *string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page, for the same agent and domain, read with the same API key"`
 }
 
-func (t *tools) agentReputation(ctx context.Context, req *mcp.CallToolRequest, in ReputationInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) agentReputation(ctx context.Context, p issuer.Principal, in ReputationInput) (issuer.ReputationReport, error) {
 	id, err := issuer.ParseAgentID(in.PublicID)
 	if err != nil {
-		return nil, err
+		return issuer.ReputationReport{}, err
 	}
 	q, err := issuer.NewReputationQuery(in.Domain, in.Limit, in.Cursor)
 	if err != nil {
-		return nil, err
+		return issuer.ReputationReport{}, err
 	}
-	rep, err := t.app.Reputation(ctx, p, id, q)
-	if err != nil {
-		return nil, err
-	}
-	return rep, nil
+	return t.app.Reputation(ctx, p, id, q)
 }

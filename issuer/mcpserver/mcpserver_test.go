@@ -195,7 +195,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 	})
 }
 
-func TestMCPNeedsBearerAndBoundsMessages(t *testing.T) {
+func TestMCPKeyOptionalAndBoundsMessages(t *testing.T) {
 	db := storetest.Open(t, store.SQLite, store.Options{})
 	e := newEnv(t, db)
 	key, _ := e.agent("agent")
@@ -215,8 +215,11 @@ func TestMCPNeedsBearerAndBoundsMessages(t *testing.T) {
 		return res.StatusCode, res.Header.Get("Content-Type")
 	}
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
-	if status, ct := post("", init); status != 401 || ct != "application/problem+json" {
-		t.Fatalf("without a key: %d %s", status, ct)
+	if status, ct := post("pk_notakey", init); status != 401 || ct != "application/problem+json" {
+		t.Fatalf("with a key that is not valid: %d %s", status, ct)
+	}
+	if status, _ := post("", init); status != 200 {
+		t.Fatalf("initialize without a key: %d", status)
 	}
 	if status, _ := post(key, init); status != 200 {
 		t.Fatalf("initialize: %d", status)

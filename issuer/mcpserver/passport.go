@@ -39,20 +39,24 @@ const MaxVerifyMessage = 2*passport.MaxPresentationSize + 64<<10
 
 // addPassportTools registers the passport tools whose dependency is
 // configured.
-func addPassportTools(s *mcp.Server, t *tools) {
+func addPassportTools(t *tools) {
 	if t.cfg.passports != nil {
-		addTool(s, t, &mcp.Tool{
-			Name: "get_agent_passport",
+		addTool(t, anyone, &mcp.Tool{
+			Name:  "get_agent_passport",
+			Title: "An agent's signed passport",
 			Description: "An agent's signed passport bundle: its skill passports and the evidence records disclose names " +
 				"(previews, the default: the records behind the source previews; all; none). The text content is the bundle's " +
 				"exact bytes: pass it as the bundle of verify_passport, or save it for `passport verify`. An agent without a " +
 				"public profile is not_found; a bundle over 512 KiB (disclose all) is body_too_large.",
+			OutputSchema: bundleSchema(),
+			Annotations:  reads(),
 		}, t.agentPassport)
 	}
 	if t.cfg.trust != nil {
 		t.bounds["verify_passport"] = MaxVerifyMessage
-		addTool(s, t, &mcp.Tool{
-			Name: "verify_passport",
+		addTool(t, anyone, &mcp.Tool{
+			Name:  "verify_passport",
+			Title: "Verify a passport or a presentation",
 			Description: "Verify a passport bundle, or a presentation of one, against this issuer's published trust file, as " +
 				"`passport verify --json` does: every check in order with its status and reason code, then the verdict. Say whose " +
 				"passport you expect: subject (agt_…) or anySubject true. Give the bundle, or the presentation with aud (your own " +
@@ -60,7 +64,9 @@ func addPassportTools(s *mcp.Server, t *tools) {
 				"object, which is verified in its canonical form. A bundle that does not verify is a result with verified " +
 				"false and its reason, not an error; act only on verified true, and treat key_unknown as indeterminate. A bundle " +
 				"proves what the issuer said about an agent; only a presentation proves that the agent itself presents it.",
-			InputSchema: verifySchema(),
+			InputSchema:  verifySchema(),
+			OutputSchema: outputSchema[verifier.Result]("verify_passport"),
+			Annotations:  reads(),
 		}, t.verifyPassport)
 	}
 }
@@ -71,7 +77,7 @@ type PassportInput struct {
 	Disclose *string `json:"disclose,omitempty" jsonschema:"the evidence records the bundle discloses: previews (default), all or none"`
 }
 
-func (t *tools) agentPassport(ctx context.Context, _ *mcp.CallToolRequest, in PassportInput) (any, error) {
+func (t *tools) agentPassport(ctx context.Context, _ issuer.Principal, in PassportInput) (json.RawMessage, error) {
 	id, err := issuer.ParseAgentID(in.PublicID)
 	if err != nil {
 		return nil, err
@@ -119,7 +125,7 @@ func verifySchema() *jsonschema.Schema {
 	return s
 }
 
-func (t *tools) verifyPassport(ctx context.Context, _ *mcp.CallToolRequest, in VerifyInput) (any, error) {
+func (t *tools) verifyPassport(ctx context.Context, _ issuer.Principal, in VerifyInput) (json.RawMessage, error) {
 	policy, err := verifyPolicy(in)
 	if err != nil {
 		return nil, err

@@ -17,27 +17,21 @@ type SearchInput struct {
 	Trust      []string `json:"trust,omitempty" jsonschema:"an explicit trust set: 1 to 64 agent IDs whose judgement you trust directly; by default your own (you and the authors you validated positively)"`
 }
 
-func addSearchTool(s *mcp.Server, t *tools) {
-	addTool(s, t, &mcp.Tool{
-		Name: "search_memories",
+func addSearchTool(t *tools) {
+	addTool(t, keyHolder, &mcp.Tool{
+		Name:  "search_memories",
+		Title: "Search memories",
 		Description: "Search memories. Ranked by relevance, then, among results of comparable relevance, confirmed first and contested last. " +
 			"Each result has a status (confirmed, contested, unverified, stale), a short why when contested, and counts of confirmations, uses, " +
-			"useful votes and contradictions. Authors your trust does not reach are hidden unless includeLow. Search before asking; prefer confirmed results.",
+			"useful votes and contradictions. Authors your trust does not reach are hidden unless includeLow. Search before asking; prefer confirmed results. Needs an API key (search scope).",
+		Annotations: reads(),
 	}, t.searchMemories)
 }
 
-func (t *tools) searchMemories(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (any, error) {
-	p, err := principal(req)
-	if err != nil {
-		return nil, err
-	}
+func (t *tools) searchMemories(ctx context.Context, p issuer.Principal, in SearchInput) (issuer.SearchPage, error) {
 	q, err := issuer.NewSearchQuery(in.Query, in.IncludeLow, in.Limit, in.Offset, in.Trust)
 	if err != nil {
-		return nil, err
+		return issuer.SearchPage{}, err
 	}
-	page, err := t.app.SearchMemories(ctx, p, q)
-	if err != nil {
-		return nil, err
-	}
-	return page, nil
+	return t.app.SearchMemories(ctx, p, q)
 }

@@ -125,6 +125,7 @@ func (t Transport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if resp, ok := msg.(*jsonrpc.Response); ok {
 		id = resp.ID
 	}
+	r = r.WithContext(withNeeded(r.Context(), msg))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	pw := &problemWriter{ResponseWriter: w, r: r, id: id}

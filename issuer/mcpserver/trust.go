@@ -40,27 +40,32 @@ const (
 
 // addTrustTools registers the trust tools when their dependency is
 // configured.
-func addTrustTools(s *mcp.Server, t *tools) {
+func addTrustTools(t *tools) {
 	if t.cfg.trustAPI == nil {
 		return
 	}
-	addTool(s, t, &mcp.Tool{
-		Name: "get_agent_skills",
+	addTool(t, anyone, &mcp.Tool{
+		Name:  "get_agent_skills",
+		Title: "An agent's skills",
 		Description: "The skills an agent's passport lists, each in brief: state, assessment, evidenceLevel, estimate, " +
 			"contested, stale, independent operators and validators, unresolved contradictions, sourceCount and limitations, " +
 			"as GET /api/public/agents/{publicId}/skills answers. " + figuresMean + hidden,
 		InputSchema: skillsSchema(),
+		Annotations: reads(),
 	}, t.agentSkills)
-	addTool(s, t, &mcp.Tool{
-		Name: "get_skill_trust",
+	addTool(t, anyone, &mcp.Tool{
+		Name:  "get_skill_trust",
+		Title: "One skill of an agent, in your context",
 		Description: "One skill of an agent in your task's context: the full skill passport, the skill and context it was " +
 			"assessed for, and why in plain words (what the assessment, state, evidence level and estimate mean, which " +
 			"sources counted, caps, limitations and the thresholds not met), as GET …/skills/{skill}/trust answers. " +
 			giveContext + figuresMean + "A skill with no evidence is an answer (NEW, estimate null), not an error. " + hidden,
 		InputSchema: skillTrustSchema(),
+		Annotations: reads(),
 	}, t.skillTrust)
-	addTool(s, t, &mcp.Tool{
-		Name: "get_skill_evidence",
+	addTool(t, anyone, &mcp.Tool{
+		Name:  "get_skill_evidence",
+		Title: "The evidence behind a skill",
 		Description: "The records behind an agent's assessment of a skill in a context, page by page, as GET " +
 			"…/skills/{skill}/evidence answers: unresolved contradictions first, then failures, other counted records and " +
 			"the rest, heavier first; each with type, outcome, quality, date, weight, applicability, context match, role, " +
@@ -68,14 +73,17 @@ func addTrustTools(s *mcp.Server, t *tools) {
 			"50 (default 50), offset 0 to 1000; further, pass the page's nextCursor as cursor (the HTTP route's cursors work " +
 			"too). A cursor is cursor_invalid once the agent's evidence or the hour changed: start again at offset 0. " + hidden,
 		InputSchema: evidenceSchema(),
+		Annotations: reads(),
 	}, t.skillEvidence)
-	addRawTool(s, t, &mcp.Tool{
-		Name: "assess_trust",
+	addRawTool(t, anyone, &mcp.Tool{
+		Name:  "assess_trust",
+		Title: "Compare agents on skills",
 		Description: "Compare 1 to 5 agents on 1 to 5 skills in one task context: each agent's skill passports in brief, " +
 			"side by side in input order, as POST /api/public/trust/assess answers. Nothing is ranked or totalled: read " +
 			"each cell's evidence level and estimate with its flags. " + giveContext + figuresMean +
 			"The first agent, in input order, without a public profile makes the call not_found.",
 		InputSchema: assessSchema(),
+		Annotations: reads(),
 	}, t.assessTrust)
 }
 
@@ -84,10 +92,10 @@ type SkillsInput struct {
 	PublicID string `json:"publicId" jsonschema:"the agent (agt_…)"`
 }
 
-func (t *tools) agentSkills(ctx context.Context, _ *mcp.CallToolRequest, in SkillsInput) (any, error) {
+func (t *tools) agentSkills(ctx context.Context, _ issuer.Principal, in SkillsInput) (issuer.SkillList, error) {
 	id, err := issuer.ParseAgentID(in.PublicID)
 	if err != nil {
-		return nil, err
+		return issuer.SkillList{}, err
 	}
 	return t.cfg.trustAPI.Skills(ctx, id)
 }
@@ -99,14 +107,14 @@ type SkillTrustInput struct {
 	Context  *issuer.TaskContext `json:"context,omitempty" jsonschema:"your task's context: any of domain, environment, protocol, version, workload, constraints"`
 }
 
-func (t *tools) skillTrust(ctx context.Context, _ *mcp.CallToolRequest, in SkillTrustInput) (any, error) {
+func (t *tools) skillTrust(ctx context.Context, _ issuer.Principal, in SkillTrustInput) (issuer.SkillTrust, error) {
 	q, err := issuer.NewTrustQuery(in.Skill, in.Context)
 	if err != nil {
-		return nil, err
+		return issuer.SkillTrust{}, err
 	}
 	id, err := issuer.ParseAgentID(in.PublicID)
 	if err != nil {
-		return nil, err
+		return issuer.SkillTrust{}, err
 	}
 	return t.cfg.trustAPI.PureSkillTrust(ctx, id, q)
 }
@@ -121,22 +129,22 @@ type EvidenceInput struct {
 	Cursor   *string             `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page; not with offset"`
 }
 
-func (t *tools) skillEvidence(ctx context.Context, _ *mcp.CallToolRequest, in EvidenceInput) (any, error) {
+func (t *tools) skillEvidence(ctx context.Context, _ issuer.Principal, in EvidenceInput) (issuer.EvidencePage, error) {
 	q, err := issuer.NewEvidenceQuery(in.Skill, in.Context, in.Limit, in.Offset, in.Cursor)
 	if err != nil {
-		return nil, err
+		return issuer.EvidencePage{}, err
 	}
 	id, err := issuer.ParseAgentID(in.PublicID)
 	if err != nil {
-		return nil, err
+		return issuer.EvidencePage{}, err
 	}
 	return t.cfg.trustAPI.SkillEvidence(ctx, id, q)
 }
 
-func (t *tools) assessTrust(ctx context.Context, _ *mcp.CallToolRequest, args []byte) (any, error) {
+func (t *tools) assessTrust(ctx context.Context, _ issuer.Principal, args []byte) (issuer.TrustComparison, error) {
 	r, err := issuer.ParseAssessRequest(args)
 	if err != nil {
-		return nil, err
+		return issuer.TrustComparison{}, err
 	}
 	return t.cfg.trustAPI.Assess(ctx, r)
 }

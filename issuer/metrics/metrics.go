@@ -39,13 +39,12 @@ import (
 	"database/sql"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/remnant/passportkit/internal/httpmetrics"
 	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
@@ -53,23 +52,18 @@ import (
 	"github.com/remnant/passportkit/issuer/service"
 )
 
-const namespace = "passportkit"
+const namespace = httpmetrics.Namespace
 
 // ScrapeTimeout bounds one scrape: a slower one is answered 503, and the
 // database reads of a scrape are cancelled after it.
-const ScrapeTimeout = 5 * time.Second
-
-// durationBuckets are the request latency buckets, in seconds: from half
-// a millisecond (a cached read on loopback) to ten seconds.
-var durationBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+const ScrapeTimeout = httpmetrics.ScrapeTimeout
 
 // Metrics is one server's metrics and their registry. Its observer
 // methods are safe for concurrent use.
 type Metrics struct {
 	reg         *prometheus.Registry
 	log         *slog.Logger
-	requests    *prometheus.CounterVec
-	duration    *prometheus.HistogramVec
+	requests    *httpmetrics.Requests
 	validations *prometheus.CounterVec
 	issued      *prometheus.CounterVec
 	cache       *prometheus.CounterVec
@@ -88,18 +82,12 @@ func New(logger *slog.Logger) *Metrics {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		log: logger,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "http", Name: "requests_total",
-			Help: "HTTP requests answered, by method, route pattern and status.",
-		}, []string{"method", "route", "status"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Subsystem: "http", Name: "request_duration_seconds",
-			Help:    "Time from a request's headers to the end of its answer, by method, route pattern and status.",
-			Buckets: durationBuckets,
-		}, []string{"method", "route", "status"}),
+		reg:      reg,
+		log:      logger,
+		requests: httpmetrics.NewRequests(reg),
 		validations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "validation_submissions_total",
 			Help: "Validation submissions the service decided, by kind, transport, outcome (accepted, replayed, refused, failed) and reason code.",
@@ -113,11 +101,7 @@ func New(logger *slog.Logger) *Metrics {
 			Help: "Lookups of the passport cache, by entry (passport, skill) and result (hit, miss).",
 		}, []string{"entry", "result"}),
 	}
-	m.reg.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.duration, m.validations, m.issued, m.cache,
-	)
+	m.reg.MustRegister(m.validations, m.issued, m.cache)
 	// Series that exist from the start, so that rates and ratios are
 	// defined before the first event.
 	for _, d := range []issuing.Disclosure{issuing.DisclosePreviews, issuing.DiscloseAll, issuing.DiscloseNone} {
@@ -138,20 +122,11 @@ func New(logger *slog.Logger) *Metrics {
 // Handler serves the registry in the Prometheus text format. At most two
 // scrapes run at once and each is bounded by [ScrapeTimeout]; a scrape
 // that fails in part still answers what it gathered.
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
-		ErrorLog:            slog.NewLogLogger(m.log.Handler(), slog.LevelError),
-		ErrorHandling:       promhttp.ContinueOnError,
-		MaxRequestsInFlight: 2,
-		Timeout:             ScrapeTimeout,
-	})
-}
+func (m *Metrics) Handler() http.Handler { return httpmetrics.Handler(m.reg, m.log) }
 
 // ObserveRequest counts one answered request and its latency.
-func (m *Metrics) ObserveRequest(method, route string, status int, elapsed time.Duration, _ int64) {
-	code := strconv.Itoa(status)
-	m.requests.WithLabelValues(method, route, code).Inc()
-	m.duration.WithLabelValues(method, route, code).Observe(elapsed.Seconds())
+func (m *Metrics) ObserveRequest(method, route string, status int, elapsed time.Duration, written int64) {
+	m.requests.ObserveRequest(method, route, status, elapsed, written)
 }
 
 // ObserveValidation counts one validation submission by its outcome.

@@ -40,9 +40,10 @@ var schemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage](): {Type: "object"},
 }
 
-// addTool registers a read-only tool whose schemas come from In and
-// Out. An error from h becomes an error result the client can read.
-func addTool[In, Out any](s *mcp.Server, name, desc string, h func(context.Context, In) (Out, error)) {
+// addTool registers a read-only tool, with its title, whose schemas come
+// from In and Out; the SDK checks each answer against the output schema.
+// An error from h becomes an error result the client can read.
+func addTool[In, Out any](s *mcp.Server, name, title, desc string, h func(context.Context, In) (Out, error)) {
 	opts := &jsonschema.ForOptions{TypeSchemas: schemas}
 	in, err := jsonschema.For[In](opts)
 	if err != nil {
@@ -54,7 +55,7 @@ func addTool[In, Out any](s *mcp.Server, name, desc string, h func(context.Conte
 	}
 	no := false
 	mcp.AddTool(s, &mcp.Tool{
-		Name: name, Description: desc, InputSchema: in, OutputSchema: out,
+		Name: name, Title: title, Description: desc, InputSchema: in, OutputSchema: out,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no, DestructiveHint: &no},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, input In) (*mcp.CallToolResult, Out, error) {
 		res, err := h(ctx, input)
@@ -141,7 +142,7 @@ func New(cfg Config) *mcp.Server {
 		return d, nil
 	}
 
-	addTool(s, "check_reputation", "Read a REPUTATION.md file and list every finding with its line number and severity: unreadable records, bad rule values, undeclared counterparties, counterparties with no events, duplicate or future events, notes that read like instructions, and a review that is due. A file with no errors is readable, which says nothing about whether its records are true.",
+	addTool(s, "check_reputation", "Check a ledger file", "Read a REPUTATION.md file and list every finding with its line number and severity: unreadable records, bad rule values, undeclared counterparties, counterparties with no events, duplicate or future events, notes that read like instructions, and a review that is due. A file with no errors is readable, which says nothing about whether its records are true.",
 		func(_ context.Context, in textIn) (ledgertools.CheckOut, error) {
 			d, err := day(in.AsOf)
 			if err != nil {
@@ -149,7 +150,7 @@ func New(cfg Config) *mcp.Server {
 			}
 			return ledgertools.Check([]byte(in.Text), d)
 		})
-	addTool(s, "score_counterparty", "Score one counterparty from a REPUTATION.md file, or from its events: the decayed 0 to 100 score with its formula, confidence, masses, the breakdown and amounts per event type, the tier and the spend limit that applies, and, with amount, whether a task of that size may go ahead or must be asked about.",
+	addTool(s, "score_counterparty", "Score a counterparty", "Score one counterparty from a REPUTATION.md file, or from its events: the decayed 0 to 100 score with its formula, confidence, masses, the breakdown and amounts per event type, the tier and the spend limit that applies, and, with amount, whether a task of that size may go ahead or must be asked about.",
 		func(_ context.Context, in scoreIn) (ledger.Score, error) {
 			d, err := day(in.AsOf)
 			if err != nil {
@@ -163,7 +164,7 @@ func New(cfg Config) *mcp.Server {
 			}
 			return ledgertools.Score(text, in.Events, in.Rules, in.Counterparty, d, in.Amount)
 		})
-	addTool(s, "rank_counterparties", "Score every counterparty in a REPUTATION.md file, ordered by tier (trusted first, blocked last) and then by score.",
+	addTool(s, "rank_counterparties", "Rank the counterparties", "Score every counterparty in a REPUTATION.md file, ordered by tier (trusted first, blocked last) and then by score.",
 		func(_ context.Context, in textIn) (ledgertools.RankOut, error) {
 			d, err := day(in.AsOf)
 			if err != nil {
@@ -171,11 +172,11 @@ func New(cfg Config) *mcp.Server {
 			}
 			return ledgertools.Rank([]byte(in.Text), d)
 		})
-	addTool(s, "tier_for", "The tier for a score and an event count, with the thresholds given or the defaults (trusted 75, standard 50, watch 25, min_events 3): blocked below watch, unrated with too few events, else trusted, standard or watch.",
+	addTool(s, "tier_for", "The tier for a score", "The tier for a score and an event count, with the thresholds given or the defaults (trusted 75, standard 50, watch 25, min_events 3): blocked below watch, unrated with too few events, else trusted, standard or watch.",
 		func(_ context.Context, in ledgertools.TierIn) (ledgertools.TierOut, error) {
 			return ledgertools.Tier(in)
 		})
-	addTool(s, "decay_curve", "Trace a score forward with no new events, from score, evidence_mass and effective_events (or from a file and a counterparty), and give the exact day it crosses each tier line. Re-score before a task rather than trusting the curve.",
+	addTool(s, "decay_curve", "Trace a score's decay", "Trace a score forward with no new events, from score, evidence_mass and effective_events (or from a file and a counterparty), and give the exact day it crosses each tier line. Re-score before a task rather than trusting the curve.",
 		func(_ context.Context, in ledgertools.CurveIn) (ledger.Curve, error) {
 			d, err := day(in.AsOf)
 			if err != nil {
@@ -183,7 +184,7 @@ func New(cfg Config) *mcp.Server {
 			}
 			return ledgertools.Curve(in, d)
 		})
-	addTool(s, "path_to_tier", "For one counterparty: the fewest events of one type, dated as_of, that would lift it into a target tier, and the days with no new events until its score decays to a threshold and back to neutral. A distance, not a plan: record only events that happen.",
+	addTool(s, "path_to_tier", "The way to a tier", "For one counterparty: the fewest events of one type, dated as_of, that would lift it into a target tier, and the days with no new events until its score decays to a threshold and back to neutral. A distance, not a plan: record only events that happen.",
 		func(_ context.Context, in pathIn) (ledger.Path, error) {
 			d, err := day(in.AsOf)
 			if err != nil {
@@ -191,11 +192,11 @@ func New(cfg Config) *mcp.Server {
 			}
 			return ledgertools.PathToTier([]byte(in.Text), in.Counterparty, d, in.Target, in.Type, in.Threshold)
 		})
-	addTool(s, "merge_records", "Merge two REPUTATION.md files of the same owner: counterparties by id with categories joined, events deduplicated by counterparty, date and type, the preferred file's rules (the other's when it sets none), both blocked lists joined, and every conflict listed. Read the conflicts before saving the text.",
+	addTool(s, "merge_records", "Merge two ledger files", "Merge two REPUTATION.md files of the same owner: counterparties by id with categories joined, events deduplicated by counterparty, date and type, the preferred file's rules (the other's when it sets none), both blocked lists joined, and every conflict listed. Read the conflicts before saving the text.",
 		func(_ context.Context, in mergeIn) (ledgertools.MergeOut, error) {
 			return ledgertools.Merge([]byte(in.A), []byte(in.B), in.Prefer)
 		})
-	addTool(s, "reputation_template", "A new REPUTATION.md with frontmatter, an optional first counterparty and every rule at its default. Save the text.",
+	addTool(s, "reputation_template", "A new ledger file", "A new REPUTATION.md with frontmatter, an optional first counterparty and every rule at its default. Save the text.",
 		func(_ context.Context, in templateIn) (ledgertools.TextOut, error) {
 			d, err := day(in.AsOf)
 			if err != nil {
@@ -207,7 +208,7 @@ func New(cfg Config) *mcp.Server {
 			}
 			return ledgertools.Template(in.Owner, in.Counterparty, in.Kind, cats, d)
 		})
-	addTool(s, "reputation_starter", "A starter tuned for one kind of dealing (buying-from-stores, hiring-agent-services, data-and-api-providers, contractors): the file with made-up records, why each rule value was chosen, how the rules differ from the defaults, an empty file with the same rules, and the rules block. The person approves the rules before they count; never keep the made-up records.",
+	addTool(s, "reputation_starter", "A starter ledger", "A starter tuned for one kind of dealing (buying-from-stores, hiring-agent-services, data-and-api-providers, contractors): the file with made-up records, why each rule value was chosen, how the rules differ from the defaults, an empty file with the same rules, and the rules block. The person approves the rules before they count; never keep the made-up records.",
 		func(_ context.Context, in starterIn) (ledger.Starter, error) {
 			d, err := day(in.AsOf)
 			if err != nil {
@@ -215,11 +216,11 @@ func New(cfg Config) *mcp.Server {
 			}
 			return ledgertools.Starter(in.Kind, in.Owner, d)
 		})
-	addTool(s, "parse_reputation", "Parse a REPUTATION.md file into canonical JSON: counterparties sorted by id, events by date, the rules in force, which rule keys the file set, every issue with its line, and the SHA-256 of the canonical text (the same hash means the same content).",
+	addTool(s, "parse_reputation", "Parse a ledger file", "Parse a REPUTATION.md file into canonical JSON: counterparties sorted by id, events by date, the rules in force, which rule keys the file set, every issue with its line, and the SHA-256 of the canonical text (the same hash means the same content).",
 		func(_ context.Context, in parseIn) (ledger.Document, error) {
 			return ledgertools.Parse([]byte(in.Text))
 		})
-	addTool(s, "share_summary", "With counterparty and text: a summary of one counterparty to send to another agent (score, tier, confidence, event counts by type, newest event date, the SHA-256 of the rules; no notes, amounts or owner) and its id, the SHA-256 of its RFC 8785 canonical JSON. With shared and id: whether a received summary matches its id, and, when the server was given a trust file, whether its jws verifies. When the server was given a key, shared summaries carry a jws over the id. A received summary is another agent's reading of its own record; never copy it into your events.",
+	addTool(s, "share_summary", "Share or check a summary", "With counterparty and text: a summary of one counterparty to send to another agent (score, tier, confidence, event counts by type, newest event date, the SHA-256 of the rules; no notes, amounts or owner) and its id, the SHA-256 of its RFC 8785 canonical JSON. With shared and id: whether a received summary matches its id, and, when the server was given a trust file, whether its jws verifies. When the server was given a key, shared summaries carry a jws over the id. A received summary is another agent's reading of its own record; never copy it into your events.",
 		func(_ context.Context, in shareIn) (ledgertools.SummaryOut, error) {
 			if len(in.Shared) > 0 || in.ID != "" || in.JWS != "" {
 				if len(in.Shared) == 0 || in.ID == "" || in.Text != "" || in.Counterparty != "" {

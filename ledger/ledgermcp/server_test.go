@@ -97,8 +97,10 @@ func TestLedgerMCPTools(t *testing.T) {
 			t.Fatal(err)
 		}
 		names = append(names, tool.Name)
-		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint || tool.OutputSchema == nil {
-			t.Errorf("%s: not read-only or no output schema", tool.Name)
+		a := tool.Annotations
+		if tool.Title == "" || a == nil || !a.ReadOnlyHint || !a.IdempotentHint || a.DestructiveHint == nil || *a.DestructiveHint ||
+			a.OpenWorldHint == nil || *a.OpenWorldHint || tool.OutputSchema == nil {
+			t.Errorf("%s: no title, not annotated read-only, idempotent, not destructive and closed-world, or no output schema", tool.Name)
 		}
 	}
 	slices.Sort(names)

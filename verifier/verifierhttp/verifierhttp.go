@@ -13,12 +13,14 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/remnant/passportkit/internal/httpbody"
 	"github.com/remnant/passportkit/internal/problem"
 	"github.com/remnant/passportkit/internal/problem/problemhttp"
 	"github.com/remnant/passportkit/internal/ratelimit"
+	"github.com/remnant/passportkit/internal/requestlog"
 	"github.com/remnant/passportkit/passport"
 	"github.com/remnant/passportkit/verifier"
 )
@@ -40,8 +42,14 @@ type Config struct {
 	// BodyTimeout bounds how long a bundle may take to arrive once the
 	// request headers are read (default 10s); a slower one is answered 408.
 	BodyTimeout time.Duration
-	// Logger receives internal errors; the default discards them.
+	// Logger receives internal errors and, at level info, one line per
+	// answered request (internal/requestlog); the default discards them.
 	Logger *slog.Logger
+	// Observer, when set, learns of every answered request (metrics).
+	Observer RequestObserver
+	// Metrics, when set, is served at GET /metrics: the Prometheus
+	// exposition of the service's metrics.
+	Metrics http.Handler
 	// Status, when set, supplies the status list of each passport that
 	// names one it may fetch; without it, or for another list, the status
 	// check reports not_checked.
@@ -69,18 +77,37 @@ func (c *Config) defaults() {
 	}
 }
 
+// RequestObserver learns of every request the service answers, as
+// issuer/httpapi's does: its method (a standard one, or "other"), its
+// route ("/v1/verify", "/v1/verify/presentation", "/healthz", "/metrics",
+// or "unmatched"), status, the time from its headers to the end of the
+// answer, and the bytes of the answer's body. It runs on the request's
+// goroutine after the answer is written: it must be quick.
+type RequestObserver interface {
+	ObserveRequest(method, route string, status int, elapsed time.Duration, written int64)
+}
+
 // NewHandler returns the HTTP verification service:
 //
 //	POST /v1/verify                body: a bundle (optionally gzip-encoded); query: at, subject
 //	POST /v1/verify/presentation   body: a presentation; query: aud, nonce (both required), maxAge (seconds), at, subject
 //	GET  /healthz
+//	GET  /metrics                  with Config.Metrics
+//
+// Every request gets an identifier (SPEC.md §13.3: a sane X-Request-Id of
+// the client's, or a new one), echoed as X-Request-Id, and one log line
+// when it is answered, with the identifier, method, route, status,
+// duration and bytes, never a body or a query string.
 //
 // With Config.Status set, the status check of a passport that names a list
 // the fetcher may fetch consults that list (see [StatusFetcher]).
 //
 // A verification answers 200 with the Result whatever the verdict; errors
 // are RFC 9457 problem details with the reason codes the issuer uses
-// (internal/problem): 400 invalid_request for a bad query or a body that is
+// (internal/problem): 415 unsupported_media_type for a body whose
+// Content-Type is neither application/json nor the document's own type
+// (passport.MediaType, passport.PresentationMediaType; charset utf-8
+// allowed; SPEC.md §11.5), 400 invalid_request for a bad query or a body that is
 // not gzip as it claims, 408 request_timeout for a body slower than
 // BodyTimeout, 413 body_too_large for a body over 512 KiB, or 520 KiB for a
 // presentation (before or after decompression), 415 unsupported_media_type for an unknown content
@@ -99,6 +126,10 @@ func newHandler(v *verifier.Verifier, cfg Config) *handler {
 
 func (h *handler) routes() http.Handler {
 	mux := http.NewServeMux()
+	if h.cfg.Metrics != nil {
+		mux.Handle("GET /metrics", h.cfg.Metrics)
+		mux.HandleFunc("/metrics", methodNotAllowed("GET, HEAD"))
+	}
 	mux.HandleFunc("POST /v1/verify", h.verify)
 	mux.HandleFunc("/v1/verify", methodNotAllowed("POST"))
 	mux.HandleFunc("POST /v1/verify/presentation", h.verifyPresentation)
@@ -108,7 +139,29 @@ func (h *handler) routes() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, problem.NotFound, "no such endpoint")
 	})
-	return mux
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		_, pattern := mux.Handler(r)
+		w, r := requestlog.Start(rw, r)
+		mux.ServeHTTP(w, r)
+		l := w.Line(r, routeOf(pattern), start)
+		requestlog.Log(r.Context(), h.cfg.Logger, l)
+		if h.cfg.Observer != nil {
+			h.cfg.Observer.ObserveRequest(l.Method, l.Route, l.Status, l.Elapsed, l.Written)
+		}
+	})
+}
+
+// routeOf is the route of a mux pattern: its path, or "unmatched" for the
+// catch-all that answers 404.
+func routeOf(pattern string) string {
+	if _, path, ok := strings.Cut(pattern, " "); ok {
+		pattern = path
+	}
+	if pattern == "" || pattern == "/" {
+		return "unmatched"
+	}
+	return pattern
 }
 
 type handler struct {
@@ -136,7 +189,7 @@ func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.serve(w, r, passport.MaxBundleSize, policy, statusURIUnverified, func(ctx context.Context, body []byte, policy verifier.Policy) (*verifier.Result, error) {
+	h.serve(w, r, passport.MaxBundleSize, passport.MediaType, policy, statusURIUnverified, func(ctx context.Context, body []byte, policy verifier.Policy) (*verifier.Result, error) {
 		return h.v.Verify(ctx, body, policy)
 	})
 }
@@ -164,7 +217,7 @@ func (h *handler) verifyPresentation(w http.ResponseWriter, r *http.Request) {
 		}
 		pp = pp.WithMaxAge(time.Duration(n) * time.Second)
 	}
-	h.serve(w, r, passport.MaxPresentationSize, policy, presentationStatusURIUnverified, func(ctx context.Context, body []byte, policy verifier.Policy) (*verifier.Result, error) {
+	h.serve(w, r, passport.MaxPresentationSize, passport.PresentationMediaType, policy, presentationStatusURIUnverified, func(ctx context.Context, body []byte, policy verifier.Policy) (*verifier.Result, error) {
 		return h.v.VerifyPresentation(ctx, body, policy, pp)
 	})
 }
@@ -193,12 +246,13 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request) (verifier.Policy
 	return policy, true
 }
 
-// serve reads a body of at most limit bytes, adds to policy the status
+// serve reads a body of at most limit bytes, of media type application/json
+// or mediaType, adds to policy the status
 // list of the URI statusURI reads in it (see Config.Status), waits for a
 // slot, and answers with the result of check.
-func (h *handler) serve(w http.ResponseWriter, r *http.Request, limit int, policy verifier.Policy,
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, limit int, mediaType string, policy verifier.Policy,
 	statusURI func(body []byte) (string, bool), check func(ctx context.Context, body []byte, policy verifier.Policy) (*verifier.Result, error)) {
-	body, err := httpbody.Read(w, r, httpbody.Options{Limit: int64(limit), Timeout: h.cfg.BodyTimeout})
+	body, err := httpbody.Read(w, r, httpbody.Options{Limit: int64(limit), Timeout: h.cfg.BodyTimeout, JSON: true, DocumentType: mediaType})
 	if err != nil {
 		be, _ := errors.AsType[*httpbody.Error](err)
 		writeProblem(w, r, be.Code, be.Detail)

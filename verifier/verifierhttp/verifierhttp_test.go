@@ -55,7 +55,12 @@ func post(t *testing.T, url string, body []byte, header map[string]string) (*htt
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/vnd.passportkit.bundle+json")
+	// The document's own media type, which the service accepts as it
+	// accepts application/json.
+	req.Header.Set("Content-Type", passport.MediaType)
+	if strings.Contains(url, "/presentation") {
+		req.Header.Set("Content-Type", passport.PresentationMediaType)
+	}
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}

@@ -120,14 +120,17 @@ type bearer struct {
 }
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.key == "" {
+		return b.next.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.key)
 	return b.next.RoundTrip(r)
 }
 
 // Session connects the SDK's own client to the streamable HTTP endpoint
-// url, with key as a bearer token and without the standalone event
-// stream, and closes the session when t ends.
+// url, with key as a bearer token (none when key is empty) and without
+// the standalone event stream, and closes the session when t ends.
 func Session(t testing.TB, url, key string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpwiretest", Version: "1"}, nil)
