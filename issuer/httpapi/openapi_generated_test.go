@@ -168,6 +168,10 @@ func TestOpenAPIGeneratedRequests(t *testing.T) {
 				}
 				return v.Refuses(req, r.Body)
 			}
+			valid, invalid, unbroken, codes := map[int]int{}, map[int]int{}, 0, map[issuer.Code]int{}
+			defer func() {
+				t.Logf("%s: valid requests answered %v (refusals allowed: %v); invalid ones %v; %d mutations the document still admitted, not sent", op, valid, codes, invalid, unbroken)
+			}()
 			for range n {
 				var r openapigen.Request
 				var why error
@@ -181,6 +185,7 @@ func TestOpenAPIGeneratedRequests(t *testing.T) {
 					t.Fatalf("no valid request drawn in 64 tries; the last, %s %s, is refused by the document: %v", r.Method, r.URL(), why)
 				}
 				res, body := exchange(r)
+				valid[res.StatusCode]++
 				switch {
 				case res.StatusCode >= 500:
 					t.Errorf("%s %s %s: %d %s", r.Method, r.URL(), r.Body, res.StatusCode, body)
@@ -190,6 +195,7 @@ func TestOpenAPIGeneratedRequests(t *testing.T) {
 						Detail string      `json:"detail"`
 					}
 					_ = json.Unmarshal(body, &p)
+					codes[p.Code]++
 					if !allowed(op.String(), p.Code, p.Detail) {
 						t.Errorf("a request the document accepts is refused for a rule it does not state:\n%s %s\n%s\n→ %d %s", r.Method, r.URL(), r.Body, res.StatusCode, body)
 					}
@@ -201,9 +207,11 @@ func TestOpenAPIGeneratedRequests(t *testing.T) {
 					return
 				}
 				if !r.Dependency && refused(r) == nil {
-					continue // the mutation did not break the rule (a union admits the value)
+					unbroken++ // the mutation did not break the rule (a union admits the value)
+					continue
 				}
 				res, body := exchange(r)
+				invalid[res.StatusCode]++
 				if (res.StatusCode != http.StatusBadRequest && res.StatusCode != http.StatusUnprocessableEntity && res.StatusCode != http.StatusRequestEntityTooLarge) || res.Header.Get("Content-Type") != "application/problem+json" {
 					t.Errorf("a request that breaks a rule of the document (%s) is not refused:\n%s %s\n%s\n→ %d %s", r.Broken, r.Method, r.URL(), r.Body, res.StatusCode, body)
 				}

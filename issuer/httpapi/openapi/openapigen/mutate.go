@@ -56,14 +56,14 @@ func (g *Generator) queryMutations(op *Operation, ms *[]mutation) {
 			continue
 		}
 		s := g.v.resolve(p["schema"].(schema))
-		set := func(rule string, val any) {
-			*ms = append(*ms, mutation{rule: "query " + name + ": " + rule, apply: func(d *draw) { d.query[name] = val }})
+		set := func(rule string, val any, ext bool) {
+			*ms = append(*ms, mutation{rule: "query " + name + ": " + rule, extension: ext, apply: func(d *draw) { d.query[name] = val }})
 		}
 		if p["required"] == true {
 			*ms = append(*ms, mutation{rule: "query " + name + ": missing", apply: func(d *draw) { delete(d.query, name) }})
 		}
 		for _, sm := range g.scalarMutations(s) {
-			set(sm.rule, sm.val)
+			set(sm.rule, sm.val, sm.extension)
 		}
 	}
 	for _, grp := range op.exclusive {

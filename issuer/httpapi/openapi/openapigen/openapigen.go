@@ -9,7 +9,8 @@
 // regexp/syntax reads it), minLength and maxLength, minimum, maximum and
 // multipleOf, minItems, maxItems and uniqueItems, properties, required and
 // additionalProperties, anyOf and oneOf (a branch of an object may require
-// members and, with not, forbid others), and $ref within the document.
+// members and, with not, forbid others), allOf (merged), not with a pattern or
+// an enum of strings, and $ref within the document.
 // Strings without a pattern are drawn from characters servers tend to
 // treat apart (white space, control and invisible format characters, markup,
 // characters of up to four bytes), lengths near the bounds as often as

@@ -337,6 +337,11 @@ func (v *values) str(s schema) string {
 				out = out[:len(out)-size]
 			}
 		}
+		if not, ok := s["not"].(schema); ok {
+			if np, ok := not["pattern"].(string); (ok && v.re(np).MatchString(out)) || slices.Contains(asList(not["enum"]), any(out)) {
+				continue
+			}
+		}
 		if n := utf8.RuneCountInString(out); n >= lo && n <= hi && (pattern == "" || v.re(pattern).MatchString(out)) {
 			return out
 		}
