@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/remnant/passportkit/internal/cjson"
+	"github.com/remnant/passportkit/reputation"
 )
 
 // maxJSONDepth bounds the nesting of any request body.
@@ -23,13 +26,16 @@ const maxJSONDepth = 8
 // refused. The object is then bound to v by exact member name, the name in
 // each field's json tag: a member that differs from every name (case
 // included), or that repeats another up to case, is refused, as is a value
-// of the wrong JSON type. null stands for an absent member where the field
-// is a pointer and is refused elsewhere. A field of type [json.RawMessage]
-// takes a value of any JSON type, null included, as its bytes: for a value
-// another parser reads, such as a passport bundle; the nesting bound covers
-// it too. Every refusal is an [*Error] with a json_... code (body_too_large
-// for the bound) and a message that names the member as the caller wrote
-// it, never a Go type.
+// of the wrong JSON type. A member is optional when its field is a
+// pointer or tagged omitempty: null stands for it absent, and is refused
+// (json_wrong_type) for a required member. A field of type
+// [json.RawMessage] takes a value of any JSON type, null included, as its
+// bytes: for a value another parser reads, such as a passport bundle; the
+// nesting bound covers it too. A [reputation.Milli] takes a number whose
+// value is a whole number of thousandths, however it is written (0.5,
+// 0.500, 5e-1); another value is invalid_request. Every refusal is an
+// [*Error] with a json_... code (body_too_large for the bound) and a
+// message that names the member as the caller wrote it, never a Go type.
 func Decode(body []byte, limit int, v any) error {
 	if len(body) > limit {
 		return Errorf(CodeTooLarge, "the request body exceeds %d bytes", limit)
@@ -80,7 +86,45 @@ func JSONError(err error) error {
 var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+	milliType       = reflect.TypeFor[reputation.Milli]()
 )
+
+// thousandths reads a JSON number whose value is a whole number of
+// thousandths, in any of the forms JSON writes it (0.5, 0.500, 5e-1,
+// 500E-3), within ±10^13; ok is false for any other value, such as
+// 0.0005.
+func thousandths(num string) (m reputation.Milli, ok bool) {
+	mant, exp := num, 0
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(num[i+1:], "+"))
+		if err != nil || e < -400 || e > 400 {
+			return 0, false
+		}
+		mant, exp = num[:i], e
+	}
+	r, good := new(big.Rat).SetString(mant)
+	if !good {
+		return 0, false
+	}
+	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil))
+	if exp < 0 {
+		r.Quo(r, scale)
+	} else {
+		r.Mul(r, scale)
+	}
+	r.Mul(r, big.NewRat(1000, 1))
+	if !r.IsInt() || r.Num().CmpAbs(big.NewInt(1e16)) > 0 {
+		return 0, false
+	}
+	return reputation.Milli(r.Num().Int64()), true
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
 
 // bind stores the JSON value j into the Go value dst; path names j for
 // messages, as the caller wrote it.
@@ -99,6 +143,17 @@ func bind(j cjson.Value, dst reflect.Value, path string) error {
 	}
 	if dst.Type() == rawMessageType {
 		dst.SetBytes(bytes.Clone(j.Raw()))
+		return nil
+	}
+	if dst.Type() == milliType {
+		if j.Kind() != cjson.Number {
+			return wrongType(path, "a number")
+		}
+		m, ok := thousandths(string(j.Raw()))
+		if !ok {
+			return Errorf(CodeInvalid, "%s is not valid: not a multiple of 0.001 between -10^13 and 10^13", describe(path))
+		}
+		dst.SetInt(int64(m))
 		return nil
 	}
 	if dst.CanAddr() && dst.Addr().Type().Implements(unmarshalerType) {
@@ -170,7 +225,8 @@ type memberRefuser interface {
 // names it exactly.
 func bindObject(j cjson.Value, dst reflect.Value, path string) error {
 	fields := map[string]reflect.Value{}
-	collectFields(dst, fields)
+	optional := map[string]bool{}
+	collectFields(dst, fields, optional)
 	// Duplicates are looked for across the whole object first, so that a
 	// member repeated in another case is reported as such even when that
 	// case is also unknown.
@@ -195,6 +251,10 @@ func bindObject(j cjson.Value, dst reflect.Value, path string) error {
 			}
 			return Errorf(CodeJSONUnknownMember, "unknown member %q", truncate(memberPath(path, name), 80))
 		}
+		if v.Kind() == cjson.Null && optional[name] && f.Kind() != reflect.Pointer && f.Type() != rawMessageType {
+			f.SetZero()
+			continue
+		}
 		if err := bind(v, f, memberPath(path, name)); err != nil {
 			return err
 		}
@@ -203,8 +263,9 @@ func bindObject(j cjson.Value, dst reflect.Value, path string) error {
 }
 
 // collectFields maps the exact JSON name of each field of v, embedded
-// structs flattened, to the field.
-func collectFields(v reflect.Value, into map[string]reflect.Value) {
+// structs flattened, to the field, and marks in optional the names of the
+// fields that are pointers or tagged omitempty: the optional members.
+func collectFields(v reflect.Value, into map[string]reflect.Value, optional map[string]bool) {
 	t := v.Type()
 	for i := range t.NumField() {
 		sf := t.Field(i)
@@ -212,15 +273,16 @@ func collectFields(v reflect.Value, into map[string]reflect.Value) {
 		if tag == "-" {
 			continue
 		}
-		name, _, _ := strings.Cut(tag, ",")
+		name, opts, _ := strings.Cut(tag, ",")
 		if sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct {
-			collectFields(v.Field(i), into)
+			collectFields(v.Field(i), into, optional)
 			continue
 		}
 		if !sf.IsExported() || name == "" {
 			continue
 		}
 		into[name] = v.Field(i)
+		optional[name] = sf.Type.Kind() == reflect.Pointer || slices.Contains(strings.Split(opts, ","), "omitempty")
 	}
 }
 

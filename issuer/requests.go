@@ -219,6 +219,11 @@ func ParsePublication(body []byte) (Publication, error) {
 		p.Confidence = *r.Confidence
 	}
 	given := map[LinkKind][]string{LinkDerivedFrom: r.DerivedFrom, LinkExtends: r.Extends, LinkSupersedes: r.Supersedes, LinkContradicts: r.Contradicts}
+	for _, kind := range LinkKinds {
+		if len(given[kind]) > MaxLinks {
+			return p, Errorf(CodeInvalid, "%s lists more than %d memories", kind, MaxLinks)
+		}
+	}
 	if r.Lineage != nil {
 		var kind LinkKind
 		switch LineageRelation(r.Lineage.Relation) {

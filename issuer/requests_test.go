@@ -357,3 +357,69 @@ func manyLinks(n int) string {
 	}
 	return b.String()
 }
+
+// TestOptionalMembersTakeNull: null stands for an absent optional member,
+// a pointer field or one tagged omitempty alike (the lists of links, a
+// moderation's reason), and is json_wrong_type for a required member.
+func TestOptionalMembersTakeNull(t *testing.T) {
+	const base = `"category":"databases","title":"t","content":"c"`
+	for _, body := range []string{
+		`{` + base + `,"derivedFrom":null,"extends":null,"supersedes":null,"contradicts":null}`,
+		`{` + base + `,"appliesTo":null,"visibility":null,"confidence":null,"lineage":null}`,
+		`{` + base + `,"appliesTo":{"skill":null,"domain":null}}`,
+	} {
+		if _, err := issuer.ParsePublication([]byte(body)); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+	if m, err := issuer.ParseModeration([]byte(`{"status":"active","reason":null}`)); err != nil || m.Reason != "" {
+		t.Errorf("moderation with a null reason: %+v, %v", m, err)
+	}
+	for _, body := range []string{`{"category":null,"title":"t","content":"c"}`, `{` + base + `,"lineage":{"relation":null,"memoryId":"mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"}}`} {
+		if _, err := issuer.ParsePublication([]byte(body)); issuer.ErrorCode(err) != issuer.CodeJSONWrongType {
+			t.Errorf("%s: %v, want json_wrong_type", body, err)
+		}
+	}
+	if _, err := issuer.ParseConsultation([]byte(`{"memoryIds":null}`)); issuer.ErrorCode(err) != issuer.CodeJSONWrongType {
+		t.Errorf("memoryIds null: %v, want json_wrong_type", err)
+	}
+	if _, err := issuer.ParseModeration([]byte(`{"status":null}`)); issuer.ErrorCode(err) != issuer.CodeJSONWrongType {
+		t.Errorf("status null: %v, want json_wrong_type", err)
+	}
+}
+
+// TestConfidenceIsAMultipleOfOneThousandth: a confidence is read by its
+// value, as JSON Schema's multipleOf 0.001 reads it, whatever its form.
+func TestConfidenceIsAMultipleOfOneThousandth(t *testing.T) {
+	for num, want := range map[string]reputation.Milli{
+		"0.5": 500, "0.500": 500, "0.5000000": 500, "5e-1": 500, "500E-3": 500, "0.0001e3": 100, "1": 1000, "1.0000": 1000, "0": 0, "-0": 0, "0.001": 1, "1E0": 1000,
+	} {
+		p, err := issuer.ParsePublication([]byte(`{"category":"c","title":"t","content":"c","confidence":` + num + `}`))
+		if err != nil || p.Confidence != want {
+			t.Errorf("confidence %s: %d, %v; want %d", num, p.Confidence, err, want)
+		}
+	}
+	for num, code := range map[string]issuer.Code{
+		"0.0005": issuer.CodeInvalid, "0.1234": issuer.CodeInvalid, "1e-400": issuer.CodeInvalid, "1.001": issuer.CodeInvalid,
+		"-0.001": issuer.CodeInvalid, "2": issuer.CodeInvalid, "0.00049999999999999999999": issuer.CodeInvalid,
+		"1e400": issuer.CodeJSONNumberRange, "1e999999999": issuer.CodeJSONNumberRange,
+	} {
+		_, err := issuer.ParsePublication([]byte(`{"category":"c","title":"t","content":"c","confidence":` + num + `}`))
+		if issuer.ErrorCode(err) != code {
+			t.Errorf("confidence %s: %v, want %s", num, err, code)
+		}
+	}
+}
+
+// TestLinksAreBoundedAsSent: each list of links holds at most 20 items as
+// sent, repeats included, before repeats are kept once.
+func TestLinksAreBoundedAsSent(t *testing.T) {
+	id := `"mem_aaaaaaaaaaaaaaaaaaaaaaaaaa"`
+	list := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat(id+",", n), ",") + "]" }
+	if p, err := issuer.ParsePublication([]byte(`{"category":"c","title":"t","content":"c","extends":` + list(20) + `}`)); err != nil || len(p.Links) != 1 {
+		t.Fatalf("20 repeats: %+v, %v", p.Links, err)
+	}
+	if _, err := issuer.ParsePublication([]byte(`{"category":"c","title":"t","content":"c","extends":` + list(21) + `}`)); issuer.ErrorCode(err) != issuer.CodeInvalid {
+		t.Fatalf("21 repeats: %v, want invalid_request", err)
+	}
+}

@@ -8,6 +8,10 @@
 // decoder refuses unknown members), every response and its schema, the
 // problem details schema whose code enum is the whole vocabulary of
 // internal/problem, and the bearer key of the authenticated operations.
+// Rules JSON Schema cannot state are written beside it as extensions:
+// x-maxBytes on a string schema, and x-parameterRules (mutuallyExclusive,
+// dependentRequired, sumAtMost) on an operation (SPEC.md §13.7); package
+// openapigen generates requests that keep or break each.
 // Adding a route means adding its path item to that one file; the tests of
 // issuer/httpapi fail until the document and the routes agree, and every
 // request and response of their suite is checked against the document

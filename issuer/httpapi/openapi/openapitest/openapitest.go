@@ -190,6 +190,22 @@ func (v *Validator) Check(req *http.Request, reqBody []byte, res *http.Response,
 	return errors.New(strings.Join(problems, "; "))
 }
 
+// Refuses reports why the document refuses req sent with body (as the
+// server reads it: not compressed), or nil when the document accepts it.
+// A request for an operation the document does not describe is refused.
+func (v *Validator) Refuses(req *http.Request, body []byte) error {
+	vreq, err := validationRequest(req, body)
+	if err != nil {
+		return err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if ok, errs := v.v.ValidateHttpRequestSync(vreq); !ok {
+		return joinValidation(errs)
+	}
+	return nil
+}
+
 // checkUnrouted checks the answer to a path or method the document does not
 // describe: 404 or 405, as problem details.
 func (v *Validator) checkUnrouted(res *http.Response, body []byte) error {
