@@ -63,7 +63,12 @@ type Memory struct {
 	Extends     []MemoryID   `json:"extends,omitempty"`
 	Supersedes  []MemoryID   `json:"supersedes,omitempty"`
 	Contradicts []MemoryID   `json:"contradicts,omitempty"`
-	Status      MemoryStatus `json:"status"`
+	// Refs are the sources the memory cites (a digest's consolidated
+	// sources above all).
+	Refs []MemoryID `json:"refs,omitempty"`
+	// Kind is "digest" for a digest; absent for an ordinary memory.
+	Kind   MemoryKind   `json:"kind,omitempty"`
+	Status MemoryStatus `json:"status"`
 	// Confidence is the numeric confidence: the baseline the author stated,
 	// moved by weighted validations.
 	Confidence        reputation.Milli          `json:"confidence"`

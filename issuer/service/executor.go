@@ -26,6 +26,7 @@ type Store interface {
 	SubjectSource
 	SearchStore
 	HolderKeyStore
+	ArtifactStore
 }
 
 // SubjectSource reads what a passport is computed from. issuer/store
@@ -95,6 +96,8 @@ type Executor interface {
 	// WriteModeration writes plan.
 	WriteModeration(ctx context.Context, plan *ModerationPlan) error
 
+	AcceptExecutor
+
 	// LoadAgent reads what q names, locking the agent's row before it
 	// reads anything else of the agent; not its relations.
 	LoadAgent(ctx context.Context, q AgentQuery) (*AgentState, error)
@@ -137,12 +140,17 @@ type ValidationQuery struct {
 	Memory         issuer.MemoryID  // direct feedback
 	Receipt        issuer.ReceiptID // consultation feedback
 	IdempotencyKey string
+	// Artifact is the digest an evidence object cites, or "".
+	Artifact string
 }
 
 // ValidationState is what a store read for a [ValidationQuery].
 type ValidationState struct {
 	// Prior is the record of the idempotency key, when it was used before.
 	Prior *IdempotencyRecord
+	// ArtifactReadable reports that the query's artifact exists and the
+	// evaluator may read it.
+	ArtifactReadable bool
 	// Receipt is the consultation, for consultation feedback; nil when it
 	// does not exist.
 	Receipt *ReceiptState
@@ -214,7 +222,9 @@ type CurrentPosition struct {
 	Ref     issuer.ValidationRef
 	Verdict reputation.Verdict
 	Reason  string
-	Receipt int64 // the owning consultation, 0 for none
+	// Evidence is the position's evidence object, the zero value for none.
+	Evidence issuer.Evidence
+	Receipt  int64 // the owning consultation, 0 for none
 	// Direct reports that the evaluator has ever set this position by
 	// direct feedback, which is what the feedback-given count counts.
 	Direct   bool
@@ -313,6 +323,7 @@ type PositionWrite struct {
 	Change   string
 	Verdict  reputation.Verdict
 	Reason   string
+	Evidence issuer.Evidence
 	Receipt  int64 // the owning consultation, 0 for direct feedback
 	Via      issuer.Transport
 	Weight   reputation.Milli // the effective weight recorded in history

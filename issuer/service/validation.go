@@ -18,7 +18,7 @@ import (
 // memory, not be its author and share no known operator with its author.
 // Every refusal happens before anything is written.
 func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (issuer.FeedbackResult, bool, error) {
-	return validation(ctx, s, p, ValidationMemory, via, ValidationQuery{Memory: mem, IdempotencyKey: f.IdempotencyKey},
+	return validation(ctx, s, p, ValidationMemory, via, ValidationQuery{Memory: mem, IdempotencyKey: f.IdempotencyKey, Artifact: f.Evidence.Artifact},
 		func(st *ValidationState) (issuer.FeedbackResult, *ValidationPlan, bool, error) {
 			return s.planFeedback(st, p, mem, f, via)
 		})
@@ -32,6 +32,9 @@ func (s *Service) planFeedback(st *ValidationState, p issuer.Principal, mem issu
 			m, err := directTarget(st, p, mem, validating)
 			if err != nil {
 				return nil, err
+			}
+			if f.Evidence.Artifact != "" && !st.ArtifactReadable {
+				return nil, issuer.Errorf(issuer.CodeNotFound, "artifact %s not found", f.Evidence.Artifact)
 			}
 			pl := s.newPlanner(st, p, f, via, 0)
 			out, err := pl.apply(m)
