@@ -58,11 +58,11 @@ type Memory struct {
 	ContentHash string `json:"contentHash"`
 	// VersionRoot is the first version of this memory's supersedes chain,
 	// when it is not this memory and the viewer may read it.
-	VersionRoot MemoryID     `json:"versionRoot,omitempty"`
-	DerivedFrom []MemoryID   `json:"derivedFrom,omitempty"`
-	Extends     []MemoryID   `json:"extends,omitempty"`
-	Supersedes  []MemoryID   `json:"supersedes,omitempty"`
-	Contradicts []MemoryID   `json:"contradicts,omitempty"`
+	VersionRoot MemoryID   `json:"versionRoot,omitempty"`
+	DerivedFrom []MemoryID `json:"derivedFrom,omitempty"`
+	Extends     []MemoryID `json:"extends,omitempty"`
+	Supersedes  []MemoryID `json:"supersedes,omitempty"`
+	Contradicts []MemoryID `json:"contradicts,omitempty"`
 	// Refs are the sources the memory cites (a digest's consolidated
 	// sources above all).
 	Refs []MemoryID `json:"refs,omitempty"`
