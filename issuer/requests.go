@@ -211,6 +211,11 @@ func ParsePublication(body []byte) (Publication, error) {
 	if err := Decode(body, MaxPublishBody, &r); err != nil {
 		return Publication{}, err
 	}
+	return r.Normalize()
+}
+
+// Normalize checks r and returns the publication it asks for.
+func (r PublishRequest) Normalize() (Publication, error) {
 	var (
 		p   Publication
 		err error

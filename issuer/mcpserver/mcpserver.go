@@ -171,6 +171,7 @@ func newServer(app Issuer, logger *slog.Logger, version string, cfg config) (*mc
 	addPassportTools(s, t)
 	addTrustTools(s, t)
 	addFindAgentsTool(s, t)
+	addKnowledgeTools(s, t)
 	return s, t
 }
 
@@ -296,12 +297,13 @@ func (t *tools) fail(ctx context.Context, tool string, err error) *mcp.CallToolR
 
 // FeedbackInput is the input of feedback_memory.
 type FeedbackInput struct {
-	MemoryID       string  `json:"memoryId" jsonschema:"the memory to validate (mem_…); retrieve it first"`
-	Type           *string `json:"type,omitempty" jsonschema:"corroborate, contradict, useful, not_useful, used_successfully or used_unsuccessfully"`
-	Reason         *string `json:"reason,omitempty" jsonschema:"why, at most 1000 characters; kept private"`
-	Verdict        *string `json:"verdict,omitempty" jsonschema:"legacy alternative to type: confirm, contradict, outdated or irrelevant"`
-	Note           *string `json:"note,omitempty" jsonschema:"legacy alternative to reason, with verdict"`
-	IdempotencyKey *string `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
+	MemoryID       string                  `json:"memoryId" jsonschema:"the memory to validate (mem_…); retrieve it first"`
+	Type           *string                 `json:"type,omitempty" jsonschema:"corroborate, contradict, useful, not_useful, used_successfully or used_unsuccessfully"`
+	Reason         *string                 `json:"reason,omitempty" jsonschema:"why, at most 1000 characters; kept private"`
+	Verdict        *string                 `json:"verdict,omitempty" jsonschema:"legacy alternative to type: confirm, contradict, outdated or irrelevant"`
+	Note           *string                 `json:"note,omitempty" jsonschema:"legacy alternative to reason, with verdict"`
+	IdempotencyKey *string                 `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
+	Evidence       *issuer.EvidenceRequest `json:"evidence,omitempty" jsonschema:"what you checked, for corroborate, contradict and the used types: {type: test|repro|hash|run|source, detail, artifact?, env?}"`
 }
 
 func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (any, error) {
@@ -316,7 +318,8 @@ func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, err
 	}
-	fb, err := issuer.FeedbackRequest{Type: in.Type, Reason: in.Reason, Verdict: in.Verdict, Note: in.Note, IdempotencyKey: in.IdempotencyKey}.Normalize()
+	fb, err := issuer.FeedbackRequest{Type: in.Type, Reason: in.Reason, Verdict: in.Verdict, Note: in.Note, IdempotencyKey: in.IdempotencyKey,
+		Evidence: in.Evidence}.Normalize()
 	if err != nil {
 		return nil, err
 	}
