@@ -47,23 +47,40 @@ type Evidence struct {
 // Given reports whether e is an evidence object.
 func (e Evidence) Given() bool { return e.Type != "" }
 
-// Evidence weight factors, in thousandths: what a position's effective
-// weight is multiplied by where reader trust weighs it (SPEC.md §15.8).
-const (
-	EvidenceFactorText     reputation.Milli = 1000 // no object: free text or nothing
-	EvidenceFactorObject   reputation.Milli = 1500 // an evidence object without an artifact
-	EvidenceFactorArtifact reputation.Milli = 2000 // an evidence object citing an artifact
-)
+// EvidenceFactors are the node's evidence weights: what a position's
+// effective weight is multiplied by where reader trust weighs it (SPEC.md
+// §15.8), in thousandths. A position without an evidence object (free
+// text or nothing) weighs ×1.
+type EvidenceFactors struct {
+	Object   reputation.Milli // an evidence object without an artifact
+	Artifact reputation.Milli // an evidence object citing an artifact
+}
 
-// Factor returns e's weight factor in thousandths.
-func (e Evidence) Factor() reputation.Milli {
+// DefaultEvidenceFactors are ×1.5 for an object and ×2 with an artifact.
+var DefaultEvidenceFactors = EvidenceFactors{Object: 1500, Artifact: 2000}
+
+// MaxEvidenceFactor bounds an evidence factor: ×10.
+const MaxEvidenceFactor reputation.Milli = 10000
+
+// Check refuses factors below ×1 or above ×10, and an artifact factor
+// below the object factor: evidence counts more than text, and a fetchable
+// artifact more than none.
+func (f EvidenceFactors) Check() error {
+	if f.Object < reputation.One || f.Object > MaxEvidenceFactor || f.Artifact < f.Object || f.Artifact > MaxEvidenceFactor {
+		return Errorf(CodeInvalid, "evidence factors must satisfy 1 <= object <= artifact <= 10")
+	}
+	return nil
+}
+
+// Of returns e's weight factor in thousandths.
+func (f EvidenceFactors) Of(e Evidence) reputation.Milli {
 	switch {
 	case e.Artifact != "":
-		return EvidenceFactorArtifact
+		return f.Artifact
 	case e.Given():
-		return EvidenceFactorObject
+		return f.Object
 	}
-	return EvidenceFactorText
+	return reputation.One
 }
 
 // EvidenceRequest is the wire form of an evidence object.

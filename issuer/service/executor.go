@@ -324,10 +324,13 @@ type PositionWrite struct {
 	Verdict  reputation.Verdict
 	Reason   string
 	Evidence issuer.Evidence
-	Receipt  int64 // the owning consultation, 0 for direct feedback
-	Via      issuer.Transport
-	Weight   reputation.Milli // the effective weight recorded in history
-	Position *reputation.Position
+	// EvidenceFactor is the weight factor the evidence gives the position
+	// where reader trust weighs it, in thousandths.
+	EvidenceFactor reputation.Milli
+	Receipt        int64 // the owning consultation, 0 for direct feedback
+	Via            issuer.Transport
+	Weight         reputation.Milli // the effective weight recorded in history
+	Position       *reputation.Position
 	// Events are the journal entries, compensation first.
 	Events []JournalEntry
 }

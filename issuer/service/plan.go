@@ -73,7 +73,7 @@ func (pl *planner) apply(m *Target) (outcome, error) {
 		pl.countDirect(cur)
 		pl.plan.Positions = append(pl.plan.Positions, PositionWrite{
 			Key: cur.Key, Ref: ref, Memory: m.Key, Author: m.Author, Domain: m.Domain, Change: ChangeDetail,
-			Verdict: f.Verdict, Reason: f.Reason, Evidence: f.Evidence, Receipt: pl.receipt, Via: pl.via, Weight: cur.Position.EffectiveWeight,
+			Verdict: f.Verdict, Reason: f.Reason, Evidence: f.Evidence, EvidenceFactor: pl.s.evidence.Of(f.Evidence), Receipt: pl.receipt, Via: pl.via, Weight: cur.Position.EffectiveWeight,
 		})
 		pl.setCurrent(m, cur.Key, ref, nil)
 		return outcome{ref: ref, summary: m.Summary, change: ChangeDetail}, nil
@@ -116,7 +116,7 @@ func (pl *planner) apply(m *Target) (outcome, error) {
 	pl.countDirect(cur)
 	pl.plan.Positions = append(pl.plan.Positions, PositionWrite{
 		Key: key, Ref: ref, Memory: m.Key, Author: m.Author, Domain: m.Domain, Change: ChangePosition,
-		Verdict: f.Verdict, Reason: f.Reason, Evidence: f.Evidence, Receipt: pl.receipt, Via: pl.via, Weight: next.EffectiveWeight,
+		Verdict: f.Verdict, Reason: f.Reason, Evidence: f.Evidence, EvidenceFactor: pl.s.evidence.Of(f.Evidence), Receipt: pl.receipt, Via: pl.via, Weight: next.EffectiveWeight,
 		Position: &next, Events: events,
 	})
 	pl.moveAggregates(m.Author, m.Domain, prev, &next)

@@ -320,7 +320,7 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 		case p.Change == service.ChangeDetail:
 			add(`UPDATE feedback SET legacy_verdict = ?, reason = ?, revision = ?, receipt_id = ?, direct = (direct OR ?), updated_at = ?,
 				evidence_type = ?, evidence_detail = ?, evidence_artifact = ?, evidence_env = ?, evidence_factor = ? WHERE id = ?`,
-				append([]any{nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, receipt, direct, now}, append(evidenceArgs(p.Evidence), p.Key)...)...)
+				append([]any{nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, receipt, direct, now}, append(evidenceArgs(p.Evidence, p.EvidenceFactor), p.Key)...)...)
 		case p.Key == 0:
 			add(`INSERT INTO feedback (public_id, memory_id, evaluator_id, type, legacy_verdict, reason,
 				revision, eligible, weight, receipt_id, direct, base_weight, positive_factor, negative_factor,
@@ -330,7 +330,7 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 				append([]any{string(p.Ref.ID), p.Memory, ev, string(p.Ref.Type), nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, true,
 					int64(n.EffectiveWeight), receipt, direct, int64(n.BaseWeight),
 					savedFactor(n.PositiveRanked, n.PositiveFactor), savedFactor(n.NegativeRanked, n.NegativeFactor),
-					int64(n.Contribution), reputation.Policy, now, now}, evidenceArgs(p.Evidence)...)...)
+					int64(n.Contribution), reputation.Policy, now, now}, evidenceArgs(p.Evidence, p.EvidenceFactor)...)...)
 		default:
 			add(`UPDATE feedback SET type = ?, legacy_verdict = ?, reason = ?, revision = ?, weight = ?,
 				receipt_id = ?, direct = (direct OR ?), positive_factor = ?, negative_factor = ?, contribution = ?,
@@ -338,7 +338,7 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 				evidence_factor = ? WHERE id = ?`,
 				append([]any{string(n.Type), nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, int64(n.EffectiveWeight), receipt, direct,
 					savedFactor(n.PositiveRanked, n.PositiveFactor), savedFactor(n.NegativeRanked, n.NegativeFactor),
-					int64(n.Contribution), reputation.Policy, now}, append(evidenceArgs(p.Evidence), p.Key)...)...)
+					int64(n.Contribution), reputation.Policy, now}, append(evidenceArgs(p.Evidence, p.EvidenceFactor), p.Key)...)...)
 		}
 		add(`INSERT INTO feedback_history (feedback_id, revision, change, type, legacy_verdict, reason,
 			eligible, weight, receipt_id, transport, created_at, evidence) VALUES (`+ref+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -434,8 +434,8 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 
 // evidenceArgs are the evidence columns of a position: type, detail,
 // artifact, env (NULL when absent) and the weight factor.
-func evidenceArgs(e issuer.Evidence) []any {
-	return []any{nullString(string(e.Type)), nullString(e.Detail), nullString(e.Artifact), nullString(e.Env), int64(e.Factor())}
+func evidenceArgs(e issuer.Evidence, factor reputation.Milli) []any {
+	return []any{nullString(string(e.Type)), nullString(e.Detail), nullString(e.Artifact), nullString(e.Env), int64(factor)}
 }
 
 // evidenceJSON is the evidence object as feedback_history records it: its

@@ -5,15 +5,16 @@
 -- +goose Up
 -- A position's evidence object: NULL columns for none. evidence_factor is
 -- the weight factor (thousandths) the object gives the position where
--- reader trust weighs it: 1000 without an object, 1500 with one, 2000 when
--- it cites an artifact.
+-- reader trust weighs it: 1000 without an object, and the node's factors
+-- for an object and for one citing an artifact (by default 1500 and
+-- 2000), as they stood when the position was written.
 ALTER TABLE feedback ADD COLUMN evidence_type TEXT
     CHECK (evidence_type IN ('test', 'repro', 'hash', 'run', 'source'));
 ALTER TABLE feedback ADD COLUMN evidence_detail TEXT;
 ALTER TABLE feedback ADD COLUMN evidence_artifact TEXT;
 ALTER TABLE feedback ADD COLUMN evidence_env TEXT;
 ALTER TABLE feedback ADD COLUMN evidence_factor BIGINT NOT NULL DEFAULT 1000
-    CHECK (evidence_factor IN (1000, 1500, 2000));
+    CHECK (evidence_factor BETWEEN 1000 AND 10000);
 CREATE INDEX feedback_evidence_artifact ON feedback (evidence_artifact) WHERE evidence_artifact IS NOT NULL;
 -- The evidence object of each revision, as JSON; '' for none.
 ALTER TABLE feedback_history ADD COLUMN evidence TEXT NOT NULL DEFAULT '';

@@ -9,7 +9,7 @@ ALTER TABLE feedback ADD COLUMN evidence_detail TEXT;
 ALTER TABLE feedback ADD COLUMN evidence_artifact TEXT;
 ALTER TABLE feedback ADD COLUMN evidence_env TEXT;
 ALTER TABLE feedback ADD COLUMN evidence_factor BIGINT NOT NULL DEFAULT 1000
-    CHECK (evidence_factor IN (1000, 1500, 2000));
+    CHECK (evidence_factor BETWEEN 1000 AND 10000);
 CREATE INDEX feedback_evidence_artifact ON feedback (evidence_artifact) WHERE evidence_artifact IS NOT NULL;
 ALTER TABLE feedback_history ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
 
