@@ -100,6 +100,9 @@ type FeedbackResult struct {
 	OK         bool               `json:"ok"`
 	Validation ValidationRef      `json:"validation"`
 	Confidence reputation.Summary `json:"confidence"`
+	// Renewed is set when stillValid renewed the position: the first
+	// renewal, or one at least 30 days after the last that counted.
+	Renewed bool `json:"renewed,omitempty"`
 }
 
 // ReceiptValidation is the resulting position on one memory a consultation

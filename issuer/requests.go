@@ -39,6 +39,9 @@ type FeedbackRequest struct {
 	// Evidence is an optional evidence object (SPEC.md §15.8); free-text
 	// evidence stays in the reason.
 	Evidence *EvidenceRequest `json:"evidence,omitempty"`
+	// StillValid renews the caller's standing confirmation (SPEC.md
+	// §15.8): type must be its current corroborate or used_successfully.
+	StillValid *bool `json:"stillValid,omitempty"`
 }
 
 // Feedback is a validated, normalised validation request.
@@ -51,6 +54,8 @@ type Feedback struct {
 	IdempotencyKey string
 	// Evidence is the evidence object, the zero value when none was given.
 	Evidence Evidence
+	// StillValid asks to renew the standing confirmation of this type.
+	StillValid bool
 }
 
 // Normalize checks r and returns its normalised form: one contract, a known
@@ -102,6 +107,12 @@ func (r FeedbackRequest) Normalize() (Feedback, error) {
 			return f, err
 		}
 	}
+	if r.StillValid != nil && *r.StillValid {
+		if f.Type != reputation.Corroborate && f.Type != reputation.UsedSuccessfully {
+			return f, Errorf(CodeInvalid, "stillValid renews a corroborate or used_successfully position, not %s", f.Type)
+		}
+		f.StillValid = true
+	}
 	if r.IdempotencyKey != nil {
 		if f.IdempotencyKey, err = cleanText("idempotencyKey", *r.IdempotencyKey, 1, MaxIdempotencyKey, lineText); err != nil {
 			return f, err
@@ -120,6 +131,9 @@ func (f Feedback) Fingerprint(target string) string {
 		// Without evidence the fingerprint is the one recorded before
 		// evidence existed, so that recorded keys still replay.
 		parts = append(parts, "evidence", string(e.Type), e.Detail, e.Artifact, e.Env)
+	}
+	if f.StillValid {
+		parts = append(parts, "stillValid")
 	}
 	for _, part := range parts {
 		h.Write([]byte(strconv.Itoa(len(part))))
@@ -149,8 +163,8 @@ func ParseReceiptFeedback(body []byte, receipt ReceiptID) (Feedback, error) {
 	if err := Decode(body, MaxFeedbackBody, &r); err != nil {
 		return Feedback{}, err
 	}
-	if r.Evidence != nil {
-		return Feedback{}, Errorf(CodeInvalid, "evidence belongs to the validation of one memory, not of a consultation")
+	if r.Evidence != nil || r.StillValid != nil {
+		return Feedback{}, Errorf(CodeInvalid, "evidence and stillValid belong to the validation of one memory, not of a consultation")
 	}
 	if r.ReceiptID != nil && *r.ReceiptID != string(receipt) {
 		return Feedback{}, Errorf(CodeInvalid, "receiptId %q does not match the receipt in the path", truncate(*r.ReceiptID, 40))

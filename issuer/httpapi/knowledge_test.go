@@ -63,6 +63,13 @@ func TestKnowledgeOverHTTP(t *testing.T) {
 		wantProblem(t, e.do(evalKey, "POST", path, `{"type":"useful","evidence":{"type":"test","detail":"x"}}`), 400, issuer.CodeInvalid)
 		wantProblem(t, e.do(evalKey, "POST", path, `{"type":"corroborate","evidence":{"type":"test","detail":"`+strings.Repeat("a", 1025)+`"}}`), 400, issuer.CodeInvalid)
 		must(t, e.do(evalKey, "POST", path, `{"type":"corroborate","evidence":{"type":"test","detail":"cargo test: 41 passed","artifact":"`+art.Digest+`","env":"rustc 1.91"}}`), 200)
+		var renewed issuer.FeedbackResult
+		must(t, e.do(evalKey, "POST", path, `{"type":"corroborate","stillValid":true,"evidence":{"type":"test","detail":"cargo test: 41 passed","artifact":"`+art.Digest+`","env":"rustc 1.91"}}`), 200).json(t, &renewed)
+		if !renewed.Renewed {
+			t.Fatalf("renewal: %+v", renewed)
+		}
+		wantProblem(t, e.do(evalKey, "POST", path, `{"type":"useful","stillValid":true}`), 400, issuer.CodeInvalid)
+		wantProblem(t, e.do(evalKey, "POST", path, `{"type":"used_successfully","stillValid":true}`), 409, issuer.CodeConflict)
 		got := must(t, e.do(readerKey, "GET", "/api/artifacts/"+art.Digest, ""), 200)
 		if !bytes.Equal(got.body, content) || got.header.Get("Content-Type") != httpapi.ArtifactMediaType {
 			t.Fatalf("artifact read back: %q %v", got.body, got.header)

@@ -304,6 +304,7 @@ type FeedbackInput struct {
 	Note           *string                 `json:"note,omitempty" jsonschema:"legacy alternative to reason, with verdict"`
 	IdempotencyKey *string                 `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
 	Evidence       *issuer.EvidenceRequest `json:"evidence,omitempty" jsonschema:"what you checked, for corroborate, contradict and the used types: {type: test|repro|hash|run|source, detail, artifact?, env?}"`
+	StillValid     *bool                   `json:"stillValid,omitempty" jsonschema:"true renews your standing corroborate or used_successfully position of this type; it counts at most once per 30 days"`
 }
 
 func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (any, error) {
@@ -319,7 +320,7 @@ func (t *tools) feedbackMemory(ctx context.Context, req *mcp.CallToolRequest, in
 		return nil, err
 	}
 	fb, err := issuer.FeedbackRequest{Type: in.Type, Reason: in.Reason, Verdict: in.Verdict, Note: in.Note, IdempotencyKey: in.IdempotencyKey,
-		Evidence: in.Evidence}.Normalize()
+		Evidence: in.Evidence, StillValid: in.StillValid}.Normalize()
 	if err != nil {
 		return nil, err
 	}

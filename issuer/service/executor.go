@@ -214,6 +214,9 @@ type Target struct {
 	BaseConfidence reputation.Milli
 	// Current is the evaluator's current position, or nil.
 	Current *CurrentPosition
+	// RenewedAt is when the current position was last renewed (a renewal
+	// that counted); zero for never.
+	RenewedAt time.Time
 }
 
 // CurrentPosition is an evaluator's current position on a memory.
@@ -262,6 +265,8 @@ type ValidationPlan struct {
 	FeedbackGiven int
 	// Outcome records an outcome report, or is nil.
 	Outcome *OutcomeWrite
+	// Renewal records a renewal of the position with this key, or is 0.
+	Renewal int64
 	// Revisions replace subject revision tokens: of every author whose
 	// evidence the plan changes.
 	Revisions []RevisionWrite

@@ -12,6 +12,10 @@ import (
 // one position of full weight (SPEC.md §15.8).
 const AcceptTrustWeight = 1000
 
+// RenewalInterval is how far apart two renewals of one position must be
+// for the later to count (ADR 0019 §2.5).
+const RenewalInterval = 30 * 24 * time.Hour
+
 // ArtifactStore keeps content-addressed artifacts. issuer/store implements
 // it for both engines.
 type ArtifactStore interface {

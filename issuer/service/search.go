@@ -105,6 +105,9 @@ type SignalPosition struct {
 	// TextEvidence reports a non-empty reason (free-text evidence).
 	Evidence     issuer.EvidenceType
 	TextEvidence bool
+	// Renewals are the position's counted renewals (stillValid), oldest
+	// first.
+	Renewals []time.Time
 }
 
 // evidenced reports whether the position carries evidence: an object or
@@ -361,8 +364,13 @@ func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
 			if p.Type == reputation.Corroborate && !p.evidenced() {
 				continue // a bare confirmation is only a vote (SPEC.md §15.8)
 			}
-			// The position's last change renews it (SPEC.md §15.7).
-			clock := trustgraph.Clock(day(p.CreatedAt), []float64{day(p.UpdatedAt)}, day(v.now))
+			// The position's clock is the later of its last change and
+			// its last counted renewal (SPEC.md §15.7, §15.8).
+			var renewals []float64
+			for _, r := range p.Renewals {
+				renewals = append(renewals, day(r))
+			}
+			clock := max(trustgraph.Clock(day(p.CreatedAt), renewals, day(v.now)), day(p.UpdatedAt))
 			confs = append(confs, trustgraph.Confirmation{Weight: sg.Weight, Decay: trustgraph.Decay(trustgraph.Confirm, day(v.now)-clock)})
 		case reputation.Useful:
 			useful = append(useful, sg)

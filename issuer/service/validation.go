@@ -36,6 +36,9 @@ func (s *Service) planFeedback(st *ValidationState, p issuer.Principal, mem issu
 			if f.Evidence.Artifact != "" && !st.ArtifactReadable {
 				return nil, issuer.Errorf(issuer.CodeNotFound, "artifact %s not found", f.Evidence.Artifact)
 			}
+			if f.StillValid && (m.Current == nil || m.Current.Ref.Type != f.Type) {
+				return nil, issuer.Errorf(issuer.CodeConflict, "stillValid renews your standing %s position on this memory, and you have none", f.Type)
+			}
 			pl := s.newPlanner(st, p, f, via, 0)
 			out, err := pl.apply(m)
 			if err != nil {
@@ -44,6 +47,9 @@ func (s *Service) planFeedback(st *ValidationState, p issuer.Principal, mem issu
 			// No audit entry: feedback_history records every revision of a
 			// position, with its change, transport and time.
 			*res = issuer.FeedbackResult{OK: true, Validation: out.ref, Confidence: out.summary}
+			if f.StillValid && (m.RenewedAt.IsZero() || pl.now.Sub(m.RenewedAt) >= RenewalInterval) {
+				pl.plan.Renewal, res.Renewed = m.Current.Key, true
+			}
 			return pl, nil
 		})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/issuer"
+	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/store"
 	"github.com/remnant/passportkit/issuer/store/storetest"
 	"github.com/remnant/passportkit/reputation"
@@ -319,6 +320,53 @@ func TestDigests(t *testing.T) {
 		// The author of a passport never sees refs as lineage.
 		if m := f.retrieve(reader, src); len(m.Refs) != 0 {
 			t.Fatalf("refs on the source: %+v", m)
+		}
+	})
+}
+
+// TestRenewals: stillValid renews one's standing confirmation, counted at
+// most once per 30 days, and keeps a confirmation from going stale.
+func TestRenewals(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		start := time.Now().UTC()
+		clock := storetest.NewClock(start, 0)
+		s := service.New(db, service.Options{Now: clock.Now})
+		author, ev, reader := f.agent("author"), f.agent("evaluator"), f.agent("reader")
+		mem := f.publishText(author, "Pin the toolchain", "rust-toolchain.toml")
+		f.retrieve(ev, mem)
+		renew := func(typ reputation.Type) (issuer.FeedbackResult, error) {
+			res, _, err := s.SubmitFeedback(f.ctx, ev, mem, issuer.Feedback{Type: typ, Reason: "still builds", StillValid: true}, issuer.TransportHTTP)
+			return res, err
+		}
+		// Nothing to renew yet.
+		_, err := renew(reputation.Corroborate)
+		wantCode(t, err, issuer.CodeConflict)
+		if _, _, err := s.SubmitFeedback(f.ctx, ev, mem, issuer.Feedback{Type: reputation.Corroborate, Reason: "still builds"}, issuer.TransportHTTP); err != nil {
+			t.Fatal(err)
+		}
+		// Another type is not the standing one.
+		_, err = renew(reputation.UsedSuccessfully)
+		wantCode(t, err, issuer.CodeConflict)
+
+		clock.Set(start.Add(300 * 24 * time.Hour))
+		if res, err := renew(reputation.Corroborate); err != nil || !res.Renewed {
+			t.Fatalf("first renewal: %+v %v", res, err)
+		}
+		clock.Set(start.Add(310 * 24 * time.Hour))
+		if res, err := renew(reputation.Corroborate); err != nil || res.Renewed {
+			t.Fatalf("a renewal 10 days later counted: %+v %v", res, err)
+		}
+		if n := f.count(`SELECT COUNT(*) FROM position_renewals`); n != 1 {
+			t.Fatalf("%d renewals stored, want 1", n)
+		}
+		// 400 days after the confirmation it would be stale; renewed at
+		// day 300, it is live.
+		if r := findResult(t, f.search(start.Add(400*24*time.Hour), reader, "toolchain", true), mem); r.Status != "confirmed" {
+			t.Fatalf("renewed confirmation: %+v", r)
+		}
+		if r := findResult(t, f.search(start.Add(700*24*time.Hour), reader, "toolchain", true), mem); r.Status != "stale" {
+			t.Fatalf("long after the renewal: %+v", r)
 		}
 	})
 }

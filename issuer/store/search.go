@@ -271,11 +271,34 @@ func searchSignals(ctx context.Context, tx *sqlx.Tx, engine Engine, memories []i
 	if err := sel(ctx, tx, &posRows, query, args...); err != nil {
 		return nil, fmt.Errorf("store: search positions: %w", err)
 	}
+	// The renewals of the confirmations read.
+	renewals := map[string][]time.Time{}
+	if len(posRows) > 0 {
+		ids := make([]string, len(posRows))
+		for i, p := range posRows {
+			ids[i] = p.ID
+		}
+		query, args, err := sqlx.In(`SELECT f.public_id, r.renewed_at FROM position_renewals r JOIN feedback f ON f.id = r.feedback_id
+			WHERE f.public_id IN (?) ORDER BY r.renewed_at`, ids)
+		if err != nil {
+			return nil, err
+		}
+		var rows []struct {
+			ID        string    `db:"public_id"`
+			RenewedAt time.Time `db:"renewed_at"`
+		}
+		if err := sel(ctx, tx, &rows, query, args...); err != nil {
+			return nil, fmt.Errorf("store: search renewals: %w", err)
+		}
+		for _, r := range rows {
+			renewals[r.ID] = append(renewals[r.ID], r.RenewedAt.UTC())
+		}
+	}
 	agents := map[int64]bool{}
 	for _, p := range posRows {
 		out.Positions = append(out.Positions, service.SignalPosition{Memory: p.Memory, ID: issuer.ValidationID(p.ID),
 			Evaluator: p.Evaluator, Type: reputation.Type(p.Type), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
-			Evidence: issuer.EvidenceType(p.Evidence), TextEvidence: p.HasReason})
+			Evidence: issuer.EvidenceType(p.Evidence), TextEvidence: p.HasReason, Renewals: renewals[p.ID]})
 		agents[p.Evaluator] = true
 	}
 	// The accepts of the matched memories, and the visible memories that

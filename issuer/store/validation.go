@@ -182,7 +182,7 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 			query: `SELECT m.id, m.validation_summary_json, m.validation_base_confidence,
 				f.id, f.public_id, f.type, f.legacy_verdict, f.reason, f.revision, f.receipt_id, f.direct,
 				f.base_weight, f.positive_factor, f.negative_factor, f.weight, f.contribution,
-				f.evidence_type, f.evidence_detail, f.evidence_artifact, f.evidence_env
+				f.evidence_type, f.evidence_detail, f.evidence_artifact, f.evidence_env, f.renewed_at
 				FROM memories m
 				LEFT JOIN feedback f ON f.memory_id = m.id AND f.evaluator_id = ?
 				WHERE m.id IN (` + targets + `)`,
@@ -194,8 +194,9 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 				var key, revision, receipt, bw, pf, nf, w, contrib sql.NullInt64
 				var pub, typ, verdict, reason, eType, eDetail, eArtifact, eEnv sql.NullString
 				var direct sql.NullBool
+				var renewed sql.NullTime
 				if err := r.Scan(&m, &summary, &base, &key, &pub, &typ, &verdict, &reason, &revision, &receipt, &direct,
-					&bw, &pf, &nf, &w, &contrib, &eType, &eDetail, &eArtifact, &eEnv); err != nil {
+					&bw, &pf, &nf, &w, &contrib, &eType, &eDetail, &eArtifact, &eEnv, &renewed); err != nil {
 					return err
 				}
 				t := target(m)
@@ -207,6 +208,9 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 					return err
 				}
 				t.Summary, t.BaseConfidence = sum, reputation.Milli(base)
+				if renewed.Valid {
+					t.RenewedAt = renewed.Time.UTC()
+				}
 				if key.Valid {
 					t.Current = &service.CurrentPosition{
 						Key:     key.Int64,
@@ -421,6 +425,10 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 			ON CONFLICT (memory_id, evaluator_id) DO UPDATE SET outcome = excluded.outcome, context = excluded.context,
 			feedback_id = excluded.feedback_id, feedback_revision = excluded.feedback_revision, updated_at = excluded.updated_at`,
 			o.Memory, ev, string(o.Outcome), string(ctxJSON), fb, rev, now, now)
+	}
+	if plan.Renewal != 0 {
+		add(`INSERT INTO position_renewals (feedback_id, renewed_at) VALUES (?, ?)`, plan.Renewal, now)
+		add(`UPDATE feedback SET renewed_at = ? WHERE id = ?`, now, plan.Renewal)
 	}
 	b.revisions(plan.Revisions, now)
 	if err := b.audit(plan.Audit, now); err != nil {

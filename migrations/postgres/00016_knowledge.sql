@@ -19,6 +19,16 @@ CREATE INDEX feedback_evidence_artifact ON feedback (evidence_artifact) WHERE ev
 -- The evidence object of each revision, as JSON; '' for none.
 ALTER TABLE feedback_history ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
 
+-- Renewals (still_valid) of a standing confirmation that counted: the
+-- first, then each at least 30 days after the last one counted.
+-- feedback.renewed_at is the last one.
+ALTER TABLE feedback ADD COLUMN renewed_at TIMESTAMP;
+CREATE TABLE position_renewals (
+    feedback_id BIGINT NOT NULL REFERENCES feedback (id),
+    renewed_at  TIMESTAMP NOT NULL,
+    PRIMARY KEY (feedback_id, renewed_at)
+);
+
 -- Artifacts, content-addressed: digest is "sha256:" and the hex SHA-256 of
 -- content. One row per content, whoever uploads it again.
 CREATE TABLE artifacts (
@@ -124,6 +134,8 @@ ALTER TABLE memory_links DROP CONSTRAINT memory_links_kind_check;
 ALTER TABLE memory_links ADD CONSTRAINT memory_links_kind_check
     CHECK (kind IN ('derivedFrom', 'extends', 'supersedes', 'contradicts'));
 ALTER TABLE memories DROP COLUMN kind;
+DROP TABLE position_renewals;
+ALTER TABLE feedback DROP COLUMN renewed_at;
 DROP TABLE consultation_accepts;
 DROP TABLE artifact_uploads;
 DROP TABLE artifacts;

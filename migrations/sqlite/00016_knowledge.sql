@@ -12,6 +12,12 @@ ALTER TABLE feedback ADD COLUMN evidence_factor BIGINT NOT NULL DEFAULT 1000
     CHECK (evidence_factor BETWEEN 1000 AND 10000);
 CREATE INDEX feedback_evidence_artifact ON feedback (evidence_artifact) WHERE evidence_artifact IS NOT NULL;
 ALTER TABLE feedback_history ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+ALTER TABLE feedback ADD COLUMN renewed_at TIMESTAMP;
+CREATE TABLE position_renewals (
+    feedback_id BIGINT NOT NULL REFERENCES feedback (id),
+    renewed_at  TIMESTAMP NOT NULL,
+    PRIMARY KEY (feedback_id, renewed_at)
+);
 
 CREATE TABLE artifacts (
     digest     TEXT PRIMARY KEY,
@@ -110,6 +116,8 @@ END;
 -- +goose StatementEnd
 DELETE FROM memory_links WHERE kind = 'refs';
 ALTER TABLE memories DROP COLUMN kind;
+DROP TABLE position_renewals;
+ALTER TABLE feedback DROP COLUMN renewed_at;
 DROP TABLE consultation_accepts;
 DROP TABLE artifact_uploads;
 DROP TABLE artifacts;
