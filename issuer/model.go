@@ -58,12 +58,17 @@ type Memory struct {
 	ContentHash string `json:"contentHash"`
 	// VersionRoot is the first version of this memory's supersedes chain,
 	// when it is not this memory and the viewer may read it.
-	VersionRoot MemoryID     `json:"versionRoot,omitempty"`
-	DerivedFrom []MemoryID   `json:"derivedFrom,omitempty"`
-	Extends     []MemoryID   `json:"extends,omitempty"`
-	Supersedes  []MemoryID   `json:"supersedes,omitempty"`
-	Contradicts []MemoryID   `json:"contradicts,omitempty"`
-	Status      MemoryStatus `json:"status"`
+	VersionRoot MemoryID   `json:"versionRoot,omitempty"`
+	DerivedFrom []MemoryID `json:"derivedFrom,omitempty"`
+	Extends     []MemoryID `json:"extends,omitempty"`
+	Supersedes  []MemoryID `json:"supersedes,omitempty"`
+	Contradicts []MemoryID `json:"contradicts,omitempty"`
+	// Refs are the sources the memory cites (a digest's consolidated
+	// sources above all).
+	Refs []MemoryID `json:"refs,omitempty"`
+	// Kind is "digest" for a digest; absent for an ordinary memory.
+	Kind   MemoryKind   `json:"kind,omitempty"`
+	Status MemoryStatus `json:"status"`
 	// Confidence is the numeric confidence: the baseline the author stated,
 	// moved by weighted validations.
 	Confidence        reputation.Milli          `json:"confidence"`
@@ -95,6 +100,9 @@ type FeedbackResult struct {
 	OK         bool               `json:"ok"`
 	Validation ValidationRef      `json:"validation"`
 	Confidence reputation.Summary `json:"confidence"`
+	// Renewed is set when stillValid renewed the position: the first
+	// renewal, or one at least 30 days after the last that counted.
+	Renewed bool `json:"renewed,omitempty"`
 }
 
 // ReceiptValidation is the resulting position on one memory a consultation

@@ -114,10 +114,25 @@ const (
 	// enters the target author's passport as a contradiction), so it is
 	// not part of the memory's lineage.
 	LinkContradicts LinkKind = "contradicts"
+	// LinkRefs: the memory cites the target as a source (ADR 0019 §1,
+	// §5.1). A citation is a knowledge signal, not lineage, and does not
+	// enter passports.
+	LinkRefs LinkKind = "refs"
 )
 
-// LinkKinds lists the lineage relations in their fixed order.
-var LinkKinds = []LinkKind{LinkDerivedFrom, LinkExtends, LinkSupersedes, LinkContradicts}
+// LinkKinds lists the link kinds in their fixed order.
+var LinkKinds = []LinkKind{LinkDerivedFrom, LinkExtends, LinkSupersedes, LinkContradicts, LinkRefs}
+
+// MemoryKind is what a memory is: an ordinary memory or a digest.
+type MemoryKind string
+
+// The memory kinds.
+const (
+	KindMemory MemoryKind = "memory"
+	// KindDigest is consolidated knowledge: its title is the knowledge in
+	// one line, its refs the sources it consolidates (ADR 0019 §5.1).
+	KindDigest MemoryKind = "digest"
+)
 
 // Link is one lineage link of a new memory.
 type Link struct {

@@ -36,6 +36,12 @@ type FeedbackRequest struct {
 	Verdict        *string `json:"verdict,omitempty"`
 	Note           *string `json:"note,omitempty"`
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+	// Evidence is an optional evidence object (SPEC.md §15.8); free-text
+	// evidence stays in the reason.
+	Evidence *EvidenceRequest `json:"evidence,omitempty"`
+	// StillValid renews the caller's standing confirmation (SPEC.md
+	// §15.8): type must be its current corroborate or used_successfully.
+	StillValid *bool `json:"stillValid,omitempty"`
 }
 
 // Feedback is a validated, normalised validation request.
@@ -46,6 +52,10 @@ type Feedback struct {
 	Reason  string
 	// IdempotencyKey is "" when the request carried none.
 	IdempotencyKey string
+	// Evidence is the evidence object, the zero value when none was given.
+	Evidence Evidence
+	// StillValid asks to renew the standing confirmation of this type.
+	StillValid bool
 }
 
 // Normalize checks r and returns its normalised form: one contract, a known
@@ -87,6 +97,22 @@ func (r FeedbackRequest) Normalize() (Feedback, error) {
 	if f.Reason, err = cleanText("reason", f.Reason, 0, MaxReason, proseText); err != nil {
 		return f, err
 	}
+	if r.Evidence != nil {
+		switch f.Type {
+		case reputation.Corroborate, reputation.Contradict, reputation.UsedSuccessfully, reputation.UsedUnsuccessfully:
+		default:
+			return f, Errorf(CodeInvalid, "evidence belongs to corroborate, contradict, used_successfully and used_unsuccessfully, not %s", f.Type)
+		}
+		if f.Evidence, err = r.Evidence.Normalize(); err != nil {
+			return f, err
+		}
+	}
+	if r.StillValid != nil && *r.StillValid {
+		if f.Type != reputation.Corroborate && f.Type != reputation.UsedSuccessfully {
+			return f, Errorf(CodeInvalid, "stillValid renews a corroborate or used_successfully position, not %s", f.Type)
+		}
+		f.StillValid = true
+	}
 	if r.IdempotencyKey != nil {
 		if f.IdempotencyKey, err = cleanText("idempotencyKey", *r.IdempotencyKey, 1, MaxIdempotencyKey, lineText); err != nil {
 			return f, err
@@ -100,7 +126,16 @@ func (r FeedbackRequest) Normalize() (Feedback, error) {
 // same fingerprint to be the same request.
 func (f Feedback) Fingerprint(target string) string {
 	h := sha256.New()
-	for _, part := range []string{target, string(f.Type), string(f.Verdict), f.Reason} {
+	parts := []string{target, string(f.Type), string(f.Verdict), f.Reason}
+	if e := f.Evidence; e.Given() {
+		// Without evidence the fingerprint is the one recorded before
+		// evidence existed, so that recorded keys still replay.
+		parts = append(parts, "evidence", string(e.Type), e.Detail, e.Artifact, e.Env)
+	}
+	if f.StillValid {
+		parts = append(parts, "stillValid")
+	}
+	for _, part := range parts {
 		h.Write([]byte(strconv.Itoa(len(part))))
 		h.Write([]byte{':'})
 		h.Write([]byte(part))
@@ -128,6 +163,9 @@ func ParseReceiptFeedback(body []byte, receipt ReceiptID) (Feedback, error) {
 	if err := Decode(body, MaxFeedbackBody, &r); err != nil {
 		return Feedback{}, err
 	}
+	if r.Evidence != nil || r.StillValid != nil {
+		return Feedback{}, Errorf(CodeInvalid, "evidence and stillValid belong to the validation of one memory, not of a consultation")
+	}
 	if r.ReceiptID != nil && *r.ReceiptID != string(receipt) {
 		return Feedback{}, Errorf(CodeInvalid, "receiptId %q does not match the receipt in the path", truncate(*r.ReceiptID, 40))
 	}
@@ -151,6 +189,11 @@ type PublishRequest struct {
 	Extends     []string `json:"extends,omitempty"`
 	Supersedes  []string `json:"supersedes,omitempty"`
 	Contradicts []string `json:"contradicts,omitempty"`
+	// Refs are the sources the memory cites; a digest's consolidated
+	// sources.
+	Refs []string `json:"refs,omitempty"`
+	// Kind is memory (the default) or digest (SPEC.md §15.8).
+	Kind *string `json:"kind,omitempty"`
 	// Lineage is the single link of earlier versions, kept as a shorthand:
 	// {"relation":"derived_from|extends|supersedes","memoryId":…} is one
 	// link of that kind.
@@ -162,6 +205,8 @@ type PublishRequest struct {
 
 // Publication is a validated, normalised new memory.
 type Publication struct {
+	// Kind is the memory's kind; "" reads as [KindMemory].
+	Kind       MemoryKind
 	Category   string
 	Domain     string
 	Title      string
@@ -180,6 +225,11 @@ func ParsePublication(body []byte) (Publication, error) {
 	if err := Decode(body, MaxPublishBody, &r); err != nil {
 		return Publication{}, err
 	}
+	return r.Normalize()
+}
+
+// Normalize checks r and returns the publication it asks for.
+func (r PublishRequest) Normalize() (Publication, error) {
 	var (
 		p   Publication
 		err error
@@ -218,7 +268,17 @@ func ParsePublication(body []byte) (Publication, error) {
 		}
 		p.Confidence = *r.Confidence
 	}
-	given := map[LinkKind][]string{LinkDerivedFrom: r.DerivedFrom, LinkExtends: r.Extends, LinkSupersedes: r.Supersedes, LinkContradicts: r.Contradicts}
+	p.Kind = KindMemory
+	if r.Kind != nil {
+		switch k := MemoryKind(*r.Kind); k {
+		case KindMemory, KindDigest:
+			p.Kind = k
+		default:
+			return p, Errorf(CodeInvalid, "kind %q is not one of memory, digest", truncate(*r.Kind, 40))
+		}
+	}
+	given := map[LinkKind][]string{LinkDerivedFrom: r.DerivedFrom, LinkExtends: r.Extends, LinkSupersedes: r.Supersedes,
+		LinkContradicts: r.Contradicts, LinkRefs: r.Refs}
 	for _, kind := range LinkKinds {
 		if len(given[kind]) > MaxLinks {
 			return p, Errorf(CodeInvalid, "%s lists more than %d memories", kind, MaxLinks)
@@ -254,6 +314,17 @@ func ParsePublication(body []byte) (Publication, error) {
 	}
 	if len(p.Links) > MaxLinks {
 		return p, Errorf(CodeInvalid, "a memory has at most %d lineage links", MaxLinks)
+	}
+	if p.Kind == KindDigest {
+		n := 0
+		for _, l := range p.Links {
+			if l.Kind == LinkSupersedes {
+				n++
+			}
+		}
+		if n > 1 {
+			return p, Errorf(CodeInvalid, "a digest supersedes at most one older digest")
+		}
 	}
 	if p.Visibility == MemoryPrivate {
 		for _, l := range p.Links {

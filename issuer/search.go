@@ -172,6 +172,8 @@ type SearchResult struct {
 	Title    string   `json:"title"`
 	Category string   `json:"category"`
 	Domain   string   `json:"domain"`
+	// Kind is "digest" for a digest; absent for an ordinary memory.
+	Kind MemoryKind `json:"kind,omitempty"`
 	// Status is confirmed, contested, unverified or stale (SPEC.md §15.4).
 	Status string `json:"status"`
 	// Why says, for a contested memory, why: a code of SPEC.md §15.5 and a
@@ -196,4 +198,8 @@ type SearchCounts struct {
 	Uses           int `json:"uses"`
 	Useful         int `json:"useful"`
 	Contradictions int `json:"contradictions"`
+	// Accepts counts the consulting agents' standing accepts; Citations
+	// the visible memories by other groups citing it.
+	Accepts   int `json:"accepts"`
+	Citations int `json:"citations"`
 }

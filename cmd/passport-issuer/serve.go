@@ -20,6 +20,7 @@ import (
 	"github.com/remnant/passportkit/issuer/metrics"
 	"github.com/remnant/passportkit/issuer/service"
 	"github.com/remnant/passportkit/issuer/web"
+	"github.com/remnant/passportkit/reputation"
 )
 
 // serveCmd runs the HTTP API and the MCP endpoint until interrupted.
@@ -34,6 +35,9 @@ type serveCmd struct {
 	IndexPoll  time.Duration `env:"PASSPORT_INDEX_POLL" default:"5s" help:"Time between two sweeps of the discovery indexer for subjects awaiting re-indexing (on PostgreSQL, notifications re-index changed subjects at once)."`
 	IndexShare float64       `env:"PASSPORT_INDEX_SHARE" default:"0.2" help:"Largest share of its time the discovery indexer spends indexing, above 0 and at most 1: it pauses after each subject so that a burst of writes is paid for by a lagging index, not by slower requests. 1 never pauses."`
 
+	EvidenceObject   string `name:"evidence-object-factor" env:"PASSPORT_EVIDENCE_OBJECT_FACTOR" default:"1.5" help:"How much more a validation weighs in readers' trust when it carries an evidence object (SPEC.md §15.8), 1 to 10 with at most three decimals; recorded with each new position."`
+	EvidenceArtifact string `name:"evidence-artifact-factor" env:"PASSPORT_EVIDENCE_ARTIFACT_FACTOR" default:"2" help:"How much more a validation weighs when its evidence object cites an uploaded artifact, from --evidence-object-factor to 10."`
+
 	keyFlags `embed:""`
 
 	ReadHeaderTimeout time.Duration `env:"PASSPORT_READ_HEADER_TIMEOUT" default:"10s" help:"Time to read a request's line and headers."`
@@ -46,8 +50,8 @@ type serveCmd struct {
 // Help is the long help of serve: the fixed request bounds, which the
 // "Limits and timeouts" of docs/operating.md repeats.
 func (c *serveCmd) Help() string {
-	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation, %d for a trust comparison and %d for an MCP message (%d for a call of verify_passport); more is answered 413. Bodies must be application/json (charset utf-8 if named) and may be gzip-encoded; anything else is answered 415. A body whose Content-Length is over its bound is refused unread: a client that sent Expect: 100-continue is answered 413, never 100 Continue. Once a request is refused, what its client still sends is read and discarded for up to %s and %d MiB before the connection closes, so that the client reads the answer. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
-		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, issuer.MaxAssessBody, mcpserver.MaxMessage, mcpserver.MaxVerifyMessage, httpserve.LingerTime, httpserve.LingerBytes>>20, shutdownGrace)
+	return fmt.Sprintf(`Request bodies are bounded after gzip decompression: %d bytes for a publication, %d for a validation, %d for a consultation, %d for a moderation, %d for a trust comparison, %d for an artifact and %d for an MCP message (%d for a call of verify_passport, %d for one of upload_artifact); more is answered 413. Bodies must be application/json (charset utf-8 if named; an artifact is any bytes) and may be gzip-encoded; anything else is answered 415. A body whose Content-Length is over its bound is refused unread: a client that sent Expect: 100-continue is answered 413, never 100 Continue. Once a request is refused, what its client still sends is read and discarded for up to %s and %d MiB before the connection closes, so that the client reads the answer. Every error is an RFC 9457 problem detail. In-flight requests get %s to finish after a stop signal.`,
+		issuer.MaxPublishBody, issuer.MaxFeedbackBody, issuer.MaxConsultationBody, issuer.MaxModerationBody, issuer.MaxAssessBody, issuer.MaxArtifactBytes, mcpserver.MaxMessage, mcpserver.MaxVerifyMessage, mcpserver.MaxArtifactMessage, httpserve.LingerTime, httpserve.LingerBytes>>20, shutdownGrace)
 }
 
 // shutdownGrace bounds how long in-flight requests may finish after a stop
@@ -69,6 +73,9 @@ func (c *serveCmd) Validate() error {
 	if err := c.limits().Validate(); err != nil {
 		return err
 	}
+	if _, err := c.evidenceFactors(); err != nil {
+		return err
+	}
 	if !(c.IndexShare > 0 && c.IndexShare <= 1) {
 		return fmt.Errorf("--index-share must be above 0 and at most 1, not %v", c.IndexShare)
 	}
@@ -84,6 +91,22 @@ func (c *serveCmd) Validate() error {
 		}
 	}
 	return nil
+}
+
+// evidenceFactors are the evidence weights the flags set.
+func (c *serveCmd) evidenceFactors() (issuer.EvidenceFactors, error) {
+	var f issuer.EvidenceFactors
+	var err error
+	if f.Object, err = reputation.ParseMilli(c.EvidenceObject); err != nil {
+		return f, fmt.Errorf("--evidence-object-factor: %w", err)
+	}
+	if f.Artifact, err = reputation.ParseMilli(c.EvidenceArtifact); err != nil {
+		return f, fmt.Errorf("--evidence-artifact-factor: %w", err)
+	}
+	if err := f.Check(); err != nil {
+		return f, fmt.Errorf("--evidence-object-factor and --evidence-artifact-factor: %s", issuer.ErrorMessage(err))
+	}
+	return f, nil
 }
 
 func (c *serveCmd) Run(e *env) error { return c.serve(e, nil) }
@@ -159,7 +182,11 @@ func (c *serveCmd) serve(e *env, ls *listeners) (err error) {
 	if err != nil {
 		return err
 	}
-	app := service.New(db, service.Options{Observer: met, Cursors: sealer, Issuer: ring.Issuer()})
+	evidence, err := c.evidenceFactors()
+	if err != nil {
+		return err
+	}
+	app := service.New(db, service.Options{Observer: met, Cursors: sealer, Issuer: ring.Issuer(), Evidence: evidence})
 	passports := service.NewPassports(db, ring, service.PassportOptions{Observer: met})
 	discovery := service.NewDiscovery(db, passports, sealer, service.DiscoveryOptions{Logger: e.log})
 	// Replicas on one PostgreSQL database free each other's cached

@@ -102,7 +102,7 @@ func TestServeRunsTheFlowAndShutsDownGracefully(t *testing.T) {
 	// An MCP message over even the largest bound by its Content-Length is
 	// refused before the client is asked to send it.
 	res, body = clitest.Exchange(t, addr, fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", reviewer.APIKey, mcpserver.MaxVerifyMessage+1))
+		"Content-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", reviewer.APIKey, max(mcpserver.MaxVerifyMessage, mcpserver.MaxArtifactMessage)+1))
 	clitest.WantProblem(t, res, body, 413, "body_too_large")
 	if !strings.Contains(string(body), `"jsonrpc":"2.0","id":null`) {
 		t.Fatalf("413 on /mcp without the JSON-RPC members: %s", body)

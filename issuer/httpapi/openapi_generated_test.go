@@ -54,6 +54,8 @@ var allowedRefusals = []allowedRefusal{
 	{"PUT /api/agents/me/holder-keys", issuer.CodeHolderNonceInvalid, "", "a proof's nonce must be one the server handed out"},
 	{"GET /api/memories/search", issuer.CodeInvalid, "distinct words", "a 17th distinct word of q: words compared lower-cased, which a pattern cannot count"},
 	{"POST /api/public/trust/assess", issuer.CodeInvalid, "name the same skill", "two skill terms naming one skill once normalised (skills-1)"},
+	{"POST /api/memories", issuer.CodeInvalid, "is not a digest", "what a digest supersedes must be a digest, which depends on the memory named"},
+	{"POST /api/memories/{id}/feedback", issuer.CodeInvalid, "text addressed to a reading model", "evidence text addressed to a reading model: a list of phrases, which a pattern cannot list case-blind"},
 }
 
 // TestOpenAPIGeneratedRequests holds the server to its document in both

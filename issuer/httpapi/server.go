@@ -244,6 +244,9 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 			return nil
 		}))
 	}
+	if k, ok := app.(KnowledgeIssuer); ok {
+		s.routeKnowledge(k)
+	}
 	if cfg.Keys != nil {
 		s.routeKeys(cfg.Keys)
 	}

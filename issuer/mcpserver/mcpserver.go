@@ -248,6 +248,7 @@ func newTools(app Issuer, logger *slog.Logger, version string, cfg config) *tool
 	addPassportTools(t)
 	addTrustTools(t)
 	addFindAgentsTool(t)
+	addKnowledgeTools(t)
 	return t
 }
 
@@ -318,6 +319,9 @@ const (
 	replaces effect = iota
 	// makesNew: each call makes a new record, replacing none.
 	makesNew
+	// storesOnce: the call stores what is addressed by its content; a
+	// repeat writes nothing and nothing is replaced.
+	storesOnce
 )
 
 // reads annotates a tool that changes nothing.
@@ -327,7 +331,7 @@ func reads() *mcp.ToolAnnotations {
 
 // writes annotates a tool that writes, with its effect.
 func writes(e effect) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{IdempotentHint: e == replaces, DestructiveHint: new(e == replaces), OpenWorldHint: new(false)}
+	return &mcp.ToolAnnotations{IdempotentHint: e != makesNew, DestructiveHint: new(e == replaces), OpenWorldHint: new(false)}
 }
 
 // addTool registers a tool over a use case: h reads the decoded input,
@@ -424,12 +428,14 @@ func (t *tools) fail(ctx context.Context, tool string, err error) *mcp.CallToolR
 
 // FeedbackInput is the input of feedback_memory.
 type FeedbackInput struct {
-	MemoryID       string  `json:"memoryId" jsonschema:"the memory to validate (mem_…); retrieve it first"`
-	Type           *string `json:"type,omitempty" jsonschema:"corroborate, contradict, useful, not_useful, used_successfully or used_unsuccessfully"`
-	Reason         *string `json:"reason,omitempty" jsonschema:"why, at most 1000 characters; kept private"`
-	Verdict        *string `json:"verdict,omitempty" jsonschema:"legacy alternative to type: confirm, contradict, outdated or irrelevant"`
-	Note           *string `json:"note,omitempty" jsonschema:"legacy alternative to reason, with verdict"`
-	IdempotencyKey *string `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
+	MemoryID       string                  `json:"memoryId" jsonschema:"the memory to validate (mem_…); retrieve it first"`
+	Type           *string                 `json:"type,omitempty" jsonschema:"corroborate, contradict, useful, not_useful, used_successfully or used_unsuccessfully"`
+	Reason         *string                 `json:"reason,omitempty" jsonschema:"why, at most 1000 characters; kept private"`
+	Verdict        *string                 `json:"verdict,omitempty" jsonschema:"legacy alternative to type: confirm, contradict, outdated or irrelevant"`
+	Note           *string                 `json:"note,omitempty" jsonschema:"legacy alternative to reason, with verdict"`
+	IdempotencyKey *string                 `json:"idempotencyKey,omitempty" jsonschema:"1 to 200 characters; a retry with the same key and input returns the recorded response"`
+	Evidence       *issuer.EvidenceRequest `json:"evidence,omitempty" jsonschema:"what you checked, for corroborate, contradict and the used types: {type: test|repro|hash|run|source, detail, artifact?, env?}"`
+	StillValid     *bool                   `json:"stillValid,omitempty" jsonschema:"true renews your standing corroborate or used_successfully position of this type; it counts at most once per 30 days"`
 }
 
 func (t *tools) feedbackMemory(ctx context.Context, p issuer.Principal, in FeedbackInput) (issuer.FeedbackResult, error) {
@@ -440,7 +446,8 @@ func (t *tools) feedbackMemory(ctx context.Context, p issuer.Principal, in Feedb
 	if err != nil {
 		return issuer.FeedbackResult{}, err
 	}
-	fb, err := issuer.FeedbackRequest{Type: in.Type, Reason: in.Reason, Verdict: in.Verdict, Note: in.Note, IdempotencyKey: in.IdempotencyKey}.Normalize()
+	fb, err := issuer.FeedbackRequest{Type: in.Type, Reason: in.Reason, Verdict: in.Verdict, Note: in.Note, IdempotencyKey: in.IdempotencyKey,
+		Evidence: in.Evidence, StillValid: in.StillValid}.Normalize()
 	if err != nil {
 		return issuer.FeedbackResult{}, err
 	}

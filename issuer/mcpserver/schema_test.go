@@ -44,7 +44,9 @@ type schemaWorld struct {
 	w      *demoworld.World
 	key    issuer.APIKey
 	memory issuer.MemoryID
-	bundle string
+	// receipt is the caller's consultation of memory.
+	receipt issuer.ReceiptID
+	bundle  string
 }
 
 func newSchemaWorld(t *testing.T, engine store.Engine) *schemaWorld {
@@ -89,6 +91,15 @@ func newSchemaWorld(t *testing.T, engine store.Engine) *schemaWorld {
 			sw.memory = id
 		}
 	}
+	p, err := db.Authenticate(ctx, caller.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := app.Consult(ctx, p, []issuer.MemoryID{sw.memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.receipt = rc.ID
 	is, err := passports.Issue(ctx, w.AgentID(w.Main()), issuing.DisclosePreviews)
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +125,11 @@ func (sw *schemaWorld) calls() []toolCall {
 		{"search_memories", map[string]any{"query": "PostgreSQL", "includeLow": true}},
 		{"search_memories", map[string]any{"query": "nothing matches this"}},
 		{"holder_key_nonce", map[string]any{}},
+		{"upload_artifact", map[string]any{"content": "41 passed"}},
+		{"upload_artifact", map[string]any{"content": "41 passed"}},
+		{"accept_memory", map[string]any{"receiptId": string(sw.receipt), "memoryId": string(sw.memory)}},
+		{"publish_digest", map[string]any{"category": "databases", "title": "What the demo world knows", "content": "A summary.", "refs": []string{string(sw.memory)}}},
+		{"publish_digest", map[string]any{"category": "databases", "title": "Nothing cited", "content": "A digest without refs is valid."}},
 		{"set_holder_keys", map[string]any{"keys": []any{}}},
 		{"get_agent_passport", map[string]any{"publicId": main}},
 		{"get_agent_passport", map[string]any{"publicId": main, "disclose": "none"}},
@@ -186,8 +202,8 @@ func TestToolsAnswerTheirOutputSchemas(t *testing.T) {
 					t.Errorf("%s: never answered", name)
 				}
 			}
-			if len(schemas) != 15 {
-				t.Errorf("%d tools listed, want 15", len(schemas))
+			if len(schemas) != 18 {
+				t.Errorf("%d tools listed, want 18", len(schemas))
 			}
 		})
 	}
@@ -207,11 +223,15 @@ func checkAnnotations(t *testing.T, tool *mcp.Tool) {
 		t.Errorf("%s: readOnly %v idempotent %v destructive %v openWorld %v", tool.Name, a.ReadOnlyHint, a.IdempotentHint, *a.DestructiveHint, *a.OpenWorldHint)
 	}
 	switch tool.Name {
-	case "holder_key_nonce":
+	case "holder_key_nonce", "publish_digest":
 		if a.IdempotentHint || *a.DestructiveHint {
-			t.Errorf("%s: each call makes a new nonce and replaces nothing", tool.Name)
+			t.Errorf("%s: each call makes a new record and replaces nothing", tool.Name)
 		}
-	case "feedback_memory", "report_outcome", "set_holder_keys":
+	case "upload_artifact":
+		if !a.IdempotentHint || *a.DestructiveHint {
+			t.Errorf("%s: stores content by its digest: a repeat writes nothing and nothing is replaced", tool.Name)
+		}
+	case "feedback_memory", "report_outcome", "set_holder_keys", "accept_memory":
 		if !a.IdempotentHint || !*a.DestructiveHint {
 			t.Errorf("%s: replaces the caller's earlier record; an exact repeat writes nothing", tool.Name)
 		}

@@ -26,6 +26,7 @@ type Store interface {
 	SubjectSource
 	SearchStore
 	HolderKeyStore
+	ArtifactStore
 }
 
 // SubjectSource reads what a passport is computed from. issuer/store
@@ -95,6 +96,8 @@ type Executor interface {
 	// WriteModeration writes plan.
 	WriteModeration(ctx context.Context, plan *ModerationPlan) error
 
+	AcceptExecutor
+
 	// LoadAgent reads what q names, locking the agent's row before it
 	// reads anything else of the agent; not its relations.
 	LoadAgent(ctx context.Context, q AgentQuery) (*AgentState, error)
@@ -137,12 +140,17 @@ type ValidationQuery struct {
 	Memory         issuer.MemoryID  // direct feedback
 	Receipt        issuer.ReceiptID // consultation feedback
 	IdempotencyKey string
+	// Artifact is the digest an evidence object cites, or "".
+	Artifact string
 }
 
 // ValidationState is what a store read for a [ValidationQuery].
 type ValidationState struct {
 	// Prior is the record of the idempotency key, when it was used before.
 	Prior *IdempotencyRecord
+	// ArtifactReadable reports that the query's artifact exists and the
+	// evaluator may read it.
+	ArtifactReadable bool
 	// Receipt is the consultation, for consultation feedback; nil when it
 	// does not exist.
 	Receipt *ReceiptState
@@ -206,6 +214,9 @@ type Target struct {
 	BaseConfidence reputation.Milli
 	// Current is the evaluator's current position, or nil.
 	Current *CurrentPosition
+	// RenewedAt is when the current position was last renewed (a renewal
+	// that counted); zero for never.
+	RenewedAt time.Time
 }
 
 // CurrentPosition is an evaluator's current position on a memory.
@@ -214,7 +225,9 @@ type CurrentPosition struct {
 	Ref     issuer.ValidationRef
 	Verdict reputation.Verdict
 	Reason  string
-	Receipt int64 // the owning consultation, 0 for none
+	// Evidence is the position's evidence object, the zero value for none.
+	Evidence issuer.Evidence
+	Receipt  int64 // the owning consultation, 0 for none
 	// Direct reports that the evaluator has ever set this position by
 	// direct feedback, which is what the feedback-given count counts.
 	Direct   bool
@@ -252,6 +265,8 @@ type ValidationPlan struct {
 	FeedbackGiven int
 	// Outcome records an outcome report, or is nil.
 	Outcome *OutcomeWrite
+	// Renewal records a renewal of the position with this key, or is 0.
+	Renewal int64
 	// Revisions replace subject revision tokens: of every author whose
 	// evidence the plan changes.
 	Revisions []RevisionWrite
@@ -313,10 +328,14 @@ type PositionWrite struct {
 	Change   string
 	Verdict  reputation.Verdict
 	Reason   string
-	Receipt  int64 // the owning consultation, 0 for direct feedback
-	Via      issuer.Transport
-	Weight   reputation.Milli // the effective weight recorded in history
-	Position *reputation.Position
+	Evidence issuer.Evidence
+	// EvidenceFactor is the weight factor the evidence gives the position
+	// where reader trust weighs it, in thousandths.
+	EvidenceFactor reputation.Milli
+	Receipt        int64 // the owning consultation, 0 for direct feedback
+	Via            issuer.Transport
+	Weight         reputation.Milli // the effective weight recorded in history
+	Position       *reputation.Position
 	// Events are the journal entries, compensation first.
 	Events []JournalEntry
 }

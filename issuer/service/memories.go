@@ -15,6 +15,8 @@ type MemoryRecord struct {
 	AuthorStatus issuer.AgentStatus
 	Status       issuer.MemoryStatus
 	Visibility   issuer.MemoryVisibility
+	// Kind is the memory's kind, where the read needs it ("" otherwise).
+	Kind issuer.MemoryKind
 }
 
 // active reports whether the memory and its author are active.

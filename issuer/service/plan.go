@@ -63,7 +63,7 @@ func (pl *planner) apply(m *Target) (outcome, error) {
 	f := pl.f
 	cur := m.Current
 	if cur != nil && cur.Ref.Type == f.Type {
-		if cur.Receipt == pl.receipt && cur.Reason == f.Reason && cur.Verdict == f.Verdict {
+		if cur.Receipt == pl.receipt && cur.Reason == f.Reason && cur.Verdict == f.Verdict && cur.Evidence == f.Evidence {
 			return outcome{ref: cur.Ref, summary: m.Summary}, nil
 		}
 		// Same type: a new revision of the details, without any reputation
@@ -73,7 +73,7 @@ func (pl *planner) apply(m *Target) (outcome, error) {
 		pl.countDirect(cur)
 		pl.plan.Positions = append(pl.plan.Positions, PositionWrite{
 			Key: cur.Key, Ref: ref, Memory: m.Key, Author: m.Author, Domain: m.Domain, Change: ChangeDetail,
-			Verdict: f.Verdict, Reason: f.Reason, Receipt: pl.receipt, Via: pl.via, Weight: cur.Position.EffectiveWeight,
+			Verdict: f.Verdict, Reason: f.Reason, Evidence: f.Evidence, EvidenceFactor: pl.s.evidence.Of(f.Evidence), Receipt: pl.receipt, Via: pl.via, Weight: cur.Position.EffectiveWeight,
 		})
 		pl.setCurrent(m, cur.Key, ref, nil)
 		return outcome{ref: ref, summary: m.Summary, change: ChangeDetail}, nil
@@ -116,7 +116,7 @@ func (pl *planner) apply(m *Target) (outcome, error) {
 	pl.countDirect(cur)
 	pl.plan.Positions = append(pl.plan.Positions, PositionWrite{
 		Key: key, Ref: ref, Memory: m.Key, Author: m.Author, Domain: m.Domain, Change: ChangePosition,
-		Verdict: f.Verdict, Reason: f.Reason, Receipt: pl.receipt, Via: pl.via, Weight: next.EffectiveWeight,
+		Verdict: f.Verdict, Reason: f.Reason, Evidence: f.Evidence, EvidenceFactor: pl.s.evidence.Of(f.Evidence), Receipt: pl.receipt, Via: pl.via, Weight: next.EffectiveWeight,
 		Position: &next, Events: events,
 	})
 	pl.moveAggregates(m.Author, m.Domain, prev, &next)
@@ -151,7 +151,7 @@ func (pl *planner) countDirect(cur *CurrentPosition) {
 
 // setCurrent keeps m's current position in step with the plan.
 func (pl *planner) setCurrent(m *Target, key int64, ref issuer.ValidationRef, next *reputation.Position) {
-	c := &CurrentPosition{Key: key, Ref: ref, Verdict: pl.f.Verdict, Reason: pl.f.Reason, Receipt: pl.receipt, Direct: pl.receipt == 0}
+	c := &CurrentPosition{Key: key, Ref: ref, Verdict: pl.f.Verdict, Reason: pl.f.Reason, Evidence: pl.f.Evidence, Receipt: pl.receipt, Direct: pl.receipt == 0}
 	if m.Current != nil {
 		c.Position = m.Current.Position
 		c.Direct = c.Direct || m.Current.Direct

@@ -112,6 +112,9 @@ func planPublication(st *PublicationState, p issuer.Principal, pub issuer.Public
 		if !ok || !t.linkable(p.Key, l.Kind) {
 			return nil, issuer.Errorf(issuer.CodeNotFound, "%s target %s not found", l.Kind, l.Target)
 		}
+		if pub.Kind == issuer.KindDigest && l.Kind == issuer.LinkSupersedes && t.Kind != issuer.KindDigest {
+			return nil, issuer.Errorf(issuer.CodeInvalid, "a digest supersedes only an older digest; %s is not a digest", l.Target)
+		}
 		if l.Kind == issuer.LinkSupersedes && plan.VersionRoot == 0 {
 			plan.VersionRoot = cmp.Or(t.VersionRoot, t.Key)
 		}
@@ -124,6 +127,9 @@ func planPublication(st *PublicationState, p issuer.Principal, pub issuer.Public
 	}
 	plan.Audit = &AuditWrite{Actor: string(p.AgentID), Action: "memory.published", Subject: string(id),
 		Detail: map[string]any{"domain": pub.Domain, "visibility": pub.Visibility}}
+	if pub.Kind == issuer.KindDigest {
+		plan.Audit.Detail["kind"] = pub.Kind
+	}
 	if pub.Visibility == issuer.MemoryPublic {
 		plan.Activity = []ActivityWrite{{Agent: p.Key, Counter: CountPublished, N: 1}}
 	}
@@ -131,8 +137,9 @@ func planPublication(st *PublicationState, p issuer.Principal, pub issuer.Public
 }
 
 // linkable reports whether author may link to t with kind: any visible
-// memory; and, except for a contradiction, the author's own active
-// private memories (research ancestors, for de-duplication only).
+// memory; and, except for a contradiction or a citation (refs, which every
+// reader must be able to follow), the author's own active private memories
+// (research ancestors, for de-duplication only).
 func (t LinkTarget) linkable(author int64, kind issuer.LinkKind) bool {
-	return t.visible() || kind != issuer.LinkContradicts && t.readableBy(author)
+	return t.visible() || kind != issuer.LinkContradicts && kind != issuer.LinkRefs && t.readableBy(author)
 }

@@ -56,10 +56,12 @@ type SearchCandidate struct {
 	ID     issuer.MemoryID
 	Author int64
 	// AuthorID is the author's public ID, "" when the viewer may not see it.
-	AuthorID  issuer.AgentID
-	Title     string
-	Category  string
-	Domain    string
+	AuthorID issuer.AgentID
+	Title    string
+	Category string
+	Domain   string
+	// Kind is KindDigest for a digest, "" otherwise.
+	Kind      issuer.MemoryKind
 	CreatedAt time.Time
 	// Relevance is the engine's full-text relevance: higher is better,
 	// comparable only within one search.
@@ -72,7 +74,23 @@ type SearchSignals struct {
 	// Contradictions are the visible memories that declare they
 	// contradict another memory of the set.
 	Contradictions []ContradictionLink
-	Agents         map[int64]AgentFacts
+	// Accepts are the standing accepts of the memories.
+	Accepts []SignalAccept
+	// Citations are the authors of visible memories citing the memories
+	// (derivedFrom, extends or refs).
+	Citations []SignalCitation
+	Agents    map[int64]AgentFacts
+}
+
+// SignalAccept is a consulting agent's standing accept of a memory.
+type SignalAccept struct {
+	Memory, Agent int64
+	UpdatedAt     time.Time
+}
+
+// SignalCitation says that a visible memory by Author cites Memory.
+type SignalCitation struct {
+	Memory, Author int64
 }
 
 // SignalPosition is an evaluator's current eligible position on a memory.
@@ -83,7 +101,18 @@ type SignalPosition struct {
 	Type      reputation.Type
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Evidence is the type of the position's evidence object, "" for none;
+	// TextEvidence reports a non-empty reason (free-text evidence).
+	Evidence     issuer.EvidenceType
+	TextEvidence bool
+	// Renewals are the position's counted renewals (stillValid), oldest
+	// first.
+	Renewals []time.Time
 }
+
+// evidenced reports whether the position carries evidence: an object or
+// free text (SPEC.md §15.8).
+func (p SignalPosition) evidenced() bool { return p.Evidence != "" || p.TextEvidence }
 
 // ContradictionLink says memory Attacker, by Author, contradicts Target.
 type ContradictionLink struct {
@@ -245,6 +274,8 @@ type readerView struct {
 	// memories by target.
 	on        map[int64][]SignalPosition
 	attackers map[int64][]ContradictionLink
+	accepts   map[int64][]SignalAccept
+	citations map[int64][]SignalCitation
 }
 
 func newReaderView(minTrust float64, trust map[int64]float64, sig *SearchSignals, now time.Time) *readerView {
@@ -254,6 +285,13 @@ func newReaderView(minTrust float64, trust map[int64]float64, sig *SearchSignals
 	}
 	for _, l := range sig.Contradictions {
 		v.attackers[l.Target] = append(v.attackers[l.Target], l)
+	}
+	v.accepts, v.citations = map[int64][]SignalAccept{}, map[int64][]SignalCitation{}
+	for _, a := range sig.Accepts {
+		v.accepts[a.Memory] = append(v.accepts[a.Memory], a)
+	}
+	for _, c := range sig.Citations {
+		v.citations[c.Memory] = append(v.citations[c.Memory], c)
 	}
 	keys := make([]trustgraph.Key, 0, len(sig.Agents))
 	for k, f := range sig.Agents {
@@ -298,7 +336,7 @@ func (v *readerView) group(agent int64) string {
 // assess returns a candidate's result: its status, why and counts.
 func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
 	r := rankedResult{relevance: c.Relevance, SearchResult: issuer.SearchResult{
-		ID: c.ID, Author: c.AuthorID, Title: c.Title, Category: c.Category, Domain: c.Domain, CreatedAt: c.CreatedAt,
+		ID: c.ID, Author: c.AuthorID, Title: c.Title, Category: c.Category, Domain: c.Domain, CreatedAt: c.CreatedAt, Kind: c.Kind,
 	}}
 	r.LowTrust = !(v.weight(c.Author) > v.minTrust) // NaN-safe: not above is low
 	lab, err := trustgraph.Grounded(v.arguments(c), trustgraph.GroundedOptions{})
@@ -310,7 +348,7 @@ func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
 	}
 	author := agentNode(c.Author)
 	var confs []trustgraph.Confirmation
-	var confirm, use, useful, contra []trustgraph.Signal
+	var confirm, use, useful, contra, accept, cite []trustgraph.Signal
 	for _, p := range v.on[c.Key] {
 		sg := trustgraph.Signal{Key: agentNode(p.Evaluator), Weight: v.weight(p.Evaluator)}
 		switch p.Type {
@@ -323,8 +361,16 @@ func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
 			if v.group(p.Evaluator) == v.group(c.Author) {
 				continue // no self-confirmation
 			}
-			// The position's last change renews it (SPEC.md §15.7).
-			clock := trustgraph.Clock(day(p.CreatedAt), []float64{day(p.UpdatedAt)}, day(v.now))
+			if p.Type == reputation.Corroborate && !p.evidenced() {
+				continue // a bare confirmation is only a vote (SPEC.md §15.8)
+			}
+			// The position's clock is the later of its last change and
+			// its last counted renewal (SPEC.md §15.7, §15.8).
+			var renewals []float64
+			for _, r := range p.Renewals {
+				renewals = append(renewals, day(r))
+			}
+			clock := max(trustgraph.Clock(day(p.CreatedAt), renewals, day(v.now)), day(p.UpdatedAt))
 			confs = append(confs, trustgraph.Confirmation{Weight: sg.Weight, Decay: trustgraph.Decay(trustgraph.Confirm, day(v.now)-clock)})
 		case reputation.Useful:
 			useful = append(useful, sg)
@@ -335,12 +381,24 @@ func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
 	for _, l := range v.attackers[c.Key] {
 		contra = append(contra, trustgraph.Signal{Key: agentNode(l.Author), Weight: v.weight(l.Author)})
 	}
+	for _, a := range v.accepts[c.Key] {
+		accept = append(accept, trustgraph.Signal{Key: agentNode(a.Agent), Weight: v.weight(a.Agent)})
+		if v.group(a.Agent) == v.group(c.Author) {
+			continue // an accept by the author's group counts zero
+		}
+		confs = append(confs, trustgraph.Confirmation{Accept: true, Decay: trustgraph.Decay(trustgraph.Accept, v.days(a.UpdatedAt))})
+	}
+	for _, l := range v.citations[c.Key] {
+		cite = append(cite, trustgraph.Signal{Key: agentNode(l.Author), Weight: v.weight(l.Author)})
+	}
 	r.Status = string(trustgraph.PostStatus(lab.Contested, confs))
 	r.Counts = issuer.SearchCounts{
 		Confirmations:  trustgraph.Count(author, confirm, v.groups).Groups,
 		Uses:           trustgraph.Count(author, use, v.groups).Groups,
 		Useful:         trustgraph.Count(author, useful, v.groups).Groups,
 		Contradictions: trustgraph.Count(author, contra, v.groups).Groups,
+		Accepts:        trustgraph.Count(author, accept, v.groups).Groups,
+		Citations:      trustgraph.Count(author, cite, v.groups).Groups,
 	}
 	return r, nil
 }
@@ -360,8 +418,8 @@ func (v *readerView) arguments(c SearchCandidate) trustgraph.ArgumentGraph {
 		for _, target := range frontier {
 			to := "m" + agentNode(target)
 			for _, p := range v.on[target] {
-				if p.Type != reputation.Contradict {
-					continue
+				if p.Type != reputation.Contradict || !p.evidenced() {
+					continue // a bare contradiction is only a vote (SPEC.md §15.8)
 				}
 				id := "v" + string(p.ID)
 				if !seen[id] {

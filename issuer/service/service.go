@@ -108,6 +108,9 @@ type Options struct {
 	// audience a proof of possession of a holder key must name. When
 	// empty, no holder key can be proved.
 	Issuer string
+	// Evidence are the evidence weight factors recorded with each new
+	// position (SPEC.md §15.8); issuer.DefaultEvidenceFactors when zero.
+	Evidence issuer.EvidenceFactors
 }
 
 // Service is the issuer's use cases over a [Store].
@@ -120,11 +123,15 @@ type Service struct {
 	observer ValidationObserver
 	cursors  *seal.Sealer
 	issuerID string
+	evidence issuer.EvidenceFactors
 }
 
 // New returns the service over st.
 func New(st Store, opts Options) *Service {
-	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search), observer: opts.Observer, cursors: opts.Cursors, issuerID: opts.Issuer}
+	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search), observer: opts.Observer, cursors: opts.Cursors, issuerID: opts.Issuer, evidence: opts.Evidence}
+	if s.evidence == (issuer.EvidenceFactors{}) {
+		s.evidence = issuer.DefaultEvidenceFactors
+	}
 	if s.observer == nil {
 		s.observer = unobserved{}
 	}

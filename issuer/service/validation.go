@@ -18,7 +18,7 @@ import (
 // memory, not be its author and share no known operator with its author.
 // Every refusal happens before anything is written.
 func (s *Service) SubmitFeedback(ctx context.Context, p issuer.Principal, mem issuer.MemoryID, f issuer.Feedback, via issuer.Transport) (issuer.FeedbackResult, bool, error) {
-	return validation(ctx, s, p, ValidationMemory, via, ValidationQuery{Memory: mem, IdempotencyKey: f.IdempotencyKey},
+	return validation(ctx, s, p, ValidationMemory, via, ValidationQuery{Memory: mem, IdempotencyKey: f.IdempotencyKey, Artifact: f.Evidence.Artifact},
 		func(st *ValidationState) (issuer.FeedbackResult, *ValidationPlan, bool, error) {
 			return s.planFeedback(st, p, mem, f, via)
 		})
@@ -33,6 +33,12 @@ func (s *Service) planFeedback(st *ValidationState, p issuer.Principal, mem issu
 			if err != nil {
 				return nil, err
 			}
+			if f.Evidence.Artifact != "" && !st.ArtifactReadable {
+				return nil, issuer.Errorf(issuer.CodeNotFound, "artifact %s not found", f.Evidence.Artifact)
+			}
+			if f.StillValid && (m.Current == nil || m.Current.Ref.Type != f.Type) {
+				return nil, issuer.Errorf(issuer.CodeConflict, "stillValid renews your standing %s position on this memory, and you have none", f.Type)
+			}
 			pl := s.newPlanner(st, p, f, via, 0)
 			out, err := pl.apply(m)
 			if err != nil {
@@ -41,6 +47,9 @@ func (s *Service) planFeedback(st *ValidationState, p issuer.Principal, mem issu
 			// No audit entry: feedback_history records every revision of a
 			// position, with its change, transport and time.
 			*res = issuer.FeedbackResult{OK: true, Validation: out.ref, Confidence: out.summary}
+			if f.StillValid && (m.RenewedAt.IsZero() || pl.now.Sub(m.RenewedAt) >= RenewalInterval) {
+				pl.plan.Renewal, res.Renewed = m.Current.Key, true
+			}
 			return pl, nil
 		})
 }

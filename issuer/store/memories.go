@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -36,13 +37,14 @@ type memoryRow struct {
 	EvidenceAt     sql.NullTime  `db:"evidence_at"`
 	CreatedAt      time.Time     `db:"created_at"`
 	VersionRootKey sql.NullInt64 `db:"version_root_id"`
+	Kind           string        `db:"kind"`
 }
 
 // memoryColumns and memoryFrom read a memoryRow.
 const (
 	memoryColumns = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.status AS author_status,
 	a.visibility AS author_visibility, m.category, m.domain, m.title, m.content, m.applies_claim, m.visibility, m.content_hash,
-	m.status, m.confidence, m.validation_summary_json, m.evidence_at, m.created_at, m.version_root_id`
+	m.status, m.confidence, m.validation_summary_json, m.evidence_at, m.created_at, m.version_root_id, m.kind`
 	memoryFrom = `FROM memories m JOIN agents a ON a.id = m.author_id`
 )
 
@@ -52,7 +54,7 @@ const memorySelect = `SELECT ` + memoryColumns + ` ` + memoryFrom
 func (m *memoryRow) dest() []any {
 	return []any{&m.Key, &m.PublicID, &m.AuthorKey, &m.Author, &m.AuthorStatus, &m.AuthorVis, &m.Category, &m.Domain,
 		&m.Title, &m.Content, &m.AppliesTo, &m.Visibility, &m.ContentHash, &m.Status, &m.Confidence, &m.Summary,
-		&m.EvidenceAt, &m.CreatedAt, &m.VersionRootKey}
+		&m.EvidenceAt, &m.CreatedAt, &m.VersionRootKey, &m.Kind}
 }
 
 // targetColumns read only what a validation needs of its memory: not its
@@ -141,6 +143,9 @@ func (m *memoryRow) convert(viewer int64, links []lineageLink) (issuer.Memory, e
 		Confidence:  reputation.Milli(m.Confidence),
 		CreatedAt:   m.CreatedAt.UTC(),
 	}
+	if m.Kind == string(issuer.KindDigest) {
+		out.Kind = issuer.KindDigest
+	}
 	for _, l := range links {
 		id := issuer.MemoryID(l.Target)
 		switch issuer.LinkKind(l.Kind) {
@@ -152,6 +157,8 @@ func (m *memoryRow) convert(viewer int64, links []lineageLink) (issuer.Memory, e
 			out.Supersedes = append(out.Supersedes, id)
 		case issuer.LinkContradicts:
 			out.Contradicts = append(out.Contradicts, id)
+		case issuer.LinkRefs:
+			out.Refs = append(out.Refs, id)
 		case linkVersionRoot:
 			out.VersionRoot = id
 		}
@@ -240,12 +247,12 @@ func readRecords(b *batch, ids []issuer.MemoryID, each func(id issuer.MemoryID, 
 		var id issuer.MemoryID
 		var m service.MemoryRecord
 		var root sql.NullInt64
-		if err := r.Scan(&id, &m.Key, &m.Author, &m.AuthorStatus, &m.Status, &m.Visibility, &root); err != nil {
+		if err := r.Scan(&id, &m.Key, &m.Author, &m.AuthorStatus, &m.Status, &m.Visibility, &root, &m.Kind); err != nil {
 			return err
 		}
 		each(id, m, root.Int64)
 		return nil
-	}, `SELECT m.public_id, m.id, m.author_id, a.status, m.status, m.visibility, m.version_root_id
+	}, `SELECT m.public_id, m.id, m.author_id, a.status, m.status, m.visibility, m.version_root_id, m.kind
 		FROM memories m JOIN agents a ON a.id = m.author_id WHERE m.public_id IN (`+placeholders(len(ids))+`)`, args...)
 }
 
@@ -278,9 +285,10 @@ func writePublication(ctx context.Context, br batchRunner, plan *service.Publica
 	root := sql.NullInt64{Int64: plan.VersionRoot, Valid: plan.VersionRoot != 0}
 	b.add(`INSERT INTO memories (public_id, author_id, category, domain, title, content, content_hash,
 		applies_claim, visibility, confidence, validation_base_confidence, status, version_root_id,
-		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
+		created_at, updated_at, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)`,
 		plan.ID, plan.Author, pub.Category, pub.Domain, pub.Title, pub.Content, plan.ContentHash,
-		string(applies), string(pub.Visibility), int64(pub.Confidence), int64(pub.Confidence), root, now, now)
+		string(applies), string(pub.Visibility), int64(pub.Confidence), int64(pub.Confidence), root, now, now,
+		string(cmp.Or(pub.Kind, issuer.KindMemory)))
 	if len(plan.Links) > 0 {
 		args := make([]any, 0, 4*len(plan.Links))
 		for i, l := range plan.Links {

@@ -131,7 +131,7 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 		return nil, false, issuer.Errorf(issuer.CodeInvalid, "a search needs at least one word")
 	}
 	const cols = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.visibility AS author_visibility,
-		m.title, m.category, m.domain, m.created_at`
+		m.title, m.category, m.domain, m.created_at, m.kind`
 	var query string
 	var match string
 	if db.engine == Postgres {
@@ -164,6 +164,7 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 		Category  string          `db:"category"`
 		Domain    string          `db:"domain"`
 		CreatedAt time.Time       `db:"created_at"`
+		Kind      string          `db:"kind"`
 		Relevance float64         `db:"relevance"`
 	}
 	if err := sel(ctx, db.x, &rows, query, match, viewer, max+1); err != nil {
@@ -177,6 +178,9 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 	for i, r := range rows {
 		out[i] = service.SearchCandidate{Key: r.Key, ID: r.ID, Author: r.Author, Title: r.Title,
 			Category: r.Category, Domain: r.Domain, CreatedAt: r.CreatedAt.UTC(), Relevance: r.Relevance}
+		if r.Kind == string(issuer.KindDigest) {
+			out[i].Kind = issuer.KindDigest
+		}
 		// Only a public author is named to others; an author sees itself.
 		if r.Author == viewer || r.AuthorVis == string(issuer.VisibilityPublic) {
 			out[i].AuthorID = r.AuthorID
@@ -248,7 +252,8 @@ func searchSignals(ctx context.Context, tx *sqlx.Tx, engine Engine, memories []i
 		out.Contradictions = append(out.Contradictions, service.ContradictionLink{Attacker: l.Attacker, Target: l.Target, Author: l.Author})
 		all = append(all, l.Attacker)
 	}
-	query, args, err := sqlx.In(`SELECT f.memory_id, f.public_id, f.evaluator_id, f.type, f.created_at, f.updated_at
+	query, args, err := sqlx.In(`SELECT f.memory_id, f.public_id, f.evaluator_id, f.type, f.created_at, f.updated_at,
+		COALESCE(f.evidence_type, '') AS evidence_type, f.reason <> '' AS has_reason
 		FROM feedback f WHERE f.eligible AND f.memory_id IN (?)`, all)
 	if err != nil {
 		return nil, err
@@ -260,15 +265,78 @@ func searchSignals(ctx context.Context, tx *sqlx.Tx, engine Engine, memories []i
 		Type      string    `db:"type"`
 		CreatedAt time.Time `db:"created_at"`
 		UpdatedAt time.Time `db:"updated_at"`
+		Evidence  string    `db:"evidence_type"`
+		HasReason bool      `db:"has_reason"`
 	}
 	if err := sel(ctx, tx, &posRows, query, args...); err != nil {
 		return nil, fmt.Errorf("store: search positions: %w", err)
 	}
+	// The renewals of the confirmations read.
+	renewals := map[string][]time.Time{}
+	if len(posRows) > 0 {
+		ids := make([]string, len(posRows))
+		for i, p := range posRows {
+			ids[i] = p.ID
+		}
+		query, args, err := sqlx.In(`SELECT f.public_id, r.renewed_at FROM position_renewals r JOIN feedback f ON f.id = r.feedback_id
+			WHERE f.public_id IN (?) ORDER BY r.renewed_at`, ids)
+		if err != nil {
+			return nil, err
+		}
+		var rows []struct {
+			ID        string    `db:"public_id"`
+			RenewedAt time.Time `db:"renewed_at"`
+		}
+		if err := sel(ctx, tx, &rows, query, args...); err != nil {
+			return nil, fmt.Errorf("store: search renewals: %w", err)
+		}
+		for _, r := range rows {
+			renewals[r.ID] = append(renewals[r.ID], r.RenewedAt.UTC())
+		}
+	}
 	agents := map[int64]bool{}
 	for _, p := range posRows {
 		out.Positions = append(out.Positions, service.SignalPosition{Memory: p.Memory, ID: issuer.ValidationID(p.ID),
-			Evaluator: p.Evaluator, Type: reputation.Type(p.Type), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()})
+			Evaluator: p.Evaluator, Type: reputation.Type(p.Type), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
+			Evidence: issuer.EvidenceType(p.Evidence), TextEvidence: p.HasReason, Renewals: renewals[p.ID]})
 		agents[p.Evaluator] = true
+	}
+	// The accepts of the matched memories, and the visible memories that
+	// cite them (derivedFrom, extends, refs).
+	query, args, err = sqlx.In(`SELECT ca.memory_id, ca.agent_id, ca.updated_at FROM consultation_accepts ca
+		WHERE ca.memory_id IN (?)`, memories)
+	if err != nil {
+		return nil, err
+	}
+	var acceptRows []struct {
+		Memory    int64     `db:"memory_id"`
+		Agent     int64     `db:"agent_id"`
+		UpdatedAt time.Time `db:"updated_at"`
+	}
+	if err := sel(ctx, tx, &acceptRows, query, args...); err != nil {
+		return nil, fmt.Errorf("store: search accepts: %w", err)
+	}
+	for _, a := range acceptRows {
+		out.Accepts = append(out.Accepts, service.SignalAccept{Memory: a.Memory, Agent: a.Agent, UpdatedAt: a.UpdatedAt.UTC()})
+		agents[a.Agent] = true
+	}
+	query, args, err = sqlx.In(`SELECT DISTINCT l.target_id, m.author_id FROM memory_links l
+		JOIN memories m ON m.id = l.memory_id JOIN agents a ON a.id = m.author_id
+		WHERE l.kind IN ('derivedFrom', 'extends', 'refs') AND l.target_id IN (?)
+			AND m.status = 'active' AND m.visibility = 'public' AND a.status = 'active'`, memories)
+	if err != nil {
+		return nil, err
+	}
+	var citeRows []struct {
+		Target int64 `db:"target_id"`
+		Author int64 `db:"author_id"`
+	}
+	if err := sel(ctx, tx, &citeRows, query, args...); err != nil {
+		return nil, fmt.Errorf("store: search citations: %w", err)
+	}
+	for _, c := range citeRows {
+		out.Citations = append(out.Citations, service.SignalCitation{Memory: c.Target, Author: c.Author})
+		agents[c.Author] = true
 	}
 	for _, l := range linkRows {
 		agents[l.Author] = true

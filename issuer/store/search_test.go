@@ -72,8 +72,10 @@ func TestSearchReaderView(t *testing.T) {
 		plainMem := f.publishText(trusted, "Vacuum and bloat", "Vacuum reclaims space from dead tuples.")
 		freshMem := f.publishText(fresh, "Vacuum everything nightly", "Run VACUUM FULL every night.")
 		f.publishText(trusted, "Index only scans", "Covering indexes avoid heap fetches.")
-		// The reader vouches for trusted's work by corroborating it.
-		f.consumeAndValidate(reader, confirmedMem, reputation.Corroborate)
+		// The reader vouches for trusted's work by corroborating it, with
+		// free-text evidence: a bare corroboration is only a vote.
+		f.retrieve(reader, confirmedMem)
+		f.validate(reader, confirmedMem, reputation.Corroborate, "bloat fell on our busiest table")
 
 		page := f.search(now, reader, "vacuum", false)
 		if page.TrustSet != "own" || page.HiddenLowTrust != 1 {

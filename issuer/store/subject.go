@@ -236,7 +236,8 @@ func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error 
 		Named    bool   `db:"named"`
 	}
 	if err := sel(ctx, tx, &links, `WITH mine AS (`+mineSQL+`) SELECT l.memory_id, l.kind, l.target_id, t.public_id, `+namedTarget+` AS named
-		FROM mine JOIN memory_links l ON l.memory_id = mine.id JOIN memories t ON t.id = l.target_id JOIN agents ta ON ta.id = t.author_id
+		FROM mine JOIN memory_links l ON l.memory_id = mine.id AND l.kind <> 'refs'
+		JOIN memories t ON t.id = l.target_id JOIN agents ta ON ta.id = t.author_id
 		ORDER BY l.memory_id, l.kind, l.position`, s.Key, loadMemories); err != nil {
 		return fmt.Errorf("store: read links: %w", err)
 	}

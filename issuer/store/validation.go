@@ -43,6 +43,20 @@ func loadValidation(ctx context.Context, br batchRunner, q service.ValidationQue
 			},
 		})
 	}
+	if q.Artifact != "" {
+		b = append(b, stmt{
+			query: `SELECT COUNT(*) FROM artifacts a WHERE a.digest = ? AND (` + artifactReadable + `)`,
+			args:  []any{q.Artifact, q.Evaluator, q.Evaluator},
+			scan: func(r rows) error {
+				var n int64
+				if err := r.Scan(&n); err != nil {
+					return err
+				}
+				st.ArtifactReadable = n > 0
+				return nil
+			},
+		})
+	}
 	// targets selects the keys of the memories validated, with targetArgs.
 	var targets string
 	var targetArgs []any
@@ -167,7 +181,8 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 		{
 			query: `SELECT m.id, m.validation_summary_json, m.validation_base_confidence,
 				f.id, f.public_id, f.type, f.legacy_verdict, f.reason, f.revision, f.receipt_id, f.direct,
-				f.base_weight, f.positive_factor, f.negative_factor, f.weight, f.contribution
+				f.base_weight, f.positive_factor, f.negative_factor, f.weight, f.contribution,
+				f.evidence_type, f.evidence_detail, f.evidence_artifact, f.evidence_env, f.renewed_at
 				FROM memories m
 				LEFT JOIN feedback f ON f.memory_id = m.id AND f.evaluator_id = ?
 				WHERE m.id IN (` + targets + `)`,
@@ -177,10 +192,11 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 				var summary string
 				var base int64
 				var key, revision, receipt, bw, pf, nf, w, contrib sql.NullInt64
-				var pub, typ, verdict, reason sql.NullString
+				var pub, typ, verdict, reason, eType, eDetail, eArtifact, eEnv sql.NullString
 				var direct sql.NullBool
+				var renewed sql.NullTime
 				if err := r.Scan(&m, &summary, &base, &key, &pub, &typ, &verdict, &reason, &revision, &receipt, &direct,
-					&bw, &pf, &nf, &w, &contrib); err != nil {
+					&bw, &pf, &nf, &w, &contrib, &eType, &eDetail, &eArtifact, &eEnv, &renewed); err != nil {
 					return err
 				}
 				t := target(m)
@@ -192,12 +208,17 @@ func positionReads(st *service.ValidationState, evaluator int64, lock, targets s
 					return err
 				}
 				t.Summary, t.BaseConfidence = sum, reputation.Milli(base)
+				if renewed.Valid {
+					t.RenewedAt = renewed.Time.UTC()
+				}
 				if key.Valid {
 					t.Current = &service.CurrentPosition{
 						Key:     key.Int64,
 						Ref:     issuer.ValidationRef{ID: issuer.ValidationID(pub.String), Type: reputation.Type(typ.String), Revision: int(revision.Int64)},
 						Verdict: reputation.Verdict(verdict.String), Reason: reason.String, Receipt: receipt.Int64,
 						Direct: direct.Bool,
+						Evidence: issuer.Evidence{Type: issuer.EvidenceType(eType.String), Detail: eDetail.String,
+							Artifact: eArtifact.String, Env: eEnv.String},
 						Position: reputation.Position{
 							Type: reputation.Type(typ.String), BaseWeight: reputation.Milli(bw.Int64),
 							PositiveRanked: pf.Valid, PositiveFactor: reputation.Milli(pf.Int64),
@@ -301,29 +322,32 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 		n := p.Position
 		switch {
 		case p.Change == service.ChangeDetail:
-			add(`UPDATE feedback SET legacy_verdict = ?, reason = ?, revision = ?, receipt_id = ?, direct = (direct OR ?), updated_at = ? WHERE id = ?`,
-				nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, receipt, direct, now, p.Key)
+			add(`UPDATE feedback SET legacy_verdict = ?, reason = ?, revision = ?, receipt_id = ?, direct = (direct OR ?), updated_at = ?,
+				evidence_type = ?, evidence_detail = ?, evidence_artifact = ?, evidence_env = ?, evidence_factor = ? WHERE id = ?`,
+				append([]any{nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, receipt, direct, now}, append(evidenceArgs(p.Evidence, p.EvidenceFactor), p.Key)...)...)
 		case p.Key == 0:
 			add(`INSERT INTO feedback (public_id, memory_id, evaluator_id, type, legacy_verdict, reason,
 				revision, eligible, weight, receipt_id, direct, base_weight, positive_factor, negative_factor,
-				contribution, policy, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				string(p.Ref.ID), p.Memory, ev, string(p.Ref.Type), nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, true,
-				int64(n.EffectiveWeight), receipt, direct, int64(n.BaseWeight),
-				savedFactor(n.PositiveRanked, n.PositiveFactor), savedFactor(n.NegativeRanked, n.NegativeFactor),
-				int64(n.Contribution), reputation.Policy, now, now)
+				contribution, policy, created_at, updated_at,
+				evidence_type, evidence_detail, evidence_artifact, evidence_env, evidence_factor)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				append([]any{string(p.Ref.ID), p.Memory, ev, string(p.Ref.Type), nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, true,
+					int64(n.EffectiveWeight), receipt, direct, int64(n.BaseWeight),
+					savedFactor(n.PositiveRanked, n.PositiveFactor), savedFactor(n.NegativeRanked, n.NegativeFactor),
+					int64(n.Contribution), reputation.Policy, now, now}, evidenceArgs(p.Evidence, p.EvidenceFactor)...)...)
 		default:
 			add(`UPDATE feedback SET type = ?, legacy_verdict = ?, reason = ?, revision = ?, weight = ?,
 				receipt_id = ?, direct = (direct OR ?), positive_factor = ?, negative_factor = ?, contribution = ?,
-				policy = ?, updated_at = ? WHERE id = ?`,
-				string(n.Type), nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, int64(n.EffectiveWeight), receipt, direct,
-				savedFactor(n.PositiveRanked, n.PositiveFactor), savedFactor(n.NegativeRanked, n.NegativeFactor),
-				int64(n.Contribution), reputation.Policy, now, p.Key)
+				policy = ?, updated_at = ?, evidence_type = ?, evidence_detail = ?, evidence_artifact = ?, evidence_env = ?,
+				evidence_factor = ? WHERE id = ?`,
+				append([]any{string(n.Type), nullString(string(p.Verdict)), p.Reason, p.Ref.Revision, int64(n.EffectiveWeight), receipt, direct,
+					savedFactor(n.PositiveRanked, n.PositiveFactor), savedFactor(n.NegativeRanked, n.NegativeFactor),
+					int64(n.Contribution), reputation.Policy, now}, append(evidenceArgs(p.Evidence, p.EvidenceFactor), p.Key)...)...)
 		}
 		add(`INSERT INTO feedback_history (feedback_id, revision, change, type, legacy_verdict, reason,
-			eligible, weight, receipt_id, transport, created_at) VALUES (`+ref+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			eligible, weight, receipt_id, transport, created_at, evidence) VALUES (`+ref+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			refArg, p.Ref.Revision, p.Change, string(p.Ref.Type), nullString(string(p.Verdict)), p.Reason, true, int64(p.Weight),
-			receipt, string(p.Via), now)
+			receipt, string(p.Via), now, evidenceJSON(p.Evidence))
 		if len(p.Events) > 0 {
 			const row = `(?, ?, ?, ` + "%s" + `, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 			var rowsSQL []string
@@ -402,6 +426,10 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 			feedback_id = excluded.feedback_id, feedback_revision = excluded.feedback_revision, updated_at = excluded.updated_at`,
 			o.Memory, ev, string(o.Outcome), string(ctxJSON), fb, rev, now, now)
 	}
+	if plan.Renewal != 0 {
+		add(`INSERT INTO position_renewals (feedback_id, renewed_at) VALUES (?, ?)`, plan.Renewal, now)
+		add(`UPDATE feedback SET renewed_at = ? WHERE id = ?`, now, plan.Renewal)
+	}
 	b.revisions(plan.Revisions, now)
 	if err := b.audit(plan.Audit, now); err != nil {
 		return err
@@ -410,6 +438,22 @@ func writeValidation(ctx context.Context, br batchRunner, plan *service.Validati
 		return fmt.Errorf("store: write validation: %w", err)
 	}
 	return nil
+}
+
+// evidenceArgs are the evidence columns of a position: type, detail,
+// artifact, env (NULL when absent) and the weight factor.
+func evidenceArgs(e issuer.Evidence, factor reputation.Milli) []any {
+	return []any{nullString(string(e.Type)), nullString(e.Detail), nullString(e.Artifact), nullString(e.Env), int64(factor)}
+}
+
+// evidenceJSON is the evidence object as feedback_history records it: its
+// JSON, or "" for none.
+func evidenceJSON(e issuer.Evidence) string {
+	if !e.Given() {
+		return ""
+	}
+	b, _ := json.Marshal(e) // strings only: cannot fail
+	return string(b)
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

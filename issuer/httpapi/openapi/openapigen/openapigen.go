@@ -66,8 +66,11 @@ type Operation struct {
 	// Secured reports whether the operation requires a security scheme.
 	Secured bool
 
-	params    []schema
-	body      schema
+	params []schema
+	body   schema
+	// raw is the byte bound of a body that is not JSON (a binary string
+	// of any media type, sent as application/octet-stream); 0 for none.
+	raw       int
 	exclusive [][]string
 	dependent map[string][]string
 	sums      []sumRule
@@ -109,6 +112,13 @@ func (g *Generator) Operations() []*Operation {
 				content, _ := rb["content"].(schema)
 				if mt, ok := content["application/json"].(schema); ok {
 					o.body, _ = mt["schema"].(schema)
+				} else if mt, ok := cmpOr(content["application/octet-stream"], content["*/*"]).(schema); ok {
+					if s, _ := mt["schema"].(schema); s["format"] == "binary" {
+						o.raw = 1 << 10
+						if m, ok := s["maxLength"].(float64); ok && int(m) < o.raw {
+							o.raw = int(m)
+						}
+					}
 				}
 			}
 			if rules, ok := op["x-parameterRules"].(schema); ok {
@@ -173,6 +183,8 @@ type draw struct {
 	path, query, header map[string]any
 	body                any
 	hasBody             bool
+	// raw is a body of bytes, for an operation whose body is not JSON.
+	raw []byte
 }
 
 // Valid returns a request for op that the document (with high
@@ -241,7 +253,21 @@ func (g *Generator) draw(op *Operation) draw {
 	if op.body != nil {
 		d.body, d.hasBody = g.v.generate(op.body, 0), true
 	}
+	if op.raw > 0 {
+		d.raw = make([]byte, g.v.rnd.IntN(op.raw+1))
+		for i := range d.raw {
+			d.raw[i] = byte(g.v.rnd.UintN(256))
+		}
+	}
 	return d
+}
+
+// cmpOr returns a if it is not nil, else b.
+func cmpOr(a, b any) any {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // param returns the parameter of op called name, in the query.
@@ -313,6 +339,10 @@ func (g *Generator) build(op *Operation, d draw, broken string, dependency bool)
 		}
 		r.Body = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 		r.Header.Set("Content-Type", "application/json")
+	}
+	if d.raw != nil {
+		r.Body = d.raw
+		r.Header.Set("Content-Type", "application/octet-stream")
 	}
 	return r
 }
