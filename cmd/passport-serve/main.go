@@ -121,7 +121,7 @@ func (c *server) Run(e *env) error {
 		}
 	}
 	lim := c.limits()
-	srv := lim.Server(e.ctx, verifierhttp.NewHandler(v, cfg))
+	srv := lim.Server(e.ctx, httpserve.Compress(verifierhttp.NewHandler(v, cfg)))
 	srv.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	ln, err := lim.Listen(c.Addr)
 	if err != nil {

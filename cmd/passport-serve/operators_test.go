@@ -125,6 +125,25 @@ func TestServeForOperators(t *testing.T) {
 			t.Errorf("/metrics lacks %s", series)
 		}
 	}
+	// A long answer is coded for a client that asks, as the issuer's are.
+	raw := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	for _, coding := range []string{"gzip", "zstd", ""} {
+		req, _ := http.NewRequest("POST", base+"/v1/verify", bytes.NewReader(bundle))
+		req.Header.Set("Content-Type", "application/json")
+		if coding != "" {
+			req.Header.Set("Accept-Encoding", coding)
+		}
+		res, err := raw.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[res.Header.Get("X-Request-Id")] = "/v1/verify"
+		n, _ := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != coding || res.Header.Get("Vary") != "Accept-Encoding" {
+			t.Errorf("verification asked in %q: %s, %q, Vary %q, %d bytes", coding, res.Status, res.Header.Get("Content-Encoding"), res.Header.Get("Vary"), n)
+		}
+	}
 	res, _ = send("GET", "/nowhere", "", "", nil)
 	ids[res.Header.Get("X-Request-Id")] = "unmatched"
 
