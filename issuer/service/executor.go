@@ -25,6 +25,7 @@ type Store interface {
 
 	SubjectSource
 	SearchStore
+	FeedStore
 	HolderKeyStore
 	ArtifactStore
 }
