@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/remnant/passportkit/internal/seal"
@@ -46,6 +47,8 @@ const feedCursorVersion = 1
 type feedNotifier struct {
 	mu sync.Mutex
 	ch chan struct{}
+	// waiting counts the reads parked on ch.
+	waiting atomic.Int64
 }
 
 func newFeedNotifier() *feedNotifier { return &feedNotifier{ch: make(chan struct{})} }
@@ -104,11 +107,15 @@ func (s *Service) Feed(ctx context.Context, p issuer.Principal, q issuer.FeedQue
 			return page, err
 		}
 		after = last
+		s.feed.waiting.Add(1)
 		select {
 		case <-woken:
+			s.feed.waiting.Add(-1)
 		case <-expired:
+			s.feed.waiting.Add(-1)
 			return page, nil
 		case <-ctx.Done():
+			s.feed.waiting.Add(-1)
 			return page, ctx.Err()
 		}
 	}
