@@ -26,6 +26,7 @@ type Store interface {
 	SubjectSource
 	SearchStore
 	FeedStore
+	ReaderNumbersStore
 	HolderKeyStore
 	ArtifactStore
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/service"
 )
@@ -91,4 +93,35 @@ func (db *DB) BrowseCandidates(ctx context.Context, viewer int64, max int) ([]se
 		out[i] = service.BrowseCandidate{SearchCandidate: r.candidate(viewer), Skill: claim.Skill}
 	}
 	return out, more, nil
+}
+
+// ReaderAgents returns the agents named by key or by public ID, whatever
+// their status or visibility, with when each was first seen.
+func (db *DB) ReaderAgents(ctx context.Context, keys []int64, ids []issuer.AgentID) ([]service.ReaderAgent, error) {
+	var out []service.ReaderAgent
+	for _, q := range []struct {
+		where string
+		arg   any
+		n     int
+	}{{"a.id", keys, len(keys)}, {"a.public_id", ids, len(ids)}} {
+		if q.n == 0 {
+			continue
+		}
+		query, args, err := sqlx.In(`SELECT a.id, a.public_id, a.created_at FROM agents a WHERE `+q.where+` IN (?) ORDER BY a.id`, q.arg)
+		if err != nil {
+			return nil, err
+		}
+		var rows []struct {
+			Key   int64          `db:"id"`
+			ID    issuer.AgentID `db:"public_id"`
+			Since time.Time      `db:"created_at"`
+		}
+		if err := sel(ctx, db.x, &rows, query, args...); err != nil {
+			return nil, fmt.Errorf("store: reader agents: %w", err)
+		}
+		for _, r := range rows {
+			out = append(out, service.ReaderAgent{Key: r.Key, ID: r.ID, Since: r.Since.UTC()})
+		}
+	}
+	return out, nil
 }
