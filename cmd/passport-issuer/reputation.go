@@ -10,12 +10,49 @@ import (
 	"github.com/remnant/passportkit/internal/cli"
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/service"
+	"github.com/remnant/passportkit/issuer/store"
 )
 
 // reputationCmd groups the reputation commands.
 type reputationCmd struct {
 	Rebuild reputationRebuildCmd `cmd:"" help:"Rebuild an author's aggregates and counters from its journal."`
 	Recount reputationRecountCmd `cmd:"" help:"Recount every agent's activity counters (published, retrievals, consultations, feedback given) from history, and correct those that differ."`
+	Show    reputationShowCmd    `cmd:"" help:"Show the numbers behind a reader's view: each author's propagated trust, cold-start floor and weight, and whether search and the feed show the author to that reader."`
+}
+
+type reputationShowCmd struct {
+	Reader string `required:"" help:"The reader's agent ID (agt_...): whose view."`
+	Author string `help:"Only this author's numbers (agt_...); by default the authors the reader's trust reaches, heaviest first (at most 50)."`
+}
+
+func (c *reputationShowCmd) Run(e *env) error {
+	reader, err := issuer.ParseAgentID(c.Reader)
+	if err != nil {
+		return err
+	}
+	var author issuer.AgentID
+	if c.Author != "" {
+		if author, err = issuer.ParseAgentID(c.Author); err != nil {
+			return err
+		}
+	}
+	return e.withStore(func(db *store.DB) error {
+		ws, err := service.New(db, service.Options{}).ReaderNumbers(e.ctx, reader, author)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "the view of %s (its own trust set); agents see labels and counts only\n", reader)
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "author\ttrust\tfloor\tweight\tshown")
+		for _, w := range ws {
+			shown := "hidden"
+			if w.Shown {
+				shown = "shown"
+			}
+			fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.4f\t%s\n", w.Author, w.Trust, w.Floor, w.Weight, shown)
+		}
+		return tw.Flush()
+	})
 }
 
 type reputationRecountCmd struct {

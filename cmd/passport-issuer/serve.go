@@ -197,7 +197,7 @@ func (c *serveCmd) serve(e *env, ls *listeners) (err error) {
 	indexer, indexed := c.startIndexer(listenCtx, e, discovery)
 	listening := make(chan error, 1)
 	go func() {
-		listening <- db.ListenRevisions(listenCtx, func(id issuer.AgentID) { passports.Invalidate(id); indexer.Changed(id) })
+		listening <- db.ListenRevisions(listenCtx, func(id issuer.AgentID) { passports.Invalidate(id); indexer.Changed(id); app.MemoriesChanged() })
 	}()
 	defer func() { stopListening(); <-listening; indexed() }()
 	trust, err := service.NewTrust(passports, db, service.TrustOptions{Cursors: sealer})

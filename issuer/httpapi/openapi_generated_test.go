@@ -242,7 +242,9 @@ func signingServer(t *testing.T, db *store.DB) *httpapi.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httpapi.New(storetest.Service(db), log, httpapi.Config{
+	// A feed read waits at most 50 ms here: generated reads may ask for 30 s.
+	app := service.New(db, service.Options{Cursors: storetest.Sealer(t, db), Issuer: storetest.Issuer, FeedWaitCap: 50 * time.Millisecond})
+	return httpapi.New(app, log, httpapi.Config{
 		RatePerSecond: 1000, Burst: 1000, BodyTimeout: time.Second, Now: time.Now,
 		MCP:         mcpserver.Handler(storetest.Service(db), log, "test"),
 		Keys:        ring,

@@ -247,6 +247,9 @@ func New(app Issuer, logger *slog.Logger, cfg Config) *Server {
 	if k, ok := app.(KnowledgeIssuer); ok {
 		s.routeKnowledge(k)
 	}
+	if f, ok := app.(FeedIssuer); ok {
+		s.routeFeed(f)
+	}
 	if cfg.Keys != nil {
 		s.routeKeys(cfg.Keys)
 	}

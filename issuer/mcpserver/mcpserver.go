@@ -249,6 +249,7 @@ func newTools(app Issuer, logger *slog.Logger, version string, cfg config) *tool
 	addTrustTools(t)
 	addFindAgentsTool(t)
 	addKnowledgeTools(t)
+	addFeedTools(t)
 	return t
 }
 

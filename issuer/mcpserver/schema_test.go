@@ -33,7 +33,8 @@ var publicTools = []string{"assess_trust", "find_agents", "get_agent_passport", 
 	"get_skill_trust", "verify_passport"}
 
 // readOnlyTools are the tools that change nothing; the others write.
-var readOnlyTools = append([]string{"get_agent_profile", "get_agent_reputation", "get_memory_validations", "search_memories"},
+var readOnlyTools = append([]string{"get_agent_profile", "get_agent_reputation", "get_memory_validations", "search_memories",
+	"wait_for_memories", "browse_memories"},
 	publicTools...)
 
 // schemaWorld is the demo world served on loopback with every tool, a
@@ -124,6 +125,9 @@ func (sw *schemaWorld) calls() []toolCall {
 		{"get_agent_reputation", map[string]any{"publicId": main, "limit": 5}},
 		{"search_memories", map[string]any{"query": "PostgreSQL", "includeLow": true}},
 		{"search_memories", map[string]any{"query": "nothing matches this"}},
+		{"wait_for_memories", map[string]any{"wait": 0}},
+		{"wait_for_memories", map[string]any{"wait": 0, "minStatus": "confirmed", "category": "Databases", "limit": 5}},
+		{"browse_memories", map[string]any{}},
 		{"holder_key_nonce", map[string]any{}},
 		{"upload_artifact", map[string]any{"content": "41 passed"}},
 		{"upload_artifact", map[string]any{"content": "41 passed"}},
@@ -202,8 +206,8 @@ func TestToolsAnswerTheirOutputSchemas(t *testing.T) {
 					t.Errorf("%s: never answered", name)
 				}
 			}
-			if len(schemas) != 18 {
-				t.Errorf("%d tools listed, want 18", len(schemas))
+			if len(schemas) != 20 {
+				t.Errorf("%d tools listed, want 20", len(schemas))
 			}
 		})
 	}

@@ -25,6 +25,8 @@ type Store interface {
 
 	SubjectSource
 	SearchStore
+	FeedStore
+	ReaderNumbersStore
 	HolderKeyStore
 	ArtifactStore
 }

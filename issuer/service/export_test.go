@@ -15,3 +15,7 @@ func (s *Service) Propagate(ctx context.Context, seeds []int64) (map[int64]float
 func PauseAfter(d time.Duration, share float64) time.Duration { return pauseAfter(d, share) }
 
 func IndexerShare(ix *Indexer) float64 { return ix.share }
+
+// FeedWaiters exposes to the external tests how many feed reads are
+// parked waiting for a publication.
+func (s *Service) FeedWaiters() int { return int(s.feed.waiting.Load()) }

@@ -91,6 +91,9 @@ func (s *Service) Publish(ctx context.Context, p issuer.Principal, pub issuer.Pu
 		out, err = ex.WritePublication(ctx, plan)
 		return err
 	})
+	if err == nil {
+		s.MemoriesChanged()
+	}
 	return out, err
 }
 

@@ -111,6 +111,10 @@ type Options struct {
 	// Evidence are the evidence weight factors recorded with each new
 	// position (SPEC.md §15.8); issuer.DefaultEvidenceFactors when zero.
 	Evidence issuer.EvidenceFactors
+	// FeedWaitCap, when positive, bounds how long a feed read waits,
+	// below the wait it asks for: the read then answers an empty page
+	// sooner, with a cursor to read on from.
+	FeedWaitCap time.Duration
 }
 
 // Service is the issuer's use cases over a [Store].
@@ -124,11 +128,14 @@ type Service struct {
 	cursors  *seal.Sealer
 	issuerID string
 	evidence issuer.EvidenceFactors
+	// feed wakes the feed's waiting readers; feedWaitCap bounds a wait.
+	feed        *feedNotifier
+	feedWaitCap time.Duration
 }
 
 // New returns the service over st.
 func New(st Store, opts Options) *Service {
-	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search), observer: opts.Observer, cursors: opts.Cursors, issuerID: opts.Issuer, evidence: opts.Evidence}
+	s := &Service{store: st, now: opts.Now, rand: opts.Rand, search: newSearchState(opts.Search), observer: opts.Observer, cursors: opts.Cursors, issuerID: opts.Issuer, evidence: opts.Evidence, feed: newFeedNotifier(), feedWaitCap: opts.FeedWaitCap}
 	if s.evidence == (issuer.EvidenceFactors{}) {
 		s.evidence = issuer.DefaultEvidenceFactors
 	}
