@@ -78,6 +78,9 @@ func (c *serveCmd) Validate() error {
 	if _, err := c.evidenceFactors(); err != nil {
 		return err
 	}
+	if c.StorageBudget < 0 {
+		return fmt.Errorf("--storage-budget must be 0 (keep everything) or a number of bytes, not %d", c.StorageBudget)
+	}
 	if !(c.IndexShare > 0 && c.IndexShare <= 1) {
 		return fmt.Errorf("--index-share must be above 0 and at most 1, not %v", c.IndexShare)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/service"
@@ -98,6 +99,41 @@ func TestSweepEvictsInOrderAndKeepsGuaranteedBodies(t *testing.T) {
 		}
 		if n := f.count(`SELECT COUNT(*) FROM audit_events WHERE action = 'memory.evict'`); n != 3 {
 			t.Fatalf("%d eviction audits, want 3", n)
+		}
+	})
+}
+
+// TestSweptArtifactIsGoneUntilUploadedAgain: an artifact no position cites
+// is evicted under a budget of 0; its digest then reads not_found, even to
+// its uploader, and may not be cited, until the same content is uploaded
+// again, which stores it anew (SPEC.md §15.9).
+func TestSweptArtifactIsGoneUntilUploadedAgain(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		uploader := f.agent("uploader")
+		content := []byte("41 passed, 0 failed")
+		digest := issuer.ArtifactDigest(content)
+		key := uploader.Key
+		if _, err := db.PutArtifact(f.ctx, key, digest, content, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := db.SweepStorage(f.ctx, service.SweepOptions{Budget: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Artifacts != 1 || rep.ArtifactBytes != int64(len(content)) {
+			t.Fatalf("sweep: %+v", rep)
+		}
+		if _, _, err := db.ReadArtifact(f.ctx, key, digest); issuer.ErrorCode(err) != issuer.CodeNotFound {
+			t.Fatalf("an evicted artifact reads %v", err)
+		}
+		again, err := db.PutArtifact(f.ctx, key, digest, content, time.Now())
+		if err != nil || !again.Created {
+			t.Fatalf("uploaded again: %+v %v", again, err)
+		}
+		got, _, err := db.ReadArtifact(f.ctx, key, digest)
+		if err != nil || string(got) != string(content) {
+			t.Fatalf("read after a new upload: %q %v", got, err)
 		}
 	})
 }
