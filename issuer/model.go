@@ -1,6 +1,7 @@
 package issuer
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/remnant/passportkit/reputation"
@@ -56,6 +57,10 @@ type Memory struct {
 	// ContentHash is "sha256:" and the hex SHA-256 of Content as stored,
 	// computed by the issuer.
 	ContentHash string `json:"contentHash"`
+	// Evicted reports that the issuer evicted the body under its storage
+	// budget (SPEC.md §15.9): Content is empty and reads as null, and
+	// ContentHash still names it.
+	Evicted bool `json:"evicted,omitempty"`
 	// VersionRoot is the first version of this memory's supersedes chain,
 	// when it is not this memory and the viewer may read it.
 	VersionRoot MemoryID   `json:"versionRoot,omitempty"`
@@ -225,4 +230,18 @@ type ReputationReport struct {
 	// the position the service seals into NextCursor. It is internal and
 	// never shown.
 	Last int64 `json:"-"`
+}
+
+// MarshalJSON writes the memory with "content": null when its body was
+// evicted.
+func (m Memory) MarshalJSON() ([]byte, error) {
+	type plain Memory
+	out := struct {
+		plain
+		Content *string `json:"content"`
+	}{plain: plain(m)}
+	if !m.Evicted {
+		out.Content = &m.Content
+	}
+	return json.Marshal(out)
 }

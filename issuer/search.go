@@ -174,6 +174,10 @@ type SearchResult struct {
 	Domain   string   `json:"domain"`
 	// Kind is "digest" for a digest; absent for an ordinary memory.
 	Kind MemoryKind `json:"kind,omitempty"`
+	// Evicted reports that the memory's body was evicted under the
+	// issuer's storage budget (SPEC.md §15.9); a search result never
+	// carries the content.
+	Evicted bool `json:"evicted,omitempty"`
 	// Status is confirmed, contested, unverified or stale (SPEC.md §15.4).
 	Status string `json:"status"`
 	// Why says, for a contested memory, why: a code of SPEC.md §15.5 and a

@@ -38,6 +38,8 @@ type serveCmd struct {
 	EvidenceObject   string `name:"evidence-object-factor" env:"PASSPORT_EVIDENCE_OBJECT_FACTOR" default:"1.5" help:"How much more a validation weighs in readers' trust when it carries an evidence object (SPEC.md §15.8), 1 to 10 with at most three decimals; recorded with each new position."`
 	EvidenceArtifact string `name:"evidence-artifact-factor" env:"PASSPORT_EVIDENCE_ARTIFACT_FACTOR" default:"2" help:"How much more a validation weighs when its evidence object cites an uploaded artifact, from --evidence-object-factor to 10."`
 
+	StorageBudget int64 `name:"storage-budget" env:"PASSPORT_STORAGE_BUDGET" default:"0" help:"Bytes of memory contents and artifact bodies to keep (SPEC.md §15.9); above it a sweep every 10 minutes evicts bodies in eviction order. 0 keeps everything."`
+
 	keyFlags `embed:""`
 
 	ReadHeaderTimeout time.Duration `env:"PASSPORT_READ_HEADER_TIMEOUT" default:"10s" help:"Time to read a request's line and headers."`
@@ -75,6 +77,9 @@ func (c *serveCmd) Validate() error {
 	}
 	if _, err := c.evidenceFactors(); err != nil {
 		return err
+	}
+	if c.StorageBudget < 0 {
+		return fmt.Errorf("--storage-budget must be 0 (keep everything) or a number of bytes, not %d", c.StorageBudget)
 	}
 	if !(c.IndexShare > 0 && c.IndexShare <= 1) {
 		return fmt.Errorf("--index-share must be above 0 and at most 1, not %v", c.IndexShare)
@@ -256,6 +261,9 @@ func (c *serveCmd) serve(e *env, ls *listeners) (err error) {
 			return httpserve.Serve(ctx, server(metricsOnly(met.Handler())), mln, shutdownGrace)
 		})
 	}
+	if c.StorageBudget > 0 {
+		g.Go(func() error { sweepStorage(ctx, e.log, db, c.StorageBudget); return nil })
+	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
@@ -273,4 +281,31 @@ func metricsOnly(metrics http.Handler) http.Handler {
 		}
 		metrics.ServeHTTP(w, r)
 	})
+}
+
+// sweepInterval is how often serve sweeps storage under --storage-budget.
+const sweepInterval = 10 * time.Minute
+
+// sweepStorage sweeps db to budget at start and every sweepInterval until
+// ctx ends; a failed sweep is logged and tried again at the next tick.
+func sweepStorage(ctx context.Context, log *slog.Logger, db service.StorageSweeper, budget int64) {
+	t := time.NewTicker(sweepInterval)
+	defer t.Stop()
+	for {
+		rep, err := db.SweepStorage(ctx, service.SweepOptions{Budget: budget})
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			log.Error("storage sweep", "err", err)
+		case rep.Memories+rep.Artifacts > 0 || rep.OverBudget:
+			log.Info("storage sweep", "held", rep.HeldAfter, "budget", budget, "memories", rep.Memories,
+				"artifacts", rep.Artifacts, "overBudget", rep.OverBudget)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -127,6 +127,10 @@ type Issued struct {
 	// Revision is the subject revision the passport describes (see
 	// Draft.Revision); it is not part of the passport.
 	Revision string
+	// PreviewMemories are the memories the records behind the source
+	// previews name (lineage.memory), sorted and distinct: public ids, or
+	// pseudonyms for memories that may not be named.
+	PreviewMemories []string
 }
 
 // Issue collects, assembles and signs a passport for s, disclosing
@@ -264,8 +268,21 @@ func (dr *Draft) Sign(signer Signer, d Disclosure) (*Issued, error) {
 	}
 	return &Issued{
 		Bundle: bundle, PassportHash: snap.PassportHash, Passport: p, Revision: dr.Revision,
-		EvidenceFile: evidenceFile(dr.collection, dr.tree.Root().String(), snap.PassportHash),
+		EvidenceFile:    evidenceFile(dr.collection, dr.tree.Root().String(), snap.PassportHash),
+		PreviewMemories: dr.previewMemories(),
 	}, nil
+}
+
+// previewMemories returns the memories the preview records name.
+func (dr *Draft) previewMemories() []string {
+	var out []string
+	for _, i := range dr.previews {
+		if l := dr.collection.Records[i].Lineage; l != nil && l.Memory != "" {
+			out = append(out, l.Memory)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // bundleSize is the size the bundle disclosing every index in disclose

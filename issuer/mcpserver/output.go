@@ -65,7 +65,27 @@ func outputSchema[Out any](tool string) *jsonschema.Schema {
 	if err != nil {
 		panic("mcpserver: output schema of " + tool + ": " + err.Error())
 	}
+	evictable(s)
 	return s
+}
+
+// evictable lets the content of every memory in s be null: a memory
+// whose body was evicted reads "content": null, "evicted": true (SPEC.md
+// §15.9). A memory is an object with content, contentHash and evicted.
+func evictable(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if c, ok := s.Properties["content"]; ok && s.Properties["contentHash"] != nil && s.Properties["evicted"] != nil && c.Type == "string" {
+		c.Type, c.Types = "", []string{"null", "string"}
+	}
+	for _, p := range s.Properties {
+		evictable(p)
+	}
+	evictable(s.Items)
+	for _, d := range s.Defs {
+		evictable(d)
+	}
 }
 
 // bundleSchema is the output schema of get_agent_passport: a passport

@@ -58,6 +58,10 @@ type IssuedPassport struct {
 	Status *StatusSlot
 	// EvidenceFile is the canonical evidence file (SPEC.md §5.1).
 	EvidenceFile []byte
+	// PreviewMemories are the memories the source previews' records name;
+	// their bodies are kept while the passport is unexpired (SPEC.md
+	// §15.9).
+	PreviewMemories []string
 }
 
 // Passport lifetimes and retention.
@@ -446,7 +450,7 @@ func (p *Passports) sign(ctx context.Context, id issuer.AgentID, e *issuedDraft,
 	if !e.saved {
 		is := r.issued
 		rec := IssuedPassport{
-			PassportHash: is.PassportHash, Subject: id, KID: e.kid, Status: e.status, EvidenceFile: is.EvidenceFile,
+			PassportHash: is.PassportHash, Subject: id, KID: e.kid, Status: e.status, EvidenceFile: is.EvidenceFile, PreviewMemories: is.PreviewMemories,
 			IssuedAt: is.Passport.IssuedAt.UTC(), ExpiresAt: is.Passport.ExpiresAt.UTC(),
 		}
 		if err := p.st.SaveIssuedPassport(ctx, rec, rec.ExpiresAt.Add(p.retention)); err != nil {

@@ -63,6 +63,8 @@ type SearchCandidate struct {
 	// Kind is KindDigest for a digest, "" otherwise.
 	Kind      issuer.MemoryKind
 	CreatedAt time.Time
+	// Evicted reports an evicted body (SPEC.md §15.9).
+	Evicted bool
 	// Relevance is the engine's full-text relevance: higher is better,
 	// comparable only within one search.
 	Relevance float64
@@ -336,7 +338,7 @@ func (v *readerView) group(agent int64) string {
 // assess returns a candidate's result: its status, why and counts.
 func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
 	r := rankedResult{relevance: c.Relevance, SearchResult: issuer.SearchResult{
-		ID: c.ID, Author: c.AuthorID, Title: c.Title, Category: c.Category, Domain: c.Domain, CreatedAt: c.CreatedAt, Kind: c.Kind,
+		ID: c.ID, Author: c.AuthorID, Title: c.Title, Category: c.Category, Domain: c.Domain, CreatedAt: c.CreatedAt, Kind: c.Kind, Evicted: c.Evicted,
 	}}
 	r.LowTrust = !(v.weight(c.Author) > v.minTrust) // NaN-safe: not above is low
 	lab, err := trustgraph.Grounded(v.arguments(c), trustgraph.GroundedOptions{})

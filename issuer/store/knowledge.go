@@ -23,8 +23,11 @@ const artifactReadable = `EXISTS (SELECT 1 FROM artifact_uploads u WHERE u.diges
 func (db *DB) PutArtifact(ctx context.Context, uploader int64, digest string, content []byte, now time.Time) (issuer.Artifact, error) {
 	out := issuer.Artifact{Digest: digest, Size: len(content)}
 	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
+		// An artifact whose body was evicted (SPEC.md §15.9) is stored
+		// again by its next upload.
 		res, err := exec(ctx, tx, `INSERT INTO artifacts (digest, size, content, created_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (digest) DO NOTHING`, digest, len(content), content, now)
+			ON CONFLICT (digest) DO UPDATE SET content = excluded.content, evicted_at = NULL
+			WHERE artifacts.evicted_at IS NOT NULL`, digest, len(content), content, now)
 		if err != nil {
 			return err
 		}
@@ -53,7 +56,7 @@ func (db *DB) ReadArtifact(ctx context.Context, viewer int64, digest string) ([]
 		Size      int       `db:"size"`
 		CreatedAt time.Time `db:"created_at"`
 	}
-	err := get(ctx, db.x, &row, `SELECT a.content, a.size, a.created_at FROM artifacts a WHERE a.digest = ? AND (`+artifactReadable+`)`,
+	err := get(ctx, db.x, &row, `SELECT a.content, a.size, a.created_at FROM artifacts a WHERE a.digest = ? AND a.evicted_at IS NULL AND (`+artifactReadable+`)`,
 		digest, viewer, viewer)
 	if err != nil {
 		return nil, issuer.Artifact{}, notFound(err, "artifact %s not found", digest)

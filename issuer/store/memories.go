@@ -38,13 +38,15 @@ type memoryRow struct {
 	CreatedAt      time.Time     `db:"created_at"`
 	VersionRootKey sql.NullInt64 `db:"version_root_id"`
 	Kind           string        `db:"kind"`
+	Evicted        bool          `db:"evicted"`
 }
 
 // memoryColumns and memoryFrom read a memoryRow.
 const (
 	memoryColumns = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.status AS author_status,
 	a.visibility AS author_visibility, m.category, m.domain, m.title, m.content, m.applies_claim, m.visibility, m.content_hash,
-	m.status, m.confidence, m.validation_summary_json, m.evidence_at, m.created_at, m.version_root_id, m.kind`
+	m.status, m.confidence, m.validation_summary_json, m.evidence_at, m.created_at, m.version_root_id, m.kind,
+	m.evicted_at IS NOT NULL AS evicted`
 	memoryFrom = `FROM memories m JOIN agents a ON a.id = m.author_id`
 )
 
@@ -54,7 +56,7 @@ const memorySelect = `SELECT ` + memoryColumns + ` ` + memoryFrom
 func (m *memoryRow) dest() []any {
 	return []any{&m.Key, &m.PublicID, &m.AuthorKey, &m.Author, &m.AuthorStatus, &m.AuthorVis, &m.Category, &m.Domain,
 		&m.Title, &m.Content, &m.AppliesTo, &m.Visibility, &m.ContentHash, &m.Status, &m.Confidence, &m.Summary,
-		&m.EvidenceAt, &m.CreatedAt, &m.VersionRootKey, &m.Kind}
+		&m.EvidenceAt, &m.CreatedAt, &m.VersionRootKey, &m.Kind, &m.Evicted}
 }
 
 // targetColumns read only what a validation needs of its memory: not its
@@ -137,6 +139,7 @@ func (m *memoryRow) convert(viewer int64, links []lineageLink) (issuer.Memory, e
 		Domain:      m.Domain,
 		Title:       m.Title,
 		Content:     m.Content,
+		Evicted:     m.Evicted,
 		Visibility:  issuer.MemoryVisibility(m.Visibility),
 		ContentHash: m.ContentHash,
 		Status:      issuer.MemoryStatus(m.Status),

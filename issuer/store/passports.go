@@ -48,6 +48,10 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 		if err != nil {
 			return err
 		}
+		if _, err := exec(ctx, tx, `DELETE FROM issued_passport_previews WHERE passport_hash IN
+			(SELECT passport_hash FROM issued_passports WHERE purge_after < ?)`, now); err != nil {
+			return fmt.Errorf("store: purge issued passports: %w", err)
+		}
 		if _, err := exec(ctx, tx, `DELETE FROM issued_passports WHERE purge_after < ?`, now); err != nil {
 			return fmt.Errorf("store: purge issued passports: %w", err)
 		}
@@ -56,6 +60,15 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 			p.PassportHash, a.Key, p.IssuedAt.UTC(), p.ExpiresAt.UTC(), purgeAfter.UTC(), p.KID, buf.Bytes(), statusList, statusIdx)
 		if err != nil {
 			return fmt.Errorf("store: save issued passport: %w", err)
+		}
+		// The memories the source previews name keep their bodies while
+		// the passport is unexpired; a pseudonym matches none.
+		for _, m := range p.PreviewMemories {
+			_, err := exec(ctx, tx, `INSERT INTO issued_passport_previews (passport_hash, memory_id)
+				SELECT ?, id FROM memories WHERE public_id = ? ON CONFLICT DO NOTHING`, p.PassportHash, m)
+			if err != nil {
+				return fmt.Errorf("store: save passport previews: %w", err)
+			}
 		}
 		return nil
 	})

@@ -131,7 +131,7 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 		return nil, false, issuer.Errorf(issuer.CodeInvalid, "a search needs at least one word")
 	}
 	const cols = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.visibility AS author_visibility,
-		m.title, m.category, m.domain, m.created_at, m.kind`
+		m.title, m.category, m.domain, m.created_at, m.kind, m.evicted_at IS NOT NULL AS evicted`
 	var query string
 	var match string
 	if db.engine == Postgres {
@@ -165,6 +165,7 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 		Domain    string          `db:"domain"`
 		CreatedAt time.Time       `db:"created_at"`
 		Kind      string          `db:"kind"`
+		Evicted   bool            `db:"evicted"`
 		Relevance float64         `db:"relevance"`
 	}
 	if err := sel(ctx, db.x, &rows, query, match, viewer, max+1); err != nil {
@@ -177,7 +178,7 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 	out := make([]service.SearchCandidate, len(rows))
 	for i, r := range rows {
 		out[i] = service.SearchCandidate{Key: r.Key, ID: r.ID, Author: r.Author, Title: r.Title,
-			Category: r.Category, Domain: r.Domain, CreatedAt: r.CreatedAt.UTC(), Relevance: r.Relevance}
+			Category: r.Category, Domain: r.Domain, CreatedAt: r.CreatedAt.UTC(), Relevance: r.Relevance, Evicted: r.Evicted}
 		if r.Kind == string(issuer.KindDigest) {
 			out[i].Kind = issuer.KindDigest
 		}

@@ -45,7 +45,7 @@ func loadValidation(ctx context.Context, br batchRunner, q service.ValidationQue
 	}
 	if q.Artifact != "" {
 		b = append(b, stmt{
-			query: `SELECT COUNT(*) FROM artifacts a WHERE a.digest = ? AND (` + artifactReadable + `)`,
+			query: `SELECT COUNT(*) FROM artifacts a WHERE a.digest = ? AND a.evicted_at IS NULL AND (` + artifactReadable + `)`,
 			args:  []any{q.Artifact, q.Evaluator, q.Evaluator},
 			scan: func(r rows) error {
 				var n int64
