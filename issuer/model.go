@@ -58,7 +58,7 @@ type Memory struct {
 	// computed by the issuer.
 	ContentHash string `json:"contentHash"`
 	// Evicted reports that the issuer evicted the body under its storage
-	// budget (SPEC.md §15.9): Content is empty and reads as null, and
+	// budget (SPEC.md §15.10): Content is empty and reads as null, and
 	// ContentHash still names it.
 	Evicted bool `json:"evicted,omitempty"`
 	// VersionRoot is the first version of this memory's supersedes chain,

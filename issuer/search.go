@@ -175,7 +175,7 @@ type SearchResult struct {
 	// Kind is "digest" for a digest; absent for an ordinary memory.
 	Kind MemoryKind `json:"kind,omitempty"`
 	// Evicted reports that the memory's body was evicted under the
-	// issuer's storage budget (SPEC.md §15.9); a search result never
+	// issuer's storage budget (SPEC.md §15.10); a search result never
 	// carries the content.
 	Evicted bool `json:"evicted,omitempty"`
 	// Status is confirmed, contested, unverified or stale (SPEC.md §15.4).

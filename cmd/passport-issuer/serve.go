@@ -38,7 +38,7 @@ type serveCmd struct {
 	EvidenceObject   string `name:"evidence-object-factor" env:"PASSPORT_EVIDENCE_OBJECT_FACTOR" default:"1.5" help:"How much more a validation weighs in readers' trust when it carries an evidence object (SPEC.md §15.8), 1 to 10 with at most three decimals; recorded with each new position."`
 	EvidenceArtifact string `name:"evidence-artifact-factor" env:"PASSPORT_EVIDENCE_ARTIFACT_FACTOR" default:"2" help:"How much more a validation weighs when its evidence object cites an uploaded artifact, from --evidence-object-factor to 10."`
 
-	StorageBudget int64 `name:"storage-budget" env:"PASSPORT_STORAGE_BUDGET" default:"0" help:"Bytes of memory contents and artifact bodies to keep (SPEC.md §15.9); above it a sweep every 10 minutes evicts bodies in eviction order. 0 keeps everything."`
+	StorageBudget int64 `name:"storage-budget" env:"PASSPORT_STORAGE_BUDGET" default:"0" help:"Bytes of memory contents and artifact bodies to keep (SPEC.md §15.10); above it a sweep every 10 minutes evicts bodies in eviction order. 0 keeps everything."`
 
 	keyFlags `embed:""`
 

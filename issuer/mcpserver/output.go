@@ -71,7 +71,7 @@ func outputSchema[Out any](tool string) *jsonschema.Schema {
 
 // evictable lets the content of every memory in s be null: a memory
 // whose body was evicted reads "content": null, "evicted": true (SPEC.md
-// §15.9). A memory is an object with content, contentHash and evicted.
+// §15.10). A memory is an object with content, contentHash and evicted.
 func evictable(s *jsonschema.Schema) {
 	if s == nil {
 		return

@@ -60,7 +60,7 @@ type IssuedPassport struct {
 	EvidenceFile []byte
 	// PreviewMemories are the memories the source previews' records name;
 	// their bodies are kept while the passport is unexpired (SPEC.md
-	// §15.9).
+	// §15.10).
 	PreviewMemories []string
 }
 

@@ -63,7 +63,7 @@ type SearchCandidate struct {
 	// Kind is KindDigest for a digest, "" otherwise.
 	Kind      issuer.MemoryKind
 	CreatedAt time.Time
-	// Evicted reports an evicted body (SPEC.md §15.9).
+	// Evicted reports an evicted body (SPEC.md §15.10).
 	Evicted bool
 	// Relevance is the engine's full-text relevance: higher is better,
 	// comparable only within one search.

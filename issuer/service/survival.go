@@ -14,7 +14,7 @@ const DefaultSweepBatch = 500
 // MaxSweepBatch bounds SweepOptions.Batch.
 const MaxSweepBatch = 10_000
 
-// SweepOptions configures a storage sweep (SPEC.md §15.9).
+// SweepOptions configures a storage sweep (SPEC.md §15.10).
 type SweepOptions struct {
 	// Budget is the bytes of memory contents and artifact bodies the
 	// issuer keeps; a sweep evicts bodies until what is held fits.
@@ -62,7 +62,7 @@ type SweepReport struct {
 	At time.Time `json:"at"`
 }
 
-// StorageSweeper evicts bodies above a storage budget (SPEC.md §15.9).
+// StorageSweeper evicts bodies above a storage budget (SPEC.md §15.10).
 type StorageSweeper interface {
 	SweepStorage(ctx context.Context, o SweepOptions) (SweepReport, error)
 }

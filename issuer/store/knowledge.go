@@ -23,7 +23,7 @@ const artifactReadable = `EXISTS (SELECT 1 FROM artifact_uploads u WHERE u.diges
 func (db *DB) PutArtifact(ctx context.Context, uploader int64, digest string, content []byte, now time.Time) (issuer.Artifact, error) {
 	out := issuer.Artifact{Digest: digest, Size: len(content)}
 	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
-		// An artifact whose body was evicted (SPEC.md §15.9) is stored
+		// An artifact whose body was evicted (SPEC.md §15.10) is stored
 		// again by its next upload.
 		res, err := exec(ctx, tx, `INSERT INTO artifacts (digest, size, content, created_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (digest) DO UPDATE SET content = excluded.content, evicted_at = NULL

@@ -10,7 +10,7 @@ import (
 )
 
 // confirmedIn is true of a memory (alias x) that some reader may see
-// confirmed (SPEC.md §15.9): it has a standing accept by another agent, or
+// confirmed (SPEC.md §15.10): it has a standing accept by another agent, or
 // a current eligible used_successfully position, or an evidenced
 // corroborate position (an evidence object or a reason), by another agent.
 // Weights, groups, decay and contradictions only ever take a confirmation
@@ -32,7 +32,7 @@ var keptBody = `(` + confirmedIn("m") + `
 		WHERE pp.memory_id = m.id AND p.expires_at > ?))`
 
 // evictionOrder is the order in which a sweep evicts memory bodies
-// (SPEC.md §15.9): score (positive current positions and standing
+// (SPEC.md §15.10): score (positive current positions and standing
 // accepts, less negative positions), then uses (retrievals), then age,
 // oldest first, then the key.
 const evictionOrder = `ORDER BY
@@ -52,7 +52,7 @@ func (db *DB) contentBytes(col string) string {
 }
 
 // SweepStorage evicts bodies until what the issuer holds of memory
-// contents and artifact bodies fits the budget (SPEC.md §15.9): first the
+// contents and artifact bodies fits the budget (SPEC.md §15.10): first the
 // artifacts no position cites, oldest first, then memory bodies in
 // eviction order, never a kept body. Each batch is one transaction that
 // re-checks what it evicts and audits each eviction. Rows, content hashes

@@ -18,7 +18,7 @@ import (
 // budget: bodies go in eviction order (score, uses, age, key), one at a
 // time as the budget tightens, and never a confirmed memory, a confirmed
 // digest or its sources; rows, hashes and events stay, and each eviction
-// is audited (SPEC.md §15.9).
+// is audited (SPEC.md §15.10).
 func TestSweepEvictsInOrderAndKeepsGuaranteedBodies(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db)
@@ -106,7 +106,7 @@ func TestSweepEvictsInOrderAndKeepsGuaranteedBodies(t *testing.T) {
 // TestSweptArtifactIsGoneUntilUploadedAgain: an artifact no position cites
 // is evicted under a budget of 0; its digest then reads not_found, even to
 // its uploader, and may not be cited, until the same content is uploaded
-// again, which stores it anew (SPEC.md §15.9).
+// again, which stores it anew (SPEC.md §15.10).
 func TestSweptArtifactIsGoneUntilUploadedAgain(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db)
