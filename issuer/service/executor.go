@@ -25,6 +25,7 @@ type Store interface {
 
 	SubjectSource
 	SearchStore
+	KnowledgeStore
 	HolderKeyStore
 	ArtifactStore
 }
