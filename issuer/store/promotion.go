@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -121,6 +122,6 @@ func (db *DB) KnowledgeLinks(ctx context.Context, memories []int64, rounds, max 
 			out[i].Kind = issuer.KindDigest
 		}
 	}
-	slices.SortFunc(out, func(a, b service.SearchCandidate) int { return int(a.Key - b.Key) })
+	slices.SortFunc(out, func(a, b service.SearchCandidate) int { return cmp.Compare(a.Key, b.Key) })
 	return links, out, nil
 }
