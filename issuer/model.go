@@ -46,7 +46,10 @@ const (
 // lineage arrays name only targets the viewer may read: public, active
 // memories, or the viewer's own.
 type Memory struct {
-	ID         MemoryID         `json:"id"`
+	ID MemoryID `json:"id"`
+	// CoveredBy names, in the reader's view, the knowledge entry that
+	// covers this memory (SPEC.md §15.11).
+	CoveredBy  *KnowledgeRef    `json:"coveredBy,omitempty"`
 	Author     AgentID          `json:"author,omitempty"`
 	Category   string           `json:"category"`
 	Domain     string           `json:"domain"`

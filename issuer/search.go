@@ -184,9 +184,26 @@ type SearchResult struct {
 	// short sentence.
 	Why *SearchWhy `json:"why,omitempty"`
 	// LowTrust marks a result shown only because include_low was set.
-	LowTrust  bool         `json:"lowTrust,omitempty"`
-	Counts    SearchCounts `json:"counts"`
-	CreatedAt time.Time    `json:"createdAt"`
+	LowTrust bool `json:"lowTrust,omitempty"`
+	// Knowledge marks a knowledge entry in the reader's view (SPEC.md
+	// §15.11); Sources are then its sources: a digest's refs, or the
+	// memory itself.
+	Knowledge bool       `json:"knowledge,omitempty"`
+	Sources   []MemoryID `json:"sources,omitempty"`
+	// CoveredBy names the knowledge entry that covers this memory: a
+	// digest that consolidates it, or a later version of its lineage.
+	CoveredBy *KnowledgeRef `json:"coveredBy,omitempty"`
+	Counts    SearchCounts  `json:"counts"`
+	CreatedAt time.Time     `json:"createdAt"`
+}
+
+// KnowledgeRef names a knowledge entry (SPEC.md §15.11).
+type KnowledgeRef struct {
+	ID    MemoryID   `json:"id"`
+	Title string     `json:"title"`
+	Kind  MemoryKind `json:"kind,omitempty"`
+	// Status is the entry's status, confirmed.
+	Status string `json:"status"`
 }
 
 // SearchWhy is the short "why" of a contested memory.

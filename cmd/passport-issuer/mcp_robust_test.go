@@ -40,7 +40,7 @@ func TestMCPRobustnessBinary(t *testing.T) {
 	base := startProcess(t, cmd)
 
 	mcpwiretest.Run(t, &mcpwiretest.HTTP{URL: base + "/mcp", Bearer: agent.APIKey},
-		mcpwiretest.Options{MaxFrame: mcpserver.MaxMessage, HTTP: true, Stateless: true, Tools: 20})
+		mcpwiretest.Options{MaxFrame: mcpserver.MaxMessage, HTTP: true, Stateless: true, Tools: 21})
 
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)

@@ -105,5 +105,19 @@ func TestKnowledgeOverHTTP(t *testing.T) {
 		}
 		wantProblem(t, e.do(evalKey, "POST", "/api/memories", `{"kind":"digest","category":"rust","title":"t","content":"x","supersedes":["`+string(mem.ID)+`"]}`), 400, issuer.CodeInvalid)
 		must(t, e.do(evalKey, "POST", "/api/memories", `{"kind":"digest","category":"rust","title":"t","content":"x","supersedes":["`+string(digest.ID)+`"]}`), 201)
+
+		// The reader accepts the digest: in its view the digest is a
+		// knowledge entry, and reading a source shows it first.
+		var rd issuer.Receipt
+		must(t, e.do(readerKey, "POST", "/api/receipts", `{"memoryIds":["`+string(digest.ID)+`"]}`), 201).json(t, &rd)
+		must(t, e.do(readerKey, "POST", "/api/receipts/"+string(rd.ID)+"/accept", `{"memoryId":"`+string(digest.ID)+`"}`), 200)
+		must(t, e.do(readerKey, "GET", "/api/memories/search?q=musl&include_low=true", ""), 200).json(t, &page)
+		if len(page.Results) == 0 || page.Results[0].ID != digest.ID || !page.Results[0].Knowledge {
+			t.Fatalf("knowledge first: %+v", page.Results)
+		}
+		read := must(t, e.do(readerKey, "GET", "/api/memories/"+string(other.ID), ""), 200)
+		if !bytes.HasPrefix(read.body, []byte(`{"id":"`+string(other.ID)+`","coveredBy":{"id":"`+string(digest.ID)+`","title":"Rust: musl needs musl-tools","kind":"digest","status":"confirmed"}`)) {
+			t.Fatalf("read of a covered memory: %s", read.body)
+		}
 	})
 }

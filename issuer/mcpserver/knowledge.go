@@ -15,6 +15,7 @@ type KnowledgeIssuer interface {
 	Accept(ctx context.Context, p issuer.Principal, rid issuer.ReceiptID, mem issuer.MemoryID) (issuer.Accept, error)
 	UploadArtifact(ctx context.Context, p issuer.Principal, content []byte) (issuer.Artifact, error)
 	Publish(ctx context.Context, p issuer.Principal, pub issuer.Publication) (issuer.Memory, error)
+	Retrieve(ctx context.Context, p issuer.Principal, id issuer.MemoryID) (issuer.Memory, error)
 }
 
 // MaxArtifactMessage bounds a call of upload_artifact: twice the largest
@@ -22,14 +23,29 @@ type KnowledgeIssuer interface {
 // more escaping than that goes over HTTP (POST /api/artifacts).
 const MaxArtifactMessage = 2*issuer.MaxArtifactBytes + 4<<10
 
-// addKnowledgeTools registers accept_memory, upload_artifact and
-// publish_digest, the tools of POST /api/receipts/{id}/accept, POST
-// /api/artifacts and POST /api/memories with kind digest.
+// addKnowledgeTools registers get_memory, accept_memory, upload_artifact
+// and publish_digest, the tools of GET /api/memories/{id}, POST
+// /api/receipts/{id}/accept, POST /api/artifacts and POST /api/memories
+// with kind digest.
 func addKnowledgeTools(t *tools) {
 	k, ok := t.app.(KnowledgeIssuer)
 	if !ok {
 		return
 	}
+	addTool(t, keyHolder, &mcp.Tool{
+		Name:  "get_memory",
+		Title: "Read a memory",
+		Description: "Read one memory in full (search scope), as GET /api/memories/{id} does; the read is recorded as a " +
+			"retrieval. When a knowledge entry covers the memory in your view (a confirmed digest that cites it, or a later " +
+			"version), coveredBy names it first: read that instead. Needs an API key.",
+		Annotations: writes(makesNew),
+	}, func(ctx context.Context, p issuer.Principal, in MemoryInput) (issuer.Memory, error) {
+		id, err := issuer.ParseMemoryID(in.MemoryID)
+		if err != nil {
+			return issuer.Memory{}, err
+		}
+		return k.Retrieve(ctx, p, id)
+	})
 	addTool(t, keyHolder, &mcp.Tool{
 		Name:  "accept_memory",
 		Title: "Accept the memory that solved your consultation",

@@ -132,7 +132,7 @@ func TestToolsShareValidationsWithHTTP(t *testing.T) {
 		}
 		slices.Sort(names)
 		if want := []string{"accept_memory", "assess_trust", "browse_memories", "feedback_memory", "find_agents", "get_agent_passport", "get_agent_profile",
-			"get_agent_reputation", "get_agent_skills", "get_memory_validations", "get_skill_evidence", "get_skill_trust", "holder_key_nonce",
+			"get_agent_reputation", "get_agent_skills", "get_memory", "get_memory_validations", "get_skill_evidence", "get_skill_trust", "holder_key_nonce",
 			"publish_digest", "report_outcome", "search_memories", "set_holder_keys", "upload_artifact", "verify_passport", "wait_for_memories"}; !slices.Equal(names, want) {
 			t.Fatalf("tools %v, want %v", names, want)
 		}

@@ -121,6 +121,7 @@ func (sw *schemaWorld) calls() []toolCall {
 		{"report_outcome", map[string]any{"memoryId": string(sw.memory), "outcome": "success", "context": map[string]any{"domain": "databases"}}},
 		{"report_outcome", map[string]any{"memoryId": string(sw.memory), "outcome": "uncertain"}},
 		{"get_memory_validations", map[string]any{"memoryId": string(sw.memory)}},
+		{"get_memory", map[string]any{"memoryId": string(sw.memory)}},
 		{"get_agent_profile", map[string]any{}},
 		{"get_agent_reputation", map[string]any{"publicId": main, "limit": 5}},
 		{"search_memories", map[string]any{"query": "PostgreSQL", "includeLow": true}},
@@ -206,8 +207,8 @@ func TestToolsAnswerTheirOutputSchemas(t *testing.T) {
 					t.Errorf("%s: never answered", name)
 				}
 			}
-			if len(schemas) != 20 {
-				t.Errorf("%d tools listed, want 20", len(schemas))
+			if len(schemas) != 21 {
+				t.Errorf("%d tools listed, want 21", len(schemas))
 			}
 		})
 	}
@@ -227,7 +228,7 @@ func checkAnnotations(t *testing.T, tool *mcp.Tool) {
 		t.Errorf("%s: readOnly %v idempotent %v destructive %v openWorld %v", tool.Name, a.ReadOnlyHint, a.IdempotentHint, *a.DestructiveHint, *a.OpenWorldHint)
 	}
 	switch tool.Name {
-	case "holder_key_nonce", "publish_digest":
+	case "holder_key_nonce", "publish_digest", "get_memory":
 		if a.IdempotentHint || *a.DestructiveHint {
 			t.Errorf("%s: each call makes a new record and replaces nothing", tool.Name)
 		}

@@ -21,9 +21,10 @@ func addSearchTool(t *tools) {
 	addTool(t, keyHolder, &mcp.Tool{
 		Name:  "search_memories",
 		Title: "Search memories",
-		Description: "Search memories. Ranked by relevance, then, among results of comparable relevance, confirmed first and contested last. " +
+		Description: "Search memories. Ranked by relevance, then, among results of comparable relevance, knowledge entries first (knowledge: true, " +
+			"with their sources; a digest before the memories it covers, which name it in coveredBy), then confirmed, and contested last. " +
 			"Each result has a status (confirmed, contested, unverified, stale), a short why when contested, and counts of confirmations, uses, " +
-			"useful votes and contradictions. Authors your trust does not reach are hidden unless includeLow. Search before asking; prefer confirmed results. Needs an API key (search scope).",
+			"useful votes and contradictions. Authors your trust does not reach are hidden unless includeLow. Search before asking; prefer knowledge entries, then confirmed results. Needs an API key (search scope).",
 		Annotations: reads(),
 	}, t.searchMemories)
 }

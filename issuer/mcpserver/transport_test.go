@@ -28,7 +28,7 @@ import (
 
 // issuerRobustness describes /mcp to the robustness suite: stateless, with
 // thirteen tools and the HTTP message bound.
-var issuerRobustness = mcpwiretest.Options{MaxFrame: mcpserver.MaxMessage, HTTP: true, Stateless: true, Tools: 20}
+var issuerRobustness = mcpwiretest.Options{MaxFrame: mcpserver.MaxMessage, HTTP: true, Stateless: true, Tools: 21}
 
 // TestMCPRobustness runs the protocol robustness suite against /mcp while
 // another client's session calls tools throughout: no frame disturbs it.

@@ -27,6 +27,7 @@ type Store interface {
 	SearchStore
 	FeedStore
 	ReaderNumbersStore
+	KnowledgeStore
 	HolderKeyStore
 	ArtifactStore
 }

@@ -60,7 +60,10 @@ func (s *Service) Retrieve(ctx context.Context, p issuer.Principal, id issuer.Me
 	if err := p.Require(issuer.ScopeSearch); err != nil {
 		return issuer.Memory{}, err
 	}
-	var out issuer.Memory
+	var (
+		out issuer.Memory
+		rec MemoryRecord
+	)
 	err := s.store.InTx(ctx, func(ctx context.Context, ex Executor) error {
 		st, err := ex.LoadRetrieval(ctx, id, p.Key)
 		if err != nil {
@@ -70,9 +73,15 @@ func (s *Service) Retrieve(ctx context.Context, p issuer.Principal, id issuer.Me
 		if err != nil {
 			return err
 		}
-		out = st.Read
+		out, rec = st.Read, *st.Memory
 		return ex.WriteRetrieval(ctx, plan)
 	})
+	if err != nil {
+		return out, err
+	}
+	// The knowledge entry covering it is shown first (SPEC.md §15.11).
+	out.CoveredBy, err = s.coverOf(ctx, p, SearchCandidate{Key: rec.Key, ID: out.ID, Author: rec.Author,
+		Title: out.Title, Kind: out.Kind, CreatedAt: out.CreatedAt})
 	return out, err
 }
 

@@ -144,6 +144,10 @@ type SearchOptions struct {
 	// CacheTTL is how long a reader's trust is reused; DefaultTrustCacheTTL
 	// when zero.
 	CacheTTL time.Duration
+	// NoKnowledge turns promotion off (SPEC.md §15.11): no knowledge
+	// entries, no coverage, and the order of §15.7 alone. It is the
+	// baseline of the search benchmark.
+	NoKnowledge bool
 }
 
 // Defaults of [SearchOptions].
@@ -189,26 +193,27 @@ func (s *Service) SearchMemories(ctx context.Context, p issuer.Principal, q issu
 	if len(cands) == 0 {
 		return page, nil
 	}
-	keys := make([]int64, len(cands))
-	for i, c := range cands {
-		keys[i] = c.Key
-	}
-	sig, err := s.store.SearchSignals(ctx, keys, trustgraph.DefaultDepth)
+	kv, err := s.knowledgeView(ctx, trust, cands)
 	if err != nil {
 		return page, err
 	}
-	view := newReaderView(s.search.opts.MinAuthorTrust, trust, sig, s.now())
 	ranked := make([]rankedResult, 0, len(cands))
+	index := map[int64]int{}
 	for _, c := range cands {
-		r, err := view.assess(c)
-		if err != nil {
-			return page, err
-		}
+		r := kv.results[c.Key]
 		if r.LowTrust && !q.IncludeLow {
 			page.HiddenLowTrust++
 			continue
 		}
-		ranked = append(ranked, r)
+		index[c.Key] = len(ranked)
+		ranked = append(ranked, *r)
+	}
+	for i := range ranked {
+		if e, ok := kv.coveredBy[ranked[i].key]; ok {
+			if j, ok := index[e]; ok {
+				ranked[i].cover = j
+			}
+		}
 	}
 	rankResults(ranked)
 	end := min(q.Offset+q.Limit, len(ranked))
@@ -226,6 +231,12 @@ type rankedResult struct {
 	issuer.SearchResult
 	relevance float64
 	band      int
+	// key and author are the memory's and its author's keys; promo what
+	// promotion counts of its signals; cover the index, among the
+	// results ranked, of the entry covering it (-1 for none).
+	key, author int64
+	promo       promo
+	cover       int
 }
 
 // statusRank orders statuses: confirmed rises, contested sinks, the rest
@@ -240,9 +251,11 @@ func statusRank(s string) int {
 	return 1
 }
 
-// rankResults sorts results by band of comparable relevance, status,
-// relevance, newest first, then ID. A band is a quarter of the best
-// relevance shown: band = ⌊4·(1 − r/r_max)⌋, at most 3.
+// rankResults sorts results by band of comparable relevance, knowledge
+// entries first, status, relevance, newest first, then ID. A band is a
+// quarter of the best relevance shown: band = ⌊4·(1 − r/r_max)⌋, at most
+// 3; a memory whose covering entry is shown takes the entry's band when it
+// is worse, so that it follows the entry (SPEC.md §15.11).
 func rankResults(rs []rankedResult) {
 	best := 0.0
 	for _, r := range rs {
@@ -254,9 +267,15 @@ func rankResults(rs []rankedResult) {
 			rs[i].band = min(int(math.Floor(RelevanceBands*(1-rs[i].relevance/best))), RelevanceBands-1)
 		}
 	}
+	for i := range rs {
+		if c := rs[i].cover; c >= 0 && c < len(rs) {
+			rs[i].band = max(rs[i].band, rs[c].band)
+		}
+	}
 	slices.SortStableFunc(rs, func(a, b rankedResult) int {
 		return cmp.Or(
 			cmp.Compare(a.band, b.band),
+			-cmpBool(a.Knowledge, b.Knowledge),
 			cmp.Compare(statusRank(a.Status), statusRank(b.Status)),
 			cmp.Compare(b.relevance, a.relevance),
 			b.CreatedAt.Compare(a.CreatedAt),
@@ -337,7 +356,7 @@ func (v *readerView) group(agent int64) string {
 
 // assess returns a candidate's result: its status, why and counts.
 func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
-	r := rankedResult{relevance: c.Relevance, SearchResult: issuer.SearchResult{
+	r := rankedResult{relevance: c.Relevance, key: c.Key, author: c.Author, cover: -1, SearchResult: issuer.SearchResult{
 		ID: c.ID, Author: c.AuthorID, Title: c.Title, Category: c.Category, Domain: c.Domain, CreatedAt: c.CreatedAt, Kind: c.Kind, Evicted: c.Evicted,
 	}}
 	r.LowTrust = !(v.weight(c.Author) > v.minTrust) // NaN-safe: not above is low
@@ -373,7 +392,11 @@ func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
 				renewals = append(renewals, day(r))
 			}
 			clock := max(trustgraph.Clock(day(p.CreatedAt), renewals, day(v.now)), day(p.UpdatedAt))
-			confs = append(confs, trustgraph.Confirmation{Weight: sg.Weight, Decay: trustgraph.Decay(trustgraph.Confirm, day(v.now)-clock)})
+			decay := trustgraph.Decay(trustgraph.Confirm, day(v.now)-clock)
+			confs = append(confs, trustgraph.Confirmation{Weight: sg.Weight, Decay: decay})
+			if sg.Weight > 0 && decay >= trustgraph.LiveFactor {
+				r.promo.confirm(v.group(p.Evaluator), p.evidenced())
+			}
 		case reputation.Useful:
 			useful = append(useful, sg)
 		case reputation.Contradict:
@@ -388,7 +411,9 @@ func (v *readerView) assess(c SearchCandidate) (rankedResult, error) {
 		if v.group(a.Agent) == v.group(c.Author) {
 			continue // an accept by the author's group counts zero
 		}
-		confs = append(confs, trustgraph.Confirmation{Accept: true, Decay: trustgraph.Decay(trustgraph.Accept, v.days(a.UpdatedAt))})
+		decay := trustgraph.Decay(trustgraph.Accept, v.days(a.UpdatedAt))
+		confs = append(confs, trustgraph.Confirmation{Accept: true, Decay: decay})
+		r.promo.accepted = r.promo.accepted || decay >= trustgraph.LiveFactor
 	}
 	for _, l := range v.citations[c.Key] {
 		cite = append(cite, trustgraph.Signal{Key: agentNode(l.Author), Weight: v.weight(l.Author)})
@@ -443,4 +468,25 @@ func (v *readerView) arguments(c SearchCandidate) trustgraph.ArgumentGraph {
 		frontier = next
 	}
 	return g
+}
+
+// KnowledgeStore is what promotion (SPEC.md §15.11) needs of a store beyond
+// search: the links that make lineages and coverage. issuer/store
+// implements it for both engines.
+type KnowledgeStore interface {
+	// KnowledgeLinks reads, from memories, the refs of visible digests
+	// (either end in the set) and the supersedes links between visible
+	// memories, following supersedes links and covering digests up to
+	// rounds hops and at most max related memories. It returns the links
+	// and the memories they reach outside the set (Relevance 0); a refs
+	// target outside the set is named in the link, not returned.
+	KnowledgeLinks(ctx context.Context, memories []int64, rounds, max int) ([]KnowledgeLink, []SearchCandidate, error)
+}
+
+// KnowledgeLink is a refs link from a digest or a supersedes link between
+// two visible memories.
+type KnowledgeLink struct {
+	From, To     int64
+	FromID, ToID issuer.MemoryID
+	Kind         issuer.LinkKind
 }

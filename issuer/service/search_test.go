@@ -65,3 +65,32 @@ func TestTrustCache(t *testing.T) {
 		t.Fatal("an entry from the future was used")
 	}
 }
+
+// TestRankKnowledgeFirst pins the order of SPEC.md §15.11: within a band an
+// entry comes first, whatever its status order against the others; a
+// covered memory takes its shown entry's band when that band is worse.
+func TestRankKnowledgeFirst(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	res := func(id, status string, rel float64, knowledge bool) rankedResult {
+		return rankedResult{SearchResult: issuer.SearchResult{ID: issuer.MemoryID(id), Status: status, CreatedAt: at, Knowledge: knowledge},
+			relevance: rel, cover: -1}
+	}
+	rs := []rankedResult{
+		res("a-confirmed-top", "confirmed", 1.0, false),
+		res("b-entry", "confirmed", 0.8, true),         // band 0: first of it
+		res("c-covered", "confirmed", 0.9, false),      // covered by e: takes band 2
+		res("d-entry-low", "confirmed", 0.3, true),     // band 2: not before band 0
+		res("e-digest", "confirmed", 0.45, true),       // band 2
+		res("f-unverified", "unverified", 0.46, false), // band 2
+	}
+	rs[2].cover = 4
+	rankResults(rs)
+	var got []string
+	for _, r := range rs {
+		got = append(got, string(r.ID))
+	}
+	want := []string{"b-entry", "a-confirmed-top", "e-digest", "d-entry-low", "c-covered", "f-unverified"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("order\n%v\nwant\n%v", got, want)
+	}
+}

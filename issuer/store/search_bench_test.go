@@ -23,6 +23,11 @@ const (
 // "vacuum", each fifth corroborated by the next agent. It returns the
 // reader.
 func seedSearchGraph(tb testing.TB, db *store.DB) issuer.Principal {
+	return seedSearchGraphN(tb, db, benchMemories)
+}
+
+// seedSearchGraphN is seedSearchGraph with the given number of memories.
+func seedSearchGraphN(tb testing.TB, db *store.DB, memories int) issuer.Principal {
 	tb.Helper()
 	ctx := context.Background()
 	a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "reader"})
@@ -49,7 +54,7 @@ func seedSearchGraph(tb testing.TB, db *store.DB) issuer.Principal {
 				CASE i % 2 WHEN 0 THEN 'Vacuum tuning note ' ELSE 'Index note ' END || CAST(i AS TEXT),
 				CASE i % 4 WHEN 0 THEN 'Lower the vacuum scale factor on hot tables.' WHEN 1 THEN 'Covering indexes avoid heap fetches.'
 					WHEN 2 THEN 'Autovacuum workers need memory.' ELSE 'Partial indexes shrink the index.' END,
-				'sha256:' || ?, 500, 500, ?, ? FROM n`, []any{benchMemories - 1, reader.Key + 1, benchAgents, "0000000000000000000000000000000000000000000000000000000000000000", then, then}},
+				'sha256:' || ?, 500, 500, ?, ? FROM n`, []any{memories - 1, reader.Key + 1, benchAgents, "0000000000000000000000000000000000000000000000000000000000000000", then, then}},
 		{`INSERT INTO feedback (public_id, memory_id, evaluator_id, type, revision, eligible, weight, base_weight, contribution,
 				policy, created_at, updated_at)
 			SELECT 'val_bench' || CAST(m.id AS TEXT), m.id, CASE WHEN m.author_id = CAST(? AS BIGINT) THEN CAST(? AS BIGINT) ELSE m.author_id + 1 END,
