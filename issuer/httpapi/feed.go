@@ -14,6 +14,11 @@ type FeedIssuer interface {
 	Browse(ctx context.Context, p issuer.Principal) (issuer.BrowseMap, error)
 }
 
+// StatusClientClosed is the status the request log and metrics record for
+// a feed read whose client closed its connection while it waited (the
+// 499 of common proxies); nothing reaches the client, and it is no fault.
+const StatusClientClosed = 499
+
 // routeFeed adds the feed and browse routes:
 //
 //	GET /api/memories/feed    the memories published after a cursor, waiting up to 30 s for one (search scope)
@@ -28,6 +33,12 @@ func (s *Server) routeFeed(app FeedIssuer) {
 			return err
 		}
 		page, err := app.Feed(r.Context(), p, q)
+		if err != nil && r.Context().Err() != nil {
+			// The client went away while its read waited: there is no
+			// one to answer, and nothing failed.
+			w.WriteHeader(StatusClientClosed)
+			return nil
+		}
 		if err != nil {
 			return err
 		}

@@ -1,11 +1,15 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/remnant/passportkit/issuer"
 	"github.com/remnant/passportkit/issuer/httpapi"
@@ -129,4 +133,63 @@ func TestMemoryFeedOverHTTP(t *testing.T) {
 		}
 		wantProblem(t, e.do(readerKey, "GET", "/api/memories/browse?x=1", ""), 400, issuer.CodeInvalid)
 	})
+}
+
+// statuses records the status of every answered feed read.
+type statuses struct {
+	mu   sync.Mutex
+	seen []int
+}
+
+func (o *statuses) ObserveRequest(method, route string, status int, elapsed time.Duration, written int64) {
+	if route != "/api/memories/feed" {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seen = append(o.seen, status)
+}
+
+func (o *statuses) last() []int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.seen)
+}
+
+// TestFeedClientGoneIsNoFault: a reader that hangs up while its feed read
+// waits is recorded as 499, not as a server fault (5xx).
+func TestFeedClientGoneIsNoFault(t *testing.T) {
+	db := storetest.Open(t, store.SQLite, store.Options{})
+	obs := &statuses{}
+	e := newEnv(t, db, httpapi.Config{Observer: obs})
+	key, _ := e.agent("reader")
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/memories/feed?wait=30", nil)
+	req.Header.Set("Authorization", "Bearer "+string(key))
+	done := make(chan error, 1)
+	go func() {
+		res, err := e.srv.Client().Do(req)
+		if err == nil {
+			res.Body.Close()
+		}
+		done <- err
+	}()
+	// Cancel once the read is waiting: the server has answered nothing
+	// yet, so the request is still open.
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the read was answered before its client went away")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if seen := obs.last(); len(seen) > 0 {
+			if len(seen) != 1 || seen[0] != httpapi.StatusClientClosed {
+				t.Fatalf("a read whose client went away was recorded as %v", seen)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no answer recorded: %v", obs.last())
+		}
+	}
 }
