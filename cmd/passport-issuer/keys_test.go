@@ -133,7 +133,7 @@ func TestServeKeys(t *testing.T) {
 		t.Fatalf("served trust file (%d) differs from export-trust:\n%s\n%s", status, served, exported)
 	}
 	trust, err := verifier.ParseTrust(served)
-	if err != nil || trust.Issuer != "http://127.0.0.1:8787" || len(trust.Keys) != 1 || trust.Keys[0].Key.KeyID() != kid {
+	if err != nil || trust.Issuer != defaultIssuer || len(trust.Keys) != 1 || trust.Keys[0].Key.KeyID() != kid {
 		t.Fatalf("served trust %+v: %v", trust, err)
 	}
 	if status, jwks := fetch(t, s.base+"/.well-known/jwks.json", ""); status != 200 || !strings.Contains(string(jwks), kid) || strings.Contains(string(jwks), `"d"`) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -80,10 +81,17 @@ func TestServeMetricsAddress(t *testing.T) {
 }
 
 // TestServeMetricsAddressRefusals: an address that is not one, or the
-// API's own, is refused before anything starts.
+// API's own, is refused before anything starts (nothing binds the free
+// port the kernel names for the API).
 func TestServeMetricsAddressRefusals(t *testing.T) {
-	for _, addr := range []string{"nowhere", "127.0.0.1:8787"} {
-		code, _, errs := runCmd(serveArgs(t, "--addr", "127.0.0.1:8787", "--metrics-addr", addr)...)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := l.Addr().String()
+	l.Close()
+	for _, addr := range []string{"nowhere", api} {
+		code, _, errs := runCmd(serveArgs(t, "--addr", api, "--metrics-addr", addr)...)
 		if code == 0 || !strings.Contains(errs, "--metrics-addr") {
 			t.Errorf("--metrics-addr %s: exit %d: %s", addr, code, errs)
 		}

@@ -24,8 +24,9 @@ import (
 // commands built from this clone first on PATH, and fails on the first
 // command that fails. A server a recipe starts (passport-issuer demo or
 // serve, passport-serve) runs in the background on a free port, which the
-// recipes after it reach in place of the one they name (127.0.0.1:8787 for
-// the issuer, :8788 for passport-serve), and answers /healthz before they
+// recipes after it reach in place of the one they name (the default --addr
+// of passport-issuer serve and of passport-serve, read from their help),
+// and answers /healthz before they
 // run; a server on an address already served replaces the one before; the
 // session's servers stop when it ends. `go run ./cmd/NAME` runs the built
 // NAME.
@@ -47,19 +48,44 @@ func TestRecipes(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/...: %v\n%s", err, out)
 	}
+	named := [2]string{defaultAddr(t, bin, "passport-issuer", "serve"), defaultAddr(t, bin, "passport-serve")}
 	for _, pages := range sessions {
 		t.Run(strings.TrimSuffix(filepath.Base(pages[0]), ".md"), func(t *testing.T) {
-			runSession(t, bin, pages)
+			runSession(t, bin, named, pages)
 		})
 	}
 }
 
-// runSession runs the recipes of pages in one bash.
-func runSession(t *testing.T, bin string, pages []string) {
+// defaultAddr returns the default --addr of the built command name (with
+// args, its subcommand), as its help states it: the address the pages
+// name for it.
+func defaultAddr(t *testing.T, bin, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(bin, name), append(args, "--help")...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s --help: %v\n%s", name, err, out)
+	}
+	m := regexp.MustCompile(`--addr="([^"]+)"`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s --help names no default --addr:\n%s", name, out)
+	}
+	return string(m[1])
+}
+
+// runSession runs the recipes of pages in one bash; named holds the
+// addresses the pages name for the issuer and for passport-serve, which
+// are served on free ports instead.
+func runSession(t *testing.T, bin string, named [2]string, pages []string) {
 	issuer, verifier := freeAddr(t), freeAddr(t)
-	addrs := strings.NewReplacer(
-		"127.0.0.1:8787", issuer, "localhost:8787", issuer,
-		"127.0.0.1:8788", verifier, "localhost:8788", verifier)
+	var pairs []string
+	for i, to := range []string{issuer, verifier} {
+		_, port, err := net.SplitHostPort(named[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs = append(pairs, named[i], to, "localhost:"+port, to)
+	}
+	addrs := strings.NewReplacer(pairs...)
 	var script strings.Builder
 	origin := []string{""} // origin[n] is the page line of script line n
 	emit := func(from, s string) {
