@@ -14,12 +14,13 @@ import (
 
 var _ service.FeedStore = (*DB)(nil)
 
-// feedColumns are the columns of a feed or browse candidate.
-const feedColumns = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.visibility AS author_visibility,
-	m.title, m.category, m.domain, m.created_at, m.kind, m.applies_claim`
+// candidateColumns are the columns of a candidateRow, of memory m by
+// author a: what search, the feed and browsing read of a memory.
+const candidateColumns = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.visibility AS author_visibility,
+	m.title, m.category, m.domain, m.created_at, m.kind, m.evicted_at IS NOT NULL AS evicted`
 
-// feedRow is one candidate row of the feed or of browsing.
-type feedRow struct {
+// candidateRow is a memory as search, the feed and browsing read it.
+type candidateRow struct {
 	Key       int64           `db:"id"`
 	ID        issuer.MemoryID `db:"public_id"`
 	Author    int64           `db:"author_id"`
@@ -30,14 +31,23 @@ type feedRow struct {
 	Domain    string          `db:"domain"`
 	CreatedAt time.Time       `db:"created_at"`
 	Kind      string          `db:"kind"`
-	Applies   string          `db:"applies_claim"`
+	Evicted   bool            `db:"evicted"`
+}
+
+// feedColumns are the columns of a feedRow.
+const feedColumns = candidateColumns + `, m.applies_claim`
+
+// feedRow is one candidate row of the feed or of browsing.
+type feedRow struct {
+	candidateRow
+	Applies string `db:"applies_claim"`
 }
 
 // candidate returns the row as viewer sees it: a private author is named
 // to itself only.
-func (r feedRow) candidate(viewer int64) service.SearchCandidate {
+func (r candidateRow) candidate(viewer int64) service.SearchCandidate {
 	c := service.SearchCandidate{Key: r.Key, ID: r.ID, Author: r.Author, Title: r.Title,
-		Category: r.Category, Domain: r.Domain, CreatedAt: r.CreatedAt.UTC()}
+		Category: r.Category, Domain: r.Domain, CreatedAt: r.CreatedAt.UTC(), Evicted: r.Evicted}
 	if r.Kind == string(issuer.KindDigest) {
 		c.Kind = issuer.KindDigest
 	}

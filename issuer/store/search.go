@@ -130,8 +130,7 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 	if len(terms) == 0 {
 		return nil, false, issuer.Errorf(issuer.CodeInvalid, "a search needs at least one word")
 	}
-	const cols = `m.id, m.public_id, m.author_id, a.public_id AS author_public_id, a.visibility AS author_visibility,
-		m.title, m.category, m.domain, m.created_at, m.kind, m.evicted_at IS NOT NULL AS evicted`
+	const cols = candidateColumns
 	var query string
 	var match string
 	if db.engine == Postgres {
@@ -155,18 +154,8 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 			ORDER BY relevance DESC, m.id DESC LIMIT ?`
 	}
 	var rows []struct {
-		Key       int64           `db:"id"`
-		ID        issuer.MemoryID `db:"public_id"`
-		Author    int64           `db:"author_id"`
-		AuthorID  issuer.AgentID  `db:"author_public_id"`
-		AuthorVis string          `db:"author_visibility"`
-		Title     string          `db:"title"`
-		Category  string          `db:"category"`
-		Domain    string          `db:"domain"`
-		CreatedAt time.Time       `db:"created_at"`
-		Kind      string          `db:"kind"`
-		Evicted   bool            `db:"evicted"`
-		Relevance float64         `db:"relevance"`
+		candidateRow
+		Relevance float64 `db:"relevance"`
 	}
 	if err := sel(ctx, db.x, &rows, query, match, viewer, max+1); err != nil {
 		return nil, false, fmt.Errorf("store: search: %w", err)
@@ -177,15 +166,8 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 	}
 	out := make([]service.SearchCandidate, len(rows))
 	for i, r := range rows {
-		out[i] = service.SearchCandidate{Key: r.Key, ID: r.ID, Author: r.Author, Title: r.Title,
-			Category: r.Category, Domain: r.Domain, CreatedAt: r.CreatedAt.UTC(), Relevance: r.Relevance, Evicted: r.Evicted}
-		if r.Kind == string(issuer.KindDigest) {
-			out[i].Kind = issuer.KindDigest
-		}
-		// Only a public author is named to others; an author sees itself.
-		if r.Author == viewer || r.AuthorVis == string(issuer.VisibilityPublic) {
-			out[i].AuthorID = r.AuthorID
-		}
+		out[i] = r.candidate(viewer)
+		out[i].Relevance = r.Relevance
 	}
 	return out, more, nil
 }
