@@ -14,13 +14,7 @@ var update = flag.Bool("update", false, "rewrite the case files from the generat
 // TestGenerated checks that the case files are exactly what the generator
 // writes; with -update it rewrites them.
 func TestGenerated(t *testing.T) {
-	diffs, err := vectorcase.Generated(".", gen.Cases(), func(c vectors.Case) string { return c.Name }, *update)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		t.Error(d)
-	}
+	vectorcase.CheckGenerated(t, ".", gen.Cases(), func(c vectors.Case) string { return c.Name }, *update)
 }
 
 // TestCases checks that every file reads as a case, that every kind is

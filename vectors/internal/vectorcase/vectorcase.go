@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"testing"
 )
 
 // Tolerance is the absolute difference allowed between an expected and a
@@ -102,6 +103,20 @@ func List(v any) []any { l, _ := v.([]any); return l }
 
 // Str: see [Object].
 func Str(v any) string { s, _ := v.(string); return s }
+
+// CheckGenerated is a generated set's test: it fails t with every
+// difference [Generated] finds between the case files of dir and cases
+// (rewriting them first with update).
+func CheckGenerated[C any](t testing.TB, dir string, cases []C, name func(C) string, update bool) {
+	t.Helper()
+	diffs, err := Generated(dir, cases, name, update)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+}
 
 // Generated holds the case files of dir against cases, the cases a
 // generator writes, each as indented JSON in a file named after it (from
