@@ -373,8 +373,8 @@ func (d *Discovery) understand(fq issuer.FindAgentsQuery) (query, error) {
 	if q.limit == 0 {
 		q.limit = issuer.DefaultFindAgentsLimit
 	}
-	if q.limit < 1 || q.limit > issuer.MaxFindAgentsLimit {
-		return q, issuer.Errorf(issuer.CodeLimitOutOfRange, "limit must be between 1 and %d", issuer.MaxFindAgentsLimit)
+	if err := checkLimit(q.limit); err != nil {
+		return q, err
 	}
 	if fq.Skill != "" {
 		sk := skilltrust.Skills1().Normalize(fq.Skill)
@@ -389,15 +389,30 @@ func (d *Discovery) understand(fq issuer.FindAgentsQuery) (query, error) {
 	} else if fq.Context != (evidence.Context{}) {
 		return q, issuer.Errorf(issuer.CodeInvalid, "a task context needs a skill")
 	}
-	q.digest = queryDigest(q)
-	if fq.Cursor != "" {
-		pos, err := d.openCursor(q, fq.Cursor)
-		if err != nil {
-			return q, err
-		}
-		q.cursor, q.started = pos, true
+	return q, d.begin(&q, fq.Cursor)
+}
+
+// checkLimit refuses a page size outside 1 to MaxFindAgentsLimit.
+func checkLimit(limit int) error {
+	if limit < 1 || limit > issuer.MaxFindAgentsLimit {
+		return issuer.Errorf(issuer.CodeLimitOutOfRange, "limit must be between 1 and %d", issuer.MaxFindAgentsLimit)
 	}
-	return q, nil
+	return nil
+}
+
+// begin binds q to its digest and opens cursor ("" for the first page),
+// a cursor sealed for the same query.
+func (d *Discovery) begin(q *query, cursor string) error {
+	q.digest = queryDigest(*q)
+	if cursor == "" {
+		return nil
+	}
+	pos, err := d.openCursor(*q, cursor)
+	if err != nil {
+		return err
+	}
+	q.cursor, q.started = pos, true
+	return nil
 }
 
 // queryDigest binds a cursor to its query: the basis, the normalised skill
@@ -526,16 +541,11 @@ const noEvidenceKey = 99999999
 // through sealed cursors of their own.
 func (d *Discovery) RecentAgents(ctx context.Context, cursor string, limit int) (issuer.RecentAgentsPage, error) {
 	q := query{limit: limit, basis: recentBasis, cursor: Start}
-	if q.limit < 1 || q.limit > issuer.MaxFindAgentsLimit {
-		return issuer.RecentAgentsPage{}, issuer.Errorf(issuer.CodeLimitOutOfRange, "limit must be between 1 and %d", issuer.MaxFindAgentsLimit)
+	if err := checkLimit(limit); err != nil {
+		return issuer.RecentAgentsPage{}, err
 	}
-	q.digest = queryDigest(q)
-	if cursor != "" {
-		pos, err := d.openCursor(q, cursor)
-		if err != nil {
-			return issuer.RecentAgentsPage{}, err
-		}
-		q.cursor = pos
+	if err := d.begin(&q, cursor); err != nil {
+		return issuer.RecentAgentsPage{}, err
 	}
 	rows, err := d.st.RecentPage(ctx, q.cursor, q.limit+1)
 	if err != nil {
