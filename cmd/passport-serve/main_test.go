@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/passport"
@@ -29,28 +27,7 @@ func TestServeAnswersEveryRefusalWithProblemDetails(t *testing.T) {
 	if err := os.WriteFile(trust, trustJSON, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var stderr clitest.Buffer
-	exit := make(chan int, 1)
-	go func() {
-		exit <- run(ctx, []string{"--trust", trust, "--addr", "127.0.0.1:0",
-			"--body-timeout", "200ms", "--max-header-bytes", "2048"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
-	}()
-	defer func() {
-		cancel()
-		if code := <-exit; code != 0 {
-			t.Errorf("serve exited %d: %s", code, stderr.String())
-		}
-	}()
-	addrRE := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`)
-	var addr string
-	for deadline := time.Now().Add(30 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("serve did not start: %s", stderr.String())
-		}
-	}
+	addr := startServe(t, "--trust", trust, "--body-timeout", "200ms", "--max-header-bytes", "2048").Addr
 
 	// The head bound is exact: 2048 bytes are read, 2049 refused.
 	if res, body := clitest.Exchange(t, addr, clitest.Head("GET /healthz HTTP/1.1", 2048)); res.StatusCode != 200 {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/remnant/passportkit/internal/clitest"
 	"github.com/remnant/passportkit/passport"
@@ -44,21 +42,8 @@ func TestServeForOperators(t *testing.T) {
 	if err := os.WriteFile(trust, trustJSON, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var stderr clitest.Buffer
-	exit := make(chan int, 1)
-	go func() {
-		exit <- run(ctx, []string{"--trust", trust, "--addr", "127.0.0.1:0", "--log-format", "json"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
-	}()
-	addrRE := regexp.MustCompile(`"url":"(http://127\.0\.0\.1:\d+)"`)
-	var base string
-	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(10 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
-			base = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("serve did not start: %s", stderr.String())
-		}
-	}
+	srv := startServe(t, "--trust", trust, "--log-format", "json")
+	base, stderr := srv.URL, srv.Logs
 	send := func(method, path, contentType, requestID string, body []byte) (*http.Response, []byte) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
@@ -147,10 +132,7 @@ func TestServeForOperators(t *testing.T) {
 	res, _ = send("GET", "/nowhere", "", "", nil)
 	ids[res.Header.Get("X-Request-Id")] = "unmatched"
 
-	cancel()
-	if code := <-exit; code != 0 {
-		t.Fatalf("serve exited %d: %s", code, stderr.String())
-	}
+	srv.Stop()
 	logged := map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(stderr.String()))
 	for sc.Scan() {

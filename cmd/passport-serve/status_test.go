@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -112,27 +113,50 @@ func (li *loopbackIssuer) passportOf(t *testing.T, name string) ([]byte, string)
 // returns its URL.
 func startVerifier(t *testing.T, args ...string) string {
 	t.Helper()
+	return startServe(t, args...).URL
+}
+
+// served is a passport-serve run on a free loopback port: its URL, its
+// address and what it logs.
+type served struct {
+	URL, Addr string
+	Logs      *clitest.Buffer
+	stop      func()
+}
+
+// startServe runs passport-serve with args (and --addr 127.0.0.1:0) until
+// Stop or the end of the test, which fails if it exits other than 0.
+func startServe(t *testing.T, args ...string) *served {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr clitest.Buffer
+	s := &served{Logs: &clitest.Buffer{}}
 	exit := make(chan int, 1)
 	go func() {
-		exit <- run(ctx, append(args, "--addr", "127.0.0.1:0"), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		exit <- run(ctx, append(args, "--addr", "127.0.0.1:0"), strings.NewReader(""), &bytes.Buffer{}, s.Logs)
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-exit; code != 0 {
-			t.Errorf("passport-serve exited %d: %s", code, stderr.String())
-		}
-	})
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			cancel()
+			if code := <-exit; code != 0 {
+				t.Errorf("passport-serve exited %d: %s", code, s.Logs.String())
+			}
+		})
+	}
+	t.Cleanup(s.stop)
 	addrRE := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
-			return "http://" + m[1]
+		if m := addrRE.FindStringSubmatch(s.Logs.String()); m != nil {
+			s.Addr, s.URL = m[1], "http://"+m[1]
+			return s
 		} else if time.Now().After(deadline) {
-			t.Fatalf("passport-serve did not start: %s", stderr.String())
+			t.Fatalf("passport-serve did not start: %s", s.Logs.String())
 		}
 	}
 }
+
+// Stop stops the server and waits for it to exit.
+func (s *served) Stop() { s.stop() }
 
 // verifyAt posts bundle to a passport-serve and returns its result.
 func verifyAt(t *testing.T, base string, bundle []byte) *verifier.Result {
