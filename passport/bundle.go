@@ -76,6 +76,21 @@ func ParseBundleUnverified(b []byte) (*Bundle, error) {
 	return &bundle, nil
 }
 
+// SnapshotUnverified decodes the bundle's readable snapshot and the
+// passport it holds without verifying them: like [ParseBundleUnverified],
+// nothing it returns may be trusted. It is for inspection and tests.
+func (b *Bundle) SnapshotUnverified() (Snapshot, Passport, error) {
+	var snap Snapshot
+	if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
+		return Snapshot{}, Passport{}, &Error{Reason: ReasonPayloadMalformed, Detail: err.Error(), Err: err}
+	}
+	var p Passport
+	if err := json.Unmarshal(snap.Passport, &p); err != nil {
+		return Snapshot{}, Passport{}, &Error{Reason: ReasonPayloadMalformed, Detail: err.Error(), Err: err}
+	}
+	return snap, p, nil
+}
+
 // Encode returns the bundle's canonical JSON.
 func (b *Bundle) Encode() ([]byte, error) {
 	out, err := Marshal(b)

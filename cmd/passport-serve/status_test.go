@@ -102,8 +102,8 @@ func (li *loopbackIssuer) passportOf(t *testing.T, name string) ([]byte, string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var snap passport.Snapshot
-	if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
+	snap, _, err := b.SnapshotUnverified()
+	if err != nil {
 		t.Fatal(err)
 	}
 	return bundle, snap.PassportHash

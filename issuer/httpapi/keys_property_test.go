@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -280,11 +279,9 @@ func bundlePassport(t testing.TB, bundle []byte) (*passport.Bundle, passport.Pas
 	if err != nil {
 		t.Fatal(err)
 	}
-	var snap struct {
-		Passport passport.Passport `json:"passport"`
-	}
-	if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
+	_, p, err := b.SnapshotUnverified()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b, snap.Passport
+	return b, p
 }

@@ -240,13 +240,11 @@ func passportHash(t testing.TB, bundle []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var snap struct {
-		Hash string `json:"passportHash"`
-	}
-	if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
+	snap, _, err := b.SnapshotUnverified()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return snap.Hash
+	return snap.PassportHash
 }
 
 // signingKID reads the kid of a bundle's credential.

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -60,12 +59,8 @@ func latestEvidence(t *testing.T, s *site, id string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var snap passport.Snapshot
-	if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
-		t.Fatal(err)
-	}
-	var p passport.Passport
-	if err := json.Unmarshal(snap.Passport, &p); err != nil {
+	_, p, err := b.SnapshotUnverified()
+	if err != nil {
 		t.Fatal(err)
 	}
 	day := ""

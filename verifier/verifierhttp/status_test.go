@@ -209,14 +209,12 @@ func passportStatusURI(t *testing.T, bundle []byte) (string, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var snap struct {
-		Passport passport.Passport `json:"passport"`
-	}
-	if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
+	_, p, err := b.SnapshotUnverified()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if snap.Passport.Status == nil {
+	if p.Status == nil {
 		return "", false
 	}
-	return snap.Passport.Status.StatusList.URI, true
+	return p.Status.StatusList.URI, true
 }
