@@ -27,7 +27,7 @@ var ErrBadSignal = errors.New("trustgraph: bad signal query")
 
 // The rules a signal query can apply, as its "kind" names them.
 const (
-	RuleFloor  = "floor"  // the cold-start floor ([Floor])
+	RuleFloor  = "floor"  // the cold-start floor ([ReaderFloor])
 	RuleDecay  = "decay"  // one signal's decay factor ([Decay])
 	RuleClock  = "clock"  // a confirmer's clock after renewals ([Clock])
 	RuleGroups = "groups" // diversity groups and a post's tally ([Groups], [Count])
@@ -44,6 +44,9 @@ type SignalQuery struct {
 	AgeDays float64
 	// FloorCap is the floor's cap (floor); DefaultFloorCap when absent.
 	FloorCap float64
+	// GraphCarriesWeight reports that the reader's graph carries weight,
+	// so that the floor is 0 (floor); false when absent.
+	GraphCarriesWeight bool
 	// Kind is the signal's kind (decay).
 	Kind SignalKind
 	// ConfirmedDay, RenewalDays and AsOf are the clock's input.
@@ -107,8 +110,9 @@ type (
 		Expect      json.RawMessage `json:"expect"`
 	}
 	floorJSON struct {
-		AgeDays  *float64 `json:"ageDays"`
-		FloorCap *float64 `json:"floorCap"`
+		AgeDays            *float64 `json:"ageDays"`
+		FloorCap           *float64 `json:"floorCap"`
+		GraphCarriesWeight bool     `json:"graphCarriesWeight"`
 	}
 	decayJSON struct {
 		Kind    *SignalKind `json:"kind"`
@@ -192,7 +196,7 @@ func ParseSignalQuery(b []byte) (SignalQuery, error) {
 		if in.AgeDays == nil {
 			return SignalQuery{}, missing("ageDays")
 		}
-		q.AgeDays, q.FloorCap = *in.AgeDays, DefaultFloorCap
+		q.AgeDays, q.FloorCap, q.GraphCarriesWeight = *in.AgeDays, DefaultFloorCap, in.GraphCarriesWeight
 		if in.FloorCap != nil {
 			q.FloorCap = *in.FloorCap
 		}
@@ -295,7 +299,7 @@ func (q SignalQuery) Eval() (SignalResult, error) {
 	r := SignalResult{Rule: q.Rule}
 	switch q.Rule {
 	case RuleFloor:
-		f, err := Floor(q.AgeDays, q.FloorCap)
+		f, err := ReaderFloor(q.AgeDays, q.FloorCap, q.GraphCarriesWeight)
 		if err != nil {
 			return SignalResult{}, err
 		}
@@ -320,17 +324,22 @@ var queryNames = map[string]bool{"kind": true, "input": true, "name": true, "rul
 
 // inputNames are the member names an input may use, spelled exactly.
 var inputNames = map[string]bool{
-	"ageDays": true, "floorCap": true, "kind": true, "confirmedDay": true, "renewalDays": true, "asOf": true,
+	"ageDays": true, "floorCap": true, "graphCarriesWeight": true, "kind": true, "confirmedDay": true, "renewalDays": true, "asOf": true,
 	"keys": true, "id": true, "owner": true, "vouchedBy": true, "author": true, "signals": true, "key": true,
 	"weight": true, "contested": true, "confirmations": true, "decay": true, "accept": true,
 }
 
 // exactNames refuses a member name that is not one of inputNames exactly,
-// anywhere in v: encoding/json would match names regardless of case.
+// and a member whose value is null, anywhere in v: encoding/json would
+// match names regardless of case and read null as "absent".
 func exactNames(v cjson.Value) error {
 	for k, val := range v.Members() {
-		if name, _ := k.Text(); !inputNames[name] {
+		name, _ := k.Text()
+		if !inputNames[name] {
 			return fmt.Errorf("%w: unknown member %q", ErrBadSignal, truncate(name))
+		}
+		if val.Kind() == cjson.Null {
+			return fmt.Errorf("%w: member %q is null", ErrBadSignal, truncate(name))
 		}
 		if err := exactNames(val); err != nil {
 			return err

@@ -54,6 +54,19 @@ func Floor(ageDays, floorCap float64) (float64, error) {
 	return floorCap * (ageDays - FloorStartDays) / (FloorFullDays - FloorStartDays), nil
 }
 
+// ReaderFloor returns the floor a reader adds to the propagated trust of a
+// key first seen ageDays ago: [Floor] while the reader's graph carries no
+// weight, and 0 once it does, that is once its propagation gives a
+// positive score to a key that is not the reader's own (SPEC.md §15.4).
+// The arguments are checked as [Floor] checks them either way.
+func ReaderFloor(ageDays, floorCap float64, graphCarriesWeight bool) (float64, error) {
+	f, err := Floor(ageDays, floorCap)
+	if err != nil || graphCarriesWeight {
+		return 0, err
+	}
+	return f, nil
+}
+
 // SignalKind is the kind of a signal on a post.
 type SignalKind string
 

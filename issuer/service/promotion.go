@@ -70,7 +70,7 @@ type knowledge struct {
 // knowledgeView assesses cands, and the memories their lineages and
 // covering digests reach, in the reader's view of trust, then promotes
 // (SPEC.md §15.11) unless promotion is off.
-func (s *Service) knowledgeView(ctx context.Context, trust map[int64]float64, cands []SearchCandidate) (*knowledge, error) {
+func (s *Service) knowledgeView(ctx context.Context, trust readerScores, cands []SearchCandidate) (*knowledge, error) {
 	keys := make([]int64, len(cands))
 	for i, c := range cands {
 		keys[i] = c.Key
@@ -90,7 +90,7 @@ func (s *Service) knowledgeView(ctx context.Context, trust map[int64]float64, ca
 
 // assessKnowledge assesses cands and related in the reader's view and,
 // unless promotion is off, promotes along links.
-func (s *Service) assessKnowledge(ctx context.Context, trust map[int64]float64, cands []SearchCandidate, links []KnowledgeLink, related []SearchCandidate) (*knowledge, error) {
+func (s *Service) assessKnowledge(ctx context.Context, trust readerScores, cands []SearchCandidate, links []KnowledgeLink, related []SearchCandidate) (*knowledge, error) {
 	all := append(slices.Clip(cands), related...)
 	keys := make([]int64, len(all))
 	for i, c := range all {

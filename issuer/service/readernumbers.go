@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/remnant/passportkit/issuer"
-	"github.com/remnant/passportkit/trustgraph"
 )
 
 // ReaderAgent is an agent as the reader's numbers name it.
@@ -31,7 +30,8 @@ type ReaderNumbersStore interface {
 type ReaderWeight struct {
 	Author issuer.AgentID
 	// Trust is the author's propagated trust from the reader's own trust
-	// set; Floor its cold-start floor; Weight their sum.
+	// set; Floor its floor (SPEC.md §15.4: the cold-start floor while the
+	// reader's graph carries no weight, else 0); Weight their sum.
 	Trust, Floor, Weight float64
 	// Shown reports that search and the feed show the author's memories
 	// to the reader: its weight is above the threshold.
@@ -69,8 +69,8 @@ func (s *Service) ReaderNumbers(ctx context.Context, reader, author issuer.Agent
 	}
 	agents := []ReaderAgent{byID[author]}
 	if author == "" {
-		keys := make([]int64, 0, len(trust))
-		for k := range trust {
+		keys := make([]int64, 0, len(trust.trust))
+		for k := range trust.trust {
 			keys = append(keys, k)
 		}
 		if agents, err = s.store.ReaderAgents(ctx, keys, nil); err != nil {
@@ -80,11 +80,8 @@ func (s *Service) ReaderNumbers(ctx context.Context, reader, author issuer.Agent
 	now := s.now()
 	out := make([]ReaderWeight, 0, len(agents))
 	for _, a := range agents {
-		w := ReaderWeight{Author: a.ID, Trust: trust[a.Key]}
-		if f, err := trustgraph.Floor(now.Sub(a.Since).Hours()/24, trustgraph.DefaultFloorCap); err == nil {
-			w.Floor = f
-		}
-		w.Weight = w.Trust + w.Floor
+		w := ReaderWeight{Author: a.ID, Trust: trust.trust[a.Key], Weight: trust.weight(a.Key, a.Since, now)}
+		w.Floor = w.Weight - w.Trust
 		w.Shown = w.Weight > s.search.opts.MinAuthorTrust
 		out = append(out, w)
 	}

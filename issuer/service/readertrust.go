@@ -34,11 +34,30 @@ func newSearchState(opts SearchOptions) *searchState {
 	return &searchState{opts: opts, cache: newTrustCache(opts.CacheSize, opts.CacheTTL)}
 }
 
+// readerScores is a reader's propagated trust by agent key, and whether
+// its graph carries weight: whether the propagation gives a positive score
+// to an agent other than the reader. While it does not, every agent's
+// weight gets its cold-start floor (SPEC.md §15.4).
+type readerScores struct {
+	trust   map[int64]float64
+	carries bool
+}
+
+// weight is an agent first seen at since: its propagated trust plus its
+// floor (SPEC.md §15.4) at now.
+func (r readerScores) weight(agent int64, since, now time.Time) float64 {
+	w := r.trust[agent]
+	if f, err := trustgraph.ReaderFloor(now.Sub(since).Hours()/24, trustgraph.DefaultFloorCap, r.carries); err == nil {
+		w += f
+	}
+	return w
+}
+
 // readerTrust returns the reader's propagated trust by agent key, from
 // p's own trust set (p and the authors p validated positively) or from the
 // explicit trust set, with the explicit IDs that name no listed agent.
-// It is cached per trust set for the cache's TTL.
-func (s *Service) readerTrust(ctx context.Context, p issuer.Principal, explicit []issuer.AgentID) (map[int64]float64, []issuer.AgentID, error) {
+// The trust is cached per trust set for the cache's TTL.
+func (s *Service) readerTrust(ctx context.Context, p issuer.Principal, explicit []issuer.AgentID) (readerScores, []issuer.AgentID, error) {
 	var (
 		key     string
 		seeds   []int64
@@ -49,7 +68,7 @@ func (s *Service) readerTrust(ctx context.Context, p issuer.Principal, explicit 
 	} else {
 		found, err := s.store.ResolveTrustSet(ctx, explicit)
 		if err != nil {
-			return nil, nil, err
+			return readerScores{}, nil, err
 		}
 		for _, id := range explicit {
 			if k, ok := found[id]; ok {
@@ -59,7 +78,7 @@ func (s *Service) readerTrust(ctx context.Context, p issuer.Principal, explicit 
 			}
 		}
 		if len(seeds) == 0 {
-			return nil, nil, issuer.Errorf(issuer.CodeInvalid, "trust names no listed agent: a trust set is the agents whose judgement you trust directly")
+			return readerScores{}, nil, issuer.Errorf(issuer.CodeInvalid, "trust names no listed agent: a trust set is the agents whose judgement you trust directly")
 		}
 		slices.Sort(seeds)
 		parts := make([]string, len(seeds))
@@ -70,21 +89,32 @@ func (s *Service) readerTrust(ctx context.Context, p issuer.Principal, explicit 
 	}
 	now := s.now()
 	if t, ok := s.search.cache.get(key, now); ok {
-		return t, unknown, nil
+		return scoresOf(t, p.Key), unknown, nil
 	}
 	if len(explicit) == 0 {
 		direct, err := s.store.TrustSeeds(ctx, p.Key, MaxOwnTrustSeeds)
 		if err != nil {
-			return nil, nil, err
+			return readerScores{}, nil, err
 		}
 		seeds = append([]int64{p.Key}, direct...)
 	}
 	trust, err := s.propagate(ctx, seeds)
 	if err != nil {
-		return nil, nil, err
+		return readerScores{}, nil, err
 	}
 	s.search.cache.put(key, trust, now)
-	return trust, unknown, nil
+	return scoresOf(trust, p.Key), unknown, nil
+}
+
+// scoresOf is reader's view of trust: whether it carries weight is
+// whether an agent other than reader has a positive score.
+func scoresOf(trust map[int64]float64, reader int64) readerScores {
+	for k, t := range trust {
+		if k != reader && t > 0 {
+			return readerScores{trust: trust, carries: true}
+		}
+	}
+	return readerScores{trust: trust}
 }
 
 // propagate reads seeds' neighbourhood and propagates trust from them

@@ -131,7 +131,7 @@ type AgentFacts struct {
 // SearchOptions configure memory search. The zero value is ready to use.
 type SearchOptions struct {
 	// MinAuthorTrust is the reader-trust threshold: an author whose weight
-	// in the reader's view (propagated trust plus the cold-start floor) is
+	// in the reader's view (propagated trust plus the floor of §15.4) is
 	// not above it is left out unless include_low. Zero hides exactly the
 	// authors the reader gives no weight.
 	MinAuthorTrust float64
@@ -287,7 +287,7 @@ func rankResults(rs []rankedResult) {
 // readerView assesses memories in one reader's view.
 type readerView struct {
 	minTrust float64
-	trust    map[int64]float64
+	trust    readerScores
 	sig      *SearchSignals
 	now      time.Time
 	groups   map[string]string
@@ -299,7 +299,7 @@ type readerView struct {
 	citations map[int64][]SignalCitation
 }
 
-func newReaderView(minTrust float64, trust map[int64]float64, sig *SearchSignals, now time.Time) *readerView {
+func newReaderView(minTrust float64, trust readerScores, sig *SearchSignals, now time.Time) *readerView {
 	v := &readerView{minTrust: minTrust, trust: trust, sig: sig, now: now, on: map[int64][]SignalPosition{}, attackers: map[int64][]ContradictionLink{}}
 	for _, p := range sig.Positions {
 		v.on[p.Memory] = append(v.on[p.Memory], p)
@@ -335,16 +335,13 @@ func (v *readerView) days(t time.Time) float64 { return v.now.Sub(t).Hours() / 2
 func day(t time.Time) float64 { return float64(t.UnixMilli()) / 86_400_000 }
 
 // weight is an agent's weight in the reader's view: its propagated trust
-// plus its cold-start floor (SPEC.md §15.7).
+// plus, while the reader's graph carries no weight, its cold-start floor
+// (SPEC.md §15.4, §15.7).
 func (v *readerView) weight(agent int64) float64 {
-	w := v.trust[agent]
 	if f, ok := v.sig.Agents[agent]; ok {
-		floor, err := trustgraph.Floor(v.days(f.Since), trustgraph.DefaultFloorCap)
-		if err == nil {
-			w += floor
-		}
+		return v.trust.weight(agent, f.Since, v.now)
 	}
-	return w
+	return v.trust.trust[agent]
 }
 
 func (v *readerView) group(agent int64) string {

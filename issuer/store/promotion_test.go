@@ -114,7 +114,7 @@ func TestPromotionFixedGraphs(t *testing.T) {
 		f := newFixture(t, db)
 		now := time.Now()
 		reader, author, h1, h2 := f.agent("reader"), f.agent("author"), f.agent("h1"), f.agent("h2")
-		s1, s2, s3 := f.agent("s1"), f.agent("s2"), f.agent("s3")
+		s1, s2, s3, own := f.agent("s1"), f.agent("s2"), f.agent("s3"), f.agent("own")
 		honest := f.publishText(author, "Tokio runtime in tests", "Use #[tokio::test] rather than a nested runtime.")
 		sybil := f.publishText(s1, "Tokio runtime everywhere", "Nest runtimes freely, tokio allows it.")
 		f.confirm(h1, honest)
@@ -130,6 +130,25 @@ func TestPromotionFixedGraphs(t *testing.T) {
 		}
 		if r := findResult(t, page, sybil); r.Knowledge || r.Status == "confirmed" {
 			t.Fatalf("Sybil clique promoted: %+v", r)
+		}
+		// However old the clique's keys grow: a reader whose graph carries
+		// weight gives no key a cold-start floor.
+		for _, days := range []int{10, 30, 40, 400} {
+			at := now.Add(time.Duration(days) * 24 * time.Hour)
+			page := f.search(at, reader, "tokio", true, string(h1.AgentID), string(h2.AgentID))
+			if r := findResult(t, page, sybil); r.Knowledge || r.Status == "confirmed" || !r.LowTrust {
+				t.Fatalf("day %d: Sybil clique weighs something: %+v", days, r)
+			}
+			// A reader's own trust set (its positive validation of the
+			// honest author) carries weight too.
+			if days == 40 {
+				f.retrieve(own, honest)
+				f.validate(own, honest, reputation.Useful, "")
+				ownPage := f.search(at, own, "tokio", true)
+				if r := findResult(t, ownPage, sybil); r.Knowledge || r.Status == "confirmed" || !r.LowTrust {
+					t.Fatalf("own trust set, day %d: Sybil clique weighs something: %+v", days, r)
+				}
+			}
 		}
 
 		// Same operator: once h2 shares the author's operator, its

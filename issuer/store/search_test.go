@@ -97,10 +97,14 @@ func TestSearchReaderView(t *testing.T) {
 		if r := findResult(t, low, freshMem); !r.LowTrust || low.HiddenLowTrust != 0 {
 			t.Fatalf("include_low: %+v hidden %d", r, low.HiddenLowTrust)
 		}
-		// Past the cold-start window a key has a floor and is shown.
-		later := f.search(now.Add(40*24*time.Hour), reader, "vacuum", false)
-		if r := findResult(t, later, freshMem); r.LowTrust {
-			t.Fatalf("an aged key is still low: %+v", r)
+		// Past the cold-start window a key has a floor, and is shown, only to
+		// a reader whose graph carries no weight yet (SPEC.md §15.4).
+		if later := f.search(now.Add(40*24*time.Hour), reader, "vacuum", true); !findResult(t, later, freshMem).LowTrust {
+			t.Fatalf("an aged key has a floor for a reader with a graph: %+v", findResult(t, later, freshMem))
+		}
+		newcomer := f.agent("newcomer")
+		if r := findResult(t, f.search(now.Add(40*24*time.Hour), newcomer, "vacuum", false), freshMem); r.LowTrust {
+			t.Fatalf("an aged key is still low for a reader without a graph: %+v", r)
 		}
 
 		// A contradiction by a key the reader gives no weight is ignored;

@@ -20,9 +20,10 @@ var all = []func() vectors.Case{
 	groundedUnknownAttackFail, groundedDuplicateIDFail, groundedFactorFail,
 	// Signals.
 	floorYoung, floorLinear, floorCap, floorDefaultCap, floorCapTooHighFail, floorUnknownMemberFail,
+	floorGraphCarriesWeight, floorGraphEmpty, floorGraphCapCheckedFail, floorNullCapFail,
 	decayConfirm, decayVote, clockRenewals, clockBeforeConfirmation,
 	groupsOwner, groupsVouchCluster, groupsTwoGroupsApart,
-	statusUnverified, statusConfirmed, statusAccept, statusStale, statusLiveBoundary, statusContested,
+	statusUnverified, statusConfirmed, statusAccept, statusStale, statusLiveBoundary, statusContested, statusNullAcceptFail,
 }
 
 // Propagation: edges a→b (1), a→c (3), b→c (1), reader {a}, d = .85, D = 3.
@@ -363,6 +364,27 @@ func floorUnknownMemberFail() vectors.Case {
 		m{"ageDays": 40.0, "age": 40.0}, m{"error": "bad_signal"})
 }
 
+func floorGraphCarriesWeight() vectors.Case {
+	return signal(vectors.KindFloor, "floor_graph_carries_weight", "floor.graph",
+		"Once the reader's graph carries weight (its propagation gives a positive score to a key that is not its own), no key gets a floor, however old.",
+		m{"ageDays": 400.0, "graphCarriesWeight": true}, m{"floor": 0.0})
+}
+
+func floorGraphEmpty() vectors.Case {
+	return signal(vectors.KindFloor, "floor_graph_empty", "floor.graph", "While the reader's graph carries no weight, a key of 30 days or more gets the whole cap.",
+		m{"ageDays": 400.0, "graphCarriesWeight": false}, m{"floor": vouch / 10})
+}
+
+func floorGraphCapCheckedFail() vectors.Case {
+	return signal(vectors.KindFloor, "floor_graph_cap_checked_fail", "floor.cap", "The cap is checked even when the graph carries weight and the floor is 0.",
+		m{"ageDays": 40.0, "floorCap": 0.2, "graphCarriesWeight": true}, m{"error": "bad_option"})
+}
+
+func floorNullCapFail() vectors.Case {
+	return signal(vectors.KindFloor, "floor_null_cap_fail", "signal.query", "A member given as null is refused, even one that may be absent: null is not the default.",
+		m{"ageDays": 40.0, "floorCap": nil}, m{"error": "bad_signal"})
+}
+
 func decayConfirm() vectors.Case {
 	return signal(vectors.KindDecay, "decay_confirm", "decay.half_life", "A confirmation 360 days old weighs a quarter.",
 		m{"kind": "confirm", "ageDays": 360.0}, m{"decay": .25})
@@ -429,6 +451,11 @@ func statusConfirmed() vectors.Case {
 func statusAccept() vectors.Case {
 	return statusCase("status_accept", "The asker's accept confirms whatever the asker's weight.", false,
 		[]m{{"weight": 0.0, "decay": .9, "accept": true}}, "confirmed")
+}
+
+func statusNullAcceptFail() vectors.Case {
+	return signal(vectors.KindStatus, "status_null_accept_fail", "signal.query", "An accept given as null is refused, not read as false.",
+		m{"confirmations": []m{{"weight": .1, "decay": 1.0, "accept": nil}}}, m{"error": "bad_signal"})
 }
 
 func statusStale() vectors.Case {
