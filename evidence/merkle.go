@@ -114,19 +114,36 @@ var EmptyRoot = Hash(sha256.Sum256(nil))
 // whole so that proofs for many leaves cost O(log n) each.
 type Tree struct {
 	levels [][]Hash // levels[0] are the leaves; the last level holds the head
+	// text holds the text form of every node below the head, level after
+	// level, once IsProofText has needed it; at[l] is where level l starts.
+	text []byte
+	at   []int
+	// above is the array the levels above the leaves share.
+	above []Hash
 }
 
 // NewTree builds the tree over leaves. An odd node at the end of a level is
 // carried up unchanged, never duplicated, as RFC 9162 requires.
 func NewTree(leaves []Hash) *Tree {
-	// The levels above the leaves share one array, allocated at once.
+	t := &Tree{}
+	t.Reset(leaves)
+	return t
+}
+
+// Reset makes t the tree over leaves, as NewTree does, reusing the memory
+// t holds. The tree keeps leaves.
+func (t *Tree) Reset(leaves []Hash) {
+	// The levels above the leaves share one array.
 	levels, nodes := 1, 0
 	for n := len(leaves); n > 1; n = (n + 1) / 2 {
 		levels, nodes = levels+1, nodes+(n+1)/2
 	}
-	t := &Tree{levels: make([][]Hash, 1, levels)}
-	t.levels[0] = leaves
-	above := make([]Hash, nodes)
+	if len(t.above) < nodes {
+		t.above = make([]Hash, nodes)
+	}
+	above := t.above
+	t.levels = append(t.levels[:0], leaves)
+	t.at = t.at[:0]
 	for level := leaves; len(level) > 1; {
 		next := above[: (len(level)+1)/2 : (len(level)+1)/2]
 		above = above[len(next):]
@@ -139,7 +156,6 @@ func NewTree(leaves []Hash) *Tree {
 		t.levels = append(t.levels, next)
 		level = next
 	}
-	return t
 }
 
 // Size returns the number of leaves.
@@ -191,6 +207,54 @@ func (t *Tree) IsProof(index int, proof []Hash) bool {
 		index /= 2
 	}
 	return n == len(proof)
+}
+
+// IsProofText is IsProof for a proof given as text, one element a hash:
+// it reports whether each is exactly the text form (64 lower-case hex
+// digits) of the audit path's hash. A proof it accepts is therefore also
+// well formed. The text of the tree's nodes is written once, at the first
+// call, so checking the proofs of every leaf costs one encoding of the
+// tree and a comparison per proof hash, where parsing each proof hash
+// would cost a decoding of each.
+func (t *Tree) IsProofText(index int, proof [][]byte) bool {
+	if index < 0 || index >= t.Size() {
+		return false
+	}
+	if len(t.at) == 0 {
+		t.writeText()
+	}
+	n := 0
+	for l, level := range t.levels[:len(t.levels)-1] {
+		if sib := index ^ 1; sib < len(level) {
+			at := t.at[l] + 2*sha256.Size*sib
+			if n == len(proof) || string(proof[n]) != string(t.text[at:at+2*sha256.Size]) {
+				return false
+			}
+			n++
+		}
+		index /= 2
+	}
+	return n == len(proof)
+}
+
+// writeText writes the text form of every node below the head.
+func (t *Tree) writeText() {
+	nodes := 0
+	t.at = t.at[:0]
+	for _, level := range t.levels[:len(t.levels)-1] {
+		t.at = append(t.at, 2*sha256.Size*nodes)
+		nodes += len(level)
+	}
+	if cap(t.text) < 2*sha256.Size*nodes {
+		t.text = make([]byte, 2*sha256.Size*nodes)
+	}
+	t.text = t.text[:2*sha256.Size*nodes]
+	for l, level := range t.levels[:len(t.levels)-1] {
+		for i := range level {
+			at := t.at[l] + 2*sha256.Size*i
+			hex.Encode(t.text[at:at+2*sha256.Size], level[i][:])
+		}
+	}
 }
 
 // Root returns the RFC 9162 tree head over leaves.

@@ -89,34 +89,54 @@ func TestProofsRoundTrip(t *testing.T) {
 	}
 }
 
-// checkIsProof checks that IsProof accepts the audit path p of leaf i and
+// checkIsProof checks that IsProof and IsProofText accept the audit path p of leaf i and
 // refuses the proofs that differ from it: a hash changed, one left out or
 // one added, and p for every other leaf whose audit path differs.
 func checkIsProof(t *testing.T, tree *Tree, i int, p []Hash) {
 	t.Helper()
 	n := tree.Size()
-	if !tree.IsProof(i, p) {
+	// both asks IsProof and IsProofText, with the proof in text form,
+	// and fails when they disagree.
+	both := func(i int, p []Hash) bool {
+		t.Helper()
+		text := make([][]byte, len(p))
+		for k, h := range p {
+			text[k] = []byte(h.String())
+		}
+		got, want := tree.IsProofText(i, text), tree.IsProof(i, p)
+		if got != want {
+			t.Fatalf("n=%d i=%d: IsProofText says %v, IsProof %v", n, i, got, want)
+		}
+		if len(p) > 0 {
+			text[0] = bytes.ToUpper(text[0])
+			if tree.IsProofText(i, text) && bytes.ContainsAny(text[0], "ABCDEF") {
+				t.Fatalf("n=%d i=%d: a hash in upper case is accepted", n, i)
+			}
+		}
+		return got
+	}
+	if !both(i, p) {
 		t.Fatalf("n=%d i=%d: the audit path is refused", n, i)
 	}
 	for k := range p {
 		q := append([]Hash(nil), p...)
 		q[k][31] ^= 1
-		if tree.IsProof(i, q) {
+		if both(i, q) {
 			t.Fatalf("n=%d i=%d: a changed hash %d is accepted", n, i, k)
 		}
 	}
-	if len(p) > 0 && tree.IsProof(i, p[:len(p)-1]) {
+	if len(p) > 0 && both(i, p[:len(p)-1]) {
 		t.Fatalf("n=%d i=%d: a short proof is accepted", n, i)
 	}
-	if tree.IsProof(i, append(append([]Hash(nil), p...), tree.Root())) {
+	if both(i, append(append([]Hash(nil), p...), tree.Root())) {
 		t.Fatalf("n=%d i=%d: a long proof is accepted", n, i)
 	}
-	if tree.IsProof(-1, p) || tree.IsProof(n, p) {
+	if both(-1, p) || both(n, p) {
 		t.Fatalf("n=%d: an index outside the tree is accepted", n)
 	}
 	for j := range n {
 		q, _ := tree.Proof(j)
-		if got, want := tree.IsProof(j, p), slices.Equal(p, q); got != want {
+		if got, want := both(j, p), slices.Equal(p, q); got != want {
 			t.Fatalf("n=%d: the audit path of %d as a proof of %d: IsProof says %v", n, i, j, got)
 		}
 	}
@@ -325,5 +345,33 @@ func TestBatchOrder(t *testing.T) {
 	}
 	if err := b.Verify(5, leaves[5], p3); err == nil {
 		t.Fatal("a failed batch accepted another leaf")
+	}
+}
+
+// TestTreeReset: a tree reset over other leaves, larger or smaller, is the
+// tree NewTree builds over them, proofs in text included.
+func TestTreeReset(t *testing.T) {
+	var reused Tree
+	for _, n := range []int{5, 1, 33, 0, 2, 17, 64, 3} {
+		leaves := make([]Hash, n)
+		for i := range leaves {
+			leaves[i] = LeafHash([]byte{byte(n), byte(i)})
+		}
+		fresh := NewTree(leaves)
+		reused.Reset(leaves)
+		if reused.Root() != fresh.Root() || reused.Size() != n {
+			t.Fatalf("n=%d: reset tree's head differs", n)
+		}
+		for i := range n {
+			p, _ := fresh.Proof(i)
+			q, _ := reused.Proof(i)
+			text := make([][]byte, len(p))
+			for k, h := range p {
+				text[k] = []byte(h.String())
+			}
+			if !slices.Equal(p, q) || !reused.IsProofText(i, text) {
+				t.Fatalf("n=%d i=%d: reset tree's proof differs", n, i)
+			}
+		}
 	}
 }

@@ -813,6 +813,21 @@ var generators = []generator{
 		}
 		return fails("entry 0's proof does not verify and entry 2's proof is too long: every entry's shape is checked before any proof", "evidence", passport.ReasonEvidence, d.bytes())
 	}},
+	{"proof_hash_upper_case_full_disclosure_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.disclose = allIndices(8)
+		d.edit = upperProofHash(d, 3)
+		return fails("every leaf disclosed and every proof its audit path, but one proof hash written in upper case: malformed, not a match", "evidence", passport.ReasonEvidence, d.bytes())
+	}},
+	{"precedence_proof_form_over_root_fail", func(f *fixture) (Case, error) {
+		d := f.newDraft(nil, baseRecords())
+		d.disclose = allIndices(8)
+		d.tamper = func(es []disclosure) {
+			es[2].leaf = replaceOnce(es[2].leaf, `"outcome":"failure"`, `"outcome":"success"`)
+		}
+		d.edit = upperProofHash(d, 5)
+		return fails("every leaf disclosed, one edited so that the tree's head is not evidenceRoot, and a later entry's proof hash in upper case: every proof hash's form is checked before the root", "evidence", passport.ReasonEvidence, d.bytes())
+	}},
 	{"precedence_fields_over_validity_fail", func(f *fixture) (Case, error) {
 		p := basePassport()
 		p.ExpiresAt = passport.NewTime(verifyAt.Add(-6 * time.Minute))
@@ -867,4 +882,21 @@ func reverse(b []byte) []byte {
 		r[len(b)-1-i] = c
 	}
 	return r
+}
+
+// upperProofHash returns an edit that writes, in the bundle d assembles,
+// the first proof hash of the entry of index k that holds a letter in
+// upper case.
+func upperProofHash(d *draft, k int) func([]byte) []byte {
+	return func(b []byte) []byte {
+		s := string(b)
+		at := strings.Index(s, fmt.Sprintf(`{"index":%d,`, k))
+		at += strings.Index(s[at:], `"proof":[`)
+		for _, h := range d.disclosures()[k].proof {
+			if text := h.String(); strings.ContainsAny(text, "abcdef") {
+				return []byte(s[:at] + strings.Replace(s[at:], `"`+text+`"`, `"`+strings.ToUpper(text)+`"`, 1))
+			}
+		}
+		panic("vectors: no proof hash with a letter")
+	}
 }

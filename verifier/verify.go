@@ -93,6 +93,8 @@ type buffers struct {
 	sig          [maxSigSize * 3 / 4]byte    // the decoded signature
 	entries      []entry
 	proofs       []evidence.Hash
+	proofText    [][]byte
+	tree         evidence.Tree
 	hashes       []evidence.Hash
 	hasher       evidence.LeafHasher
 }
