@@ -92,6 +92,9 @@ type cluster struct {
 	sql    *sql.DB // the test's own connection to the database
 	procs  []*proc
 	client *http.Client
+	// serveFlags are added to the flags of the serve processes started
+	// from now on.
+	serveFlags []string
 }
 
 // newCluster creates a fresh database, migrates it and activates a signing
@@ -184,8 +187,8 @@ func (c *cluster) start(n int) {
 func (c *cluster) startOne() *proc {
 	c.t.Helper()
 	p := &proc{done: make(chan error, 1)}
-	p.cmd = exec.Command(c.bin, "--db", c.dbURL, "--log-format", "json", "serve", "--env", "production",
-		"--addr", "127.0.0.1:0", "--metrics-addr", "off", "--keys", c.keys, "--rate", "1000000", "--burst", "1000000")
+	p.cmd = exec.Command(c.bin, append([]string{"--db", c.dbURL, "--log-format", "json", "serve", "--env", "production",
+		"--addr", "127.0.0.1:0", "--metrics-addr", "off", "--keys", c.keys, "--rate", "1000000", "--burst", "1000000"}, c.serveFlags...)...)
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		c.t.Fatal(err)
