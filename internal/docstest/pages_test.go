@@ -40,6 +40,7 @@ var notRun = []struct{ pattern, why string }{
 	{`^go test .*-fuzz=`, "fuzzing runs until it is stopped"},
 	{`^go test \./vectors -update\b`, "it rewrites the committed vectors"},
 	{`^PASSPORT_TEST_DATABASE_URL=\S+ go test \./issuer/\.\.\. \./reputation$`, "the store suite on PostgreSQL: a run of the test suite, and it needs a server"},
+	{`^PASSPORT_TEST_DATABASE_URL=\S+ go test \./internal/multiproc -run TestSeveralProcesses\b`, "several issuer processes over PostgreSQL: a run of the test suite, and it needs a server"},
 	{`^createdb `, "it needs a PostgreSQL server"},
 	{`^mkdir -p /tmp/jose `, "it needs Node and the npm registry"},
 	{`^PASSPORTKIT_JOSE_DIR=`, "it needs Node's jose package"},

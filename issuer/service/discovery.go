@@ -49,6 +49,12 @@ type DiscoveryStore interface {
 	// holds w.Revision assessed on a later day: an older computation never
 	// overwrites a newer one, whatever order concurrent indexers finish in.
 	WriteSubjectIndex(ctx context.Context, w SubjectIndex) (bool, error)
+	// ClaimSubjectIndex runs index, which indexes the subject id, only
+	// when the subject awaits re-indexing as PendingSubjects finds it on
+	// today and no other process of the database is indexing it, and
+	// reports whether index ran: every process hears every revision
+	// notification, and one change is indexed once.
+	ClaimSubjectIndex(ctx context.Context, id issuer.AgentID, today string, index func() error) (bool, error)
 	// AgentsAfter returns at most n agents' public ids after after, in
 	// byte order ("" starts).
 	AgentsAfter(ctx context.Context, after issuer.AgentID, n int) ([]issuer.AgentID, error)

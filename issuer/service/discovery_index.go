@@ -38,6 +38,22 @@ func (d *Discovery) IndexSubject(ctx context.Context, id issuer.AgentID) (bool, 
 	return d.st.WriteSubjectIndex(ctx, w)
 }
 
+// indexPending indexes the subject id as IndexSubject does when it awaits
+// re-indexing and no other process is indexing it
+// ([DiscoveryStore.ClaimSubjectIndex]), and reports whether its entry was
+// written. It is how the background indexer and Sync index: each of
+// several processes over one database hears every change, and one of them
+// indexes it.
+func (d *Discovery) indexPending(ctx context.Context, id issuer.AgentID) (bool, error) {
+	wrote := false
+	_, err := d.st.ClaimSubjectIndex(ctx, id, calendar.Of(d.now().UTC()).String(), func() error {
+		var err error
+		wrote, err = d.IndexSubject(ctx, id)
+		return err
+	})
+	return wrote, err
+}
+
 // entry computes the index entry of id at revision rev as of now.
 func (d *Discovery) entry(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (SubjectIndex, error) {
 	w := SubjectIndex{Subject: id, Revision: SubjectToken(rev), TrustLevel: "new"}
@@ -125,7 +141,7 @@ func (d *Discovery) sync(ctx context.Context, pace func(context.Context, time.Du
 		if err != nil {
 			return rep, err
 		}
-		wrote, err := d.indexAll(ctx, ids, 1, pace)
+		wrote, err := d.indexAll(ctx, ids, 1, d.indexPending, pace)
 		if err != nil {
 			return rep, err
 		}
@@ -161,7 +177,7 @@ func (d *Discovery) Rebuild(ctx context.Context, workers int, progress func(done
 		if err != nil {
 			return rep, err
 		}
-		wrote, err := d.indexAll(ctx, ids, workers, nil)
+		wrote, err := d.indexAll(ctx, ids, workers, d.IndexSubject, nil)
 		if err != nil {
 			return rep, err
 		}
@@ -183,11 +199,11 @@ func (d *Discovery) Rebuild(ctx context.Context, workers int, progress func(done
 	return rep, err
 }
 
-// indexAll indexes ids, workers at a time, and returns how many entries
-// it wrote; it stops at the first failure, and when pace (if not nil),
-// called by a worker after each subject with the time it took, returns
-// false.
-func (d *Discovery) indexAll(ctx context.Context, ids []issuer.AgentID, workers int, pace func(context.Context, time.Duration) bool) (int, error) {
+// indexAll indexes ids with index, workers at a time, and returns how
+// many entries it wrote; it stops at the first failure, and when pace (if
+// not nil), called by a worker after each subject with the time it took,
+// returns false.
+func (d *Discovery) indexAll(ctx context.Context, ids []issuer.AgentID, workers int, index func(context.Context, issuer.AgentID) (bool, error), pace func(context.Context, time.Duration) bool) (int, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	next := make(chan issuer.AgentID)
@@ -200,7 +216,7 @@ func (d *Discovery) indexAll(ctx context.Context, ids []issuer.AgentID, workers 
 		wg.Go(func() {
 			for id := range next {
 				t0 := time.Now()
-				ok, err := d.IndexSubject(ctx, id)
+				ok, err := index(ctx, id)
 				if err != nil {
 					cancel(err)
 					return
@@ -267,6 +283,8 @@ const DefaultIndexShare = 0.2
 // ([Indexer.Changed]), and sweeps every Poll for the subjects the
 // notifications missed (SQLite has none; a lost connection loses some),
 // were never indexed, or were assessed before today ([Discovery.Sync]).
+// Several processes over one database each run one: every change is heard
+// by all and indexed by the first to claim it, the others skipping it.
 type Indexer struct {
 	d       *Discovery
 	poll    time.Duration
@@ -339,7 +357,7 @@ func (ix *Indexer) Run(ctx context.Context) error {
 				return nil
 			}
 			t0 := time.Now()
-			if _, err := ix.d.IndexSubject(ctx, id); err != nil && ctx.Err() == nil {
+			if _, err := ix.d.indexPending(ctx, id); err != nil && ctx.Err() == nil {
 				ix.log.WarnContext(ctx, "discovery: re-indexing a subject failed; the next sweep retries", "agent", id, "err", err)
 			}
 			ix.pause(ctx, time.Since(t0))

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -45,6 +46,63 @@ func (db *DB) PendingSubjects(ctx context.Context, today string, n int) ([]issue
 		return nil, fmt.Errorf("store: read aged subjects: %w", err)
 	}
 	return append(ids, aged...), nil
+}
+
+// indexClaimClass is the first key of the PostgreSQL advisory locks by
+// which a process claims the indexing of a subject ("di").
+const indexClaimClass = 0x6469
+
+// ClaimSubjectIndex runs index, which indexes the subject id, only when
+// the subject awaits re-indexing as PendingSubjects finds it on today and
+// no other process is indexing it, and reports whether index ran. On
+// PostgreSQL every process of the database hears every revision
+// notification: the claim is a session advisory lock on the subject,
+// held while index runs, and the check follows it, so that one change is
+// indexed once, by the first process to claim it. One that finds the
+// claim held skips the subject: the holder heard the same notifications
+// and re-indexes after it whatever changed meanwhile, and a holder that
+// stops leaves it to the next sweep. On SQLite (one process) it only
+// checks.
+func (db *DB) ClaimSubjectIndex(ctx context.Context, id issuer.AgentID, today string, index func() error) (bool, error) {
+	if db.engine != Postgres {
+		return db.indexIfPending(ctx, id, today, index)
+	}
+	c, err := db.x.Connx(ctx)
+	if err != nil {
+		return false, fmt.Errorf("store: claim index entry: %w", err)
+	}
+	defer c.Close()
+	var claimed bool
+	if err := c.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, indexClaimClass, id).Scan(&claimed); err != nil {
+		return false, fmt.Errorf("store: claim index entry: %w", err)
+	}
+	if !claimed {
+		return false, nil
+	}
+	defer func() {
+		if _, err := c.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext($2))`, indexClaimClass, id); err != nil {
+			// A connection that may still hold the claim never goes
+			// back to the pool: closing it releases the claim.
+			c.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	return db.indexIfPending(ctx, id, today, index)
+}
+
+// indexIfPending runs index when the subject id awaits re-indexing (see
+// changedSubjects and agedSubjects) and reports whether it ran.
+func (db *DB) indexIfPending(ctx context.Context, id issuer.AgentID, today string, index func() error) (bool, error) {
+	var pending bool
+	if err := get(ctx, db.x, &pending, `SELECT EXISTS (SELECT 1 FROM agents a
+		LEFT JOIN skill_trust_revisions r ON r.agent_id = a.id
+		LEFT JOIN discovery_subjects s ON s.agent_id = a.id
+		WHERE a.public_id = ? AND (s.agent_id IS NULL OR s.revision <> COALESCE(r.revision, '') OR s.listed AND s.assessed_on < ?))`, id, today); err != nil {
+		return false, fmt.Errorf("store: read index entry: %w", err)
+	}
+	if !pending {
+		return false, nil
+	}
+	return true, index()
 }
 
 // CheckPending counts the subjects awaiting re-indexing and records the
