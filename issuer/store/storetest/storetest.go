@@ -309,3 +309,19 @@ func ForgedCursors(t testing.TB, db *store.DB, purpose, cursor string) map[strin
 		"another issuer's key": other.Seal(purpose, payload),
 	}
 }
+
+// Principal creates an agent named name on db, with the default scopes
+// and no operator, and returns it as its API key authenticates.
+func Principal(t testing.TB, db *store.DB, name string) issuer.Principal {
+	t.Helper()
+	ctx := context.Background()
+	a, err := Admin(db).CreateAgent(ctx, service.NewAgent{Name: name})
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	p, err := db.Authenticate(ctx, a.Key)
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	return p
+}
