@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/remnant/passportkit/issuer"
@@ -17,7 +18,8 @@ import (
 // and pauses the replica's replay: a passport asked for after a
 // publication holds it (its subject is read again on the primary, not
 // built from the replica's older state), and once the replica has caught
-// up the same passport is served (304).
+// up the same passport is served (304). The metrics count the subject read
+// again.
 func TestServeReadsFromReplica(t *testing.T) {
 	pair := storetest.StartReplicated(t)
 	ctx := context.Background()
@@ -63,6 +65,12 @@ func TestServeReadsFromReplica(t *testing.T) {
 	}
 	if n, m := evidenceCount(t, body), evidenceCount(t, after); m <= n {
 		t.Fatalf("the passport after a publication holds %d records, before it %d: it does not describe the write", m, n)
+	}
+
+	// The discovery indexer may read the subject again too.
+	status, metrics := getBody(t, base+"/metrics")
+	if status != 200 || !regexp.MustCompile(`(?m)^passportkit_replica_subjects_total\{result="again"\} [1-9]`).MatchString(metrics) {
+		t.Fatalf("metrics: %d, no subject read again on the primary:\n%s", status, metrics)
 	}
 
 	step(pair.ResumeReplay)

@@ -185,6 +185,9 @@ func (c *serveCmd) serve(e *env, ls *listeners) (err error) {
 	met := metrics.New(e.log)
 	met.WatchPool(string(db.Engine()), db)
 	met.WatchNetwork(db, nil)
+	if c.ReadDB != "" {
+		met.WatchReplica(db)
+	}
 	sealer, err := cursorSealer(e.ctx, db)
 	if err != nil {
 		return err
