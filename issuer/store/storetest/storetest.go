@@ -8,6 +8,8 @@
 //
 // Each PostgreSQL store lives in its own schema, dropped when the test ends;
 // each SQLite store is a file in the test's temporary directory.
+// [StartReplicated] starts a PostgreSQL primary and a streaming replica of
+// its own, for the reads a store sends to a replica.
 package storetest
 
 import (
