@@ -54,16 +54,17 @@ type env struct {
 	log    *slog.Logger
 }
 
-// connect opens the database named by --db as it is.
-func (e *env) connect() (*store.DB, error) {
-	return store.Open(e.ctx, e.dbURL, store.Options{Logger: e.log})
+// connect opens the database named by --db as it is, reading from the
+// replica at readURL when it is not empty (store.Options.ReadURL).
+func (e *env) connect(readURL string) (*store.DB, error) {
+	return store.Open(e.ctx, e.dbURL, store.Options{Logger: e.log, ReadURL: readURL})
 }
 
 // open opens the database named by --db and checks that its schema is the
 // one this release expects, so that a command on an unmigrated database
 // says what to do instead of failing on a missing table.
 func (e *env) open() (*store.DB, error) {
-	db, err := e.connect()
+	db, err := e.connect("")
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import "fmt"
 type migrateCmd struct{}
 
 func (migrateCmd) Run(e *env) error {
-	db, err := e.connect()
+	db, err := e.connect("")
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,8 @@ type serveCmd struct {
 	Rate  float64 `env:"PASSPORT_RATE" default:"10" help:"Sustained requests per second per API key (and per client address for anonymous requests)."`
 	Burst int     `env:"PASSPORT_BURST" default:"40" help:"Requests a key may make at once."`
 
+	ReadDB string `name:"read-db" env:"PASSPORT_READ_DB" default:"" placeholder:"URL" help:"A postgres:// URL of a streaming replica of --db (PostgreSQL only): discovery, search, the trust API and the assembly of passports read from it; writes and revision checks stay on --db, and a passport is never assembled from a replica behind the revision --db holds."`
+
 	MetricsAddr string `name:"metrics-addr" env:"PASSPORT_METRICS_ADDR" default:"" placeholder:"ADDR" help:"Where GET /metrics (Prometheus, no authentication) is served: empty serves it on --addr with the API, off serves it nowhere, an address serves it there alone."`
 
 	IndexPoll  time.Duration `env:"PASSPORT_INDEX_POLL" default:"5s" help:"Time between two sweeps of the discovery indexer for subjects awaiting re-indexing (on PostgreSQL, notifications re-index changed subjects at once)."`
@@ -156,7 +158,7 @@ func (c *serveCmd) serve(e *env, ls *listeners) (err error) {
 			ls.close()
 		}
 	}()
-	db, err := e.connect()
+	db, err := e.connect(c.ReadDB)
 	if err != nil {
 		return err
 	}
@@ -183,6 +185,9 @@ func (c *serveCmd) serve(e *env, ls *listeners) (err error) {
 	met := metrics.New(e.log)
 	met.WatchPool(string(db.Engine()), db)
 	met.WatchNetwork(db, nil)
+	if c.ReadDB != "" {
+		met.WatchReplica(db)
+	}
 	sealer, err := cursorSealer(e.ctx, db)
 	if err != nil {
 		return err

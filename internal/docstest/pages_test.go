@@ -24,7 +24,7 @@ var sessions = [][]string{
 	{"README.md", "docs/demo.md"},
 	{"docs/verifying.md", "docs/trust-model.md", "docs/reader-trust.md", "docs/conformance.md"},
 	{"docs/ledger.md"},
-	{"docs/operating.md"},
+	{"docs/operating.md", "docs/scaling.md"},
 	{"docs/reference.md", "docs/issuer-api.md"},
 	{"docs/development.md", "docs/performance.md"},
 	{"CHANGELOG.md"},

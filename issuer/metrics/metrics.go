@@ -6,7 +6,8 @@
 // validation submissions and the passport cache for issuer/service
 // ([service.ValidationObserver], [service.PassportObserver]), and reads the
 // database's pool statistics and the trust model's daily network metrics
-// when scraped ([Metrics.WatchPool], [Metrics.WatchNetwork]). The Go
+// when scraped ([Metrics.WatchPool], [Metrics.WatchNetwork]), and, with a
+// read replica, how the subjects read there fared ([Metrics.WatchReplica]). The Go
 // runtime's and the process's own collectors are included.
 //
 // # Names
@@ -24,6 +25,7 @@
 //	passportkit_db_closed_connections_total{engine,reason}          counter
 //	passportkit_trust_network_today{metric}                         gauge
 //	passportkit_trust_network_up                                    gauge
+//	passportkit_replica_subjects_total{result}                      counter (result kept, again)
 //	go_*, process_*                                                 runtime and process
 //
 // route is the registered route pattern ("/api/memories/{id}"), never a
@@ -187,6 +189,35 @@ func (m *Metrics) WatchNetwork(src NetworkSource, now func() time.Time) {
 		now = time.Now
 	}
 	m.reg.MustRegister(&networkCollector{src: src, now: now, log: m.log})
+}
+
+// ReplicaSource counts the subjects read on a read replica: those kept as
+// the replica read them, and those read again on the primary. *store.DB
+// implements it.
+type ReplicaSource interface {
+	ReplicaSubjects() (kept, again int64)
+}
+
+// WatchReplica exposes src's counts, read at each scrape, as
+// passportkit_replica_subjects_total with result kept or again: the share
+// of again is the share of passports the replica's lag sent back to the
+// primary.
+func (m *Metrics) WatchReplica(src ReplicaSource) {
+	m.reg.MustRegister(replicaCollector{src})
+}
+
+// replicaCollector reads a ReplicaSource at scrape time.
+type replicaCollector struct{ src ReplicaSource }
+
+var replicaSubjects = prometheus.NewDesc(prometheus.BuildFQName(namespace, "replica", "subjects_total"),
+	"Subjects read on the read replica, by result: kept as the replica read them, or read again on the primary (the replica was behind).", []string{"result"}, nil)
+
+func (c replicaCollector) Describe(ch chan<- *prometheus.Desc) { ch <- replicaSubjects }
+
+func (c replicaCollector) Collect(ch chan<- prometheus.Metric) {
+	kept, again := c.src.ReplicaSubjects()
+	ch <- prometheus.MustNewConstMetric(replicaSubjects, prometheus.CounterValue, float64(kept), "kept")
+	ch <- prometheus.MustNewConstMetric(replicaSubjects, prometheus.CounterValue, float64(again), "again")
 }
 
 // poolCollector reads a pool's statistics at scrape time.

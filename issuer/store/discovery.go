@@ -134,7 +134,7 @@ func (db *DB) IndexStatus(ctx context.Context) (service.IndexStatus, error) {
 		Changed int64     `db:"changed"`
 		Aged    int64     `db:"aged"`
 	}
-	if err := sel(ctx, db.x, &rows, `SELECT checked_at, changed, aged FROM discovery_status WHERE id = 1`); err != nil {
+	if err := sel(ctx, db.r, &rows, `SELECT checked_at, changed, aged FROM discovery_status WHERE id = 1`); err != nil {
 		return service.IndexStatus{}, fmt.Errorf("store: read index status: %w", err)
 	}
 	if len(rows) == 0 {
@@ -324,7 +324,7 @@ const skillPageSQL = `SELECT ` + skillColumns + `
 // public_id).
 func (db *DB) SkillPage(ctx context.Context, skill string, after service.IndexPosition, n int) ([]service.IndexedSkill, error) {
 	var rows []skillRow
-	if err := sel(ctx, db.x, &rows, skillPageSQL, skill, after.Key, after.ID, n); err != nil {
+	if err := sel(ctx, db.r, &rows, skillPageSQL, skill, after.Key, after.ID, n); err != nil {
 		return nil, fmt.Errorf("store: read index: %w", err)
 	}
 	out := make([]service.IndexedSkill, len(rows))
@@ -354,7 +354,7 @@ func (db *DB) CeilingPage(ctx context.Context, skill, dimension, label string, a
 		Revision string         `db:"revision"`
 		Current  sql.NullString `db:"current"`
 	}
-	if err := sel(ctx, db.x, &rows, `SELECT c.public_id, c.ceiling_key, a.name, d.revision, r.revision AS current
+	if err := sel(ctx, db.r, &rows, `SELECT c.public_id, c.ceiling_key, a.name, d.revision, r.revision AS current
 		FROM discovery_context_ceilings c JOIN agents a ON a.id = c.agent_id
 		JOIN discovery_skills d ON d.agent_id = c.agent_id AND d.skill = c.skill
 		LEFT JOIN skill_trust_revisions r ON r.agent_id = c.agent_id
@@ -410,7 +410,7 @@ func (db *DB) subjectPage(ctx context.Context, query string, after service.Index
 		Revision       string         `db:"revision"`
 		Current        sql.NullString `db:"current"`
 	}
-	if err := sel(ctx, db.x, &rows, query, after.Key, after.ID, n); err != nil {
+	if err := sel(ctx, db.r, &rows, query, after.Key, after.ID, n); err != nil {
 		return nil, fmt.Errorf("store: read listing: %w", err)
 	}
 	out := make([]service.IndexedSubject, len(rows))

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -20,7 +19,7 @@ var _ service.SearchStore = (*DB)(nil)
 // TrustSeeds returns the authors agent trusts directly, heaviest first.
 func (db *DB) TrustSeeds(ctx context.Context, agent int64, max int) ([]int64, error) {
 	var out []int64
-	if err := sel(ctx, db.x, &out, `SELECT target_id FROM trust_edges WHERE source_id = ?
+	if err := sel(ctx, db.r, &out, `SELECT target_id FROM trust_edges WHERE source_id = ?
 		ORDER BY weight DESC, target_id LIMIT ?`, agent, max); err != nil {
 		return nil, fmt.Errorf("store: trust seeds: %w", err)
 	}
@@ -43,7 +42,7 @@ func (db *DB) ResolveTrustSet(ctx context.Context, ids []issuer.AgentID) (map[is
 		Key int64          `db:"id"`
 		ID  issuer.AgentID `db:"public_id"`
 	}
-	if err := sel(ctx, db.x, &rows, query, args...); err != nil {
+	if err := sel(ctx, db.r, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("store: resolve trust set: %w", err)
 	}
 	for _, r := range rows {
@@ -109,7 +108,7 @@ func (db *DB) TrustNeighbourhood(ctx context.Context, seeds []int64, depth, fanO
 		Weight int64 `db:"weight"`
 		Total  int64 `db:"total"`
 	}
-	if err := sel(ctx, db.x, &rows, query, args...); err != nil {
+	if err := sel(ctx, db.r, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("store: trust neighbourhood: %w", err)
 	}
 	out := make([]service.TrustEdge, len(rows))
@@ -157,7 +156,7 @@ func (db *DB) SearchCandidates(ctx context.Context, viewer int64, terms []string
 		candidateRow
 		Relevance float64 `db:"relevance"`
 	}
-	if err := sel(ctx, db.x, &rows, query, match, viewer, max+1); err != nil {
+	if err := sel(ctx, db.r, &rows, query, match, viewer, max+1); err != nil {
 		return nil, false, fmt.Errorf("store: search: %w", err)
 	}
 	more := len(rows) > max
@@ -180,21 +179,10 @@ func (db *DB) SearchSignals(ctx context.Context, memories []int64, depth int) (*
 	if len(memories) == 0 {
 		return &service.SearchSignals{Agents: map[int64]service.AgentFacts{}}, nil
 	}
-	opts := &sql.TxOptions{ReadOnly: true}
-	if db.engine == Postgres {
-		opts.Isolation = sql.LevelRepeatableRead
-	}
 	var out *service.SearchSignals
-	err := db.retry(ctx, func() error {
-		tx, err := db.x.BeginTxx(ctx, opts)
-		if err != nil {
-			return fmt.Errorf("store: begin: %w", err)
-		}
-		defer tx.Rollback()
-		if out, err = searchSignals(ctx, tx, db.engine, memories, depth); err != nil {
-			return err
-		}
-		return tx.Commit()
+	err := db.snapshot(ctx, db.r, func(tx *sqlx.Tx) (err error) {
+		out, err = searchSignals(ctx, tx, db.engine, memories, depth)
+		return err
 	})
 	return out, err
 }

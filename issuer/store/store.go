@@ -50,6 +50,24 @@
 // Submissions read and write only the rows of the positions, their budgets
 // and the affected authors' aggregates, never the journal, so their cost
 // does not grow with history.
+//
+// # Reading from a replica
+//
+// On PostgreSQL, [Options.ReadURL] names a streaming replica. The reads of
+// discovery (the index's pages and status), of search (its candidates,
+// their signals and the reader's trust graph) and of a passport's
+// assembly ([DB.LoadSubject]) go to it. Every write, every transaction of
+// the executor, the revision checks ([DB.SubjectRevision],
+// [DB.RevisionOf]), the indexer's reads, the feed and every other read go
+// to the primary. A subject read on the replica carries the revision read
+// in its own snapshot, and is kept only when the primary's revision, read
+// after it, is the same; otherwise (the replica is behind, or did not
+// answer) it is read again on the primary. So a passport assembled from
+// the replica describes the revision its caller read on the primary or a
+// later one, as without a replica, and never claims a revision it did not
+// read. A discovery page or a search answer read on the replica shows the
+// replica's state: the primary's as it stood a replication lag ago, each
+// index row beside the revision the replica holds.
 package store
 
 import (
@@ -103,11 +121,19 @@ type Options struct {
 	// use it to count the statements a use case sends. Every transaction
 	// then runs through it, statement by statement, on PostgreSQL too.
 	WrapConnector func(driver.Connector) driver.Connector
+	// ReadURL, when set, is the postgres:// URL of a streaming replica of
+	// the PostgreSQL database Open connects to: the reads that may lag go
+	// to it (see "Reading from a replica" in the package documentation).
+	// Its pool has MaxOpenConns connections too.
+	ReadURL string
 }
 
 // DB is an open store.
 type DB struct {
-	x      *sqlx.DB
+	x *sqlx.DB
+	// r is the pool of the reads that may lag: the replica's, or x when
+	// there is none.
+	r      *sqlx.DB
 	engine Engine
 	now    func() time.Time
 	rand   io.Reader
@@ -121,6 +147,9 @@ type DB struct {
 	// is cheaper and fairer than SQLite's sleeping busy handler, which
 	// remains for writers in other processes.
 	writer chan struct{}
+	// subjectsKept and subjectsAgain count the subjects LoadSubject kept
+	// as the replica read them, and read again on the primary.
+	subjectsKept, subjectsAgain atomic.Int64
 	// statusList is the status list this process reserves entries in;
 	// nil until the first reservation.
 	statusList atomic.Pointer[openList]
@@ -146,9 +175,17 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if maxConns == 0 {
 		maxConns = 10
 	}
+	if opts.ReadURL != "" {
+		switch {
+		case !postgresURL(dsn):
+			return nil, errors.New("store: a read replica needs a PostgreSQL database, not a SQLite file")
+		case !postgresURL(opts.ReadURL):
+			return nil, errors.New("store: a read replica must be named by a postgres:// URL")
+		}
+	}
 	var err error
 	switch {
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+	case postgresURL(dsn):
 		db.engine = Postgres
 		db.x, err = openWrapped("pgx", dsn, opts.WrapConnector)
 	default:
@@ -182,7 +219,34 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		db.x.Close()
 		return nil, fmt.Errorf("store: connect to %s database: %w", db.engine, err)
 	}
+	db.r = db.x
+	if opts.ReadURL != "" {
+		if db.r, err = db.openReader(ctx, opts.ReadURL, maxConns, opts.WrapConnector); err != nil {
+			db.x.Close()
+			return nil, err
+		}
+	}
 	return db, nil
+}
+
+// postgresURL reports whether dsn names a PostgreSQL database.
+func postgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// openReader opens and checks the pool of a replica at dsn.
+func (db *DB) openReader(ctx context.Context, dsn string, maxConns int, wrap func(driver.Connector) driver.Connector) (*sqlx.DB, error) {
+	r, err := openWrapped("pgx", dsn, wrap)
+	if err != nil {
+		return nil, fmt.Errorf("store: open the read replica: %w", err)
+	}
+	r.SetMaxOpenConns(maxConns)
+	r.SetMaxIdleConns(maxConns)
+	if err := r.PingContext(ctx); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("store: connect to the read replica: %w", err)
+	}
+	return r, nil
 }
 
 // openWrapped opens a pool on the named driver, through wrap when given.
@@ -217,13 +281,25 @@ func (c dsnConnector) Driver() driver.Driver                        { return c.d
 // Engine reports which engine db uses.
 func (db *DB) Engine() Engine { return db.engine }
 
-// Close closes the connection pool.
-func (db *DB) Close() error { return db.x.Close() }
+// Close closes the connection pools.
+func (db *DB) Close() error {
+	if db.r != db.x {
+		db.r.Close()
+	}
+	return db.x.Close()
+}
 
 // Stats returns the connection pool's statistics (open, in-use and idle
 // connections, waits for a connection), for metrics. Both engines pool
 // through database/sql.
 func (db *DB) Stats() sql.DBStats { return db.x.Stats() }
+
+// ReplicaSubjects reports how many subjects [DB.LoadSubject] kept as the
+// replica read them, and how many it read again on the primary (the
+// replica was behind, or did not answer); both are zero without a replica.
+func (db *DB) ReplicaSubjects() (kept, again int64) {
+	return db.subjectsKept.Load(), db.subjectsAgain.Load()
+}
 
 // UnsafeSQL returns the underlying connection pool, for tests and
 // benchmarks that inspect or seed tables directly. Writes through it bypass

@@ -49,28 +49,56 @@ const (
 // contradict (a resolution of that contradiction); and the subject's
 // memories that supersede its own earlier memory (a revision of the
 // earlier one).
+//
+// With a replica ([Options.ReadURL]) the subject is read there first, and
+// kept only when its revision is the primary's, read after it; else it is
+// read again on the primary.
 func (db *DB) LoadSubject(ctx context.Context, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error) {
+	if db.r != db.x {
+		sub, err := db.loadSubjectOn(ctx, db.r, id, now)
+		if err == nil {
+			var rev string
+			if rev, err = db.SubjectRevision(ctx, id); err == nil && rev == sub.Revision {
+				db.subjectsKept.Add(1)
+				return sub, nil
+			}
+		}
+		db.subjectsAgain.Add(1)
+		db.log.DebugContext(ctx, "store: subject read again on the primary", "subject", id, "err", err)
+	}
+	return db.loadSubjectOn(ctx, db.x, id, now)
+}
+
+// loadSubjectOn is LoadSubject on the pool x.
+func (db *DB) loadSubjectOn(ctx context.Context, x *sqlx.DB, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error) {
+	var out *issuing.Subject
+	err := db.snapshot(ctx, x, func(tx *sqlx.Tx) (err error) {
+		out, err = loadSubject(ctx, tx, id, now)
+		return err
+	})
+	return out, err
+}
+
+// snapshot runs fn in one read-only transaction on the pool x (REPEATABLE
+// READ on PostgreSQL: every statement reads one snapshot), retrying
+// transient conflicts, such as a replica's query cancelled by the replay
+// of a conflicting change.
+func (db *DB) snapshot(ctx context.Context, x *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
 	opts := &sql.TxOptions{ReadOnly: true}
 	if db.engine == Postgres {
 		opts.Isolation = sql.LevelRepeatableRead
 	}
-	var out *issuing.Subject
-	err := db.retry(ctx, func() error {
-		tx, err := db.x.BeginTxx(ctx, opts)
+	return db.retry(ctx, func() error {
+		tx, err := x.BeginTxx(ctx, opts)
 		if err != nil {
 			return fmt.Errorf("store: begin: %w", err)
 		}
 		defer tx.Rollback()
-		out, err = loadSubject(ctx, tx, id, now)
-		if err != nil {
+		if err := fn(tx); err != nil {
 			return err
 		}
 		return tx.Commit()
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func loadSubject(ctx context.Context, tx *sqlx.Tx, id issuer.AgentID, now func() time.Time) (*issuing.Subject, error) {

@@ -8,6 +8,8 @@
 //
 // Each PostgreSQL store lives in its own schema, dropped when the test ends;
 // each SQLite store is a file in the test's temporary directory.
+// [StartReplicated] starts a PostgreSQL primary and a streaming replica of
+// its own, for the reads a store sends to a replica.
 package storetest
 
 import (
@@ -308,4 +310,20 @@ func ForgedCursors(t testing.TB, db *store.DB, purpose, cursor string) map[strin
 		"another purpose":      Sealer(t, db).Seal(purpose+"-other", payload),
 		"another issuer's key": other.Seal(purpose, payload),
 	}
+}
+
+// Principal creates an agent named name on db, with the default scopes
+// and no operator, and returns it as its API key authenticates.
+func Principal(t testing.TB, db *store.DB, name string) issuer.Principal {
+	t.Helper()
+	ctx := context.Background()
+	a, err := Admin(db).CreateAgent(ctx, service.NewAgent{Name: name})
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	p, err := db.Authenticate(ctx, a.Key)
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	return p
 }
