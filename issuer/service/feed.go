@@ -47,17 +47,22 @@ const feedCursorVersion = 1
 type feedNotifier struct {
 	mu sync.Mutex
 	ch chan struct{}
+	// gen counts the wakes: ch is the channel of wake gen.
+	gen uint64
 	// waiting counts the reads parked on ch.
 	waiting atomic.Int64
+	// reads shares one read among the readers that ask the same
+	// question in the same generation (see [Service.sharedFeedPage]).
+	reads flights[feedReadKey, feedRead]
 }
 
 func newFeedNotifier() *feedNotifier { return &feedNotifier{ch: make(chan struct{})} }
 
-// wait returns the channel the next wake closes.
-func (n *feedNotifier) wait() <-chan struct{} {
+// wait returns the channel the next wake closes, and its generation.
+func (n *feedNotifier) wait() (<-chan struct{}, uint64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.ch
+	return n.ch, n.gen
 }
 
 // wake wakes every waiter.
@@ -66,6 +71,25 @@ func (n *feedNotifier) wake() {
 	defer n.mu.Unlock()
 	close(n.ch)
 	n.ch = make(chan struct{})
+	n.gen++
+}
+
+// feedReadKey is what determines a feed page: the notifier's generation
+// when the read was asked for, the reader (what it may read and its trust
+// view), the position and the filters.
+type feedReadKey struct {
+	gen       uint64
+	reader    int64
+	after     int64
+	domain    string
+	minStatus string
+	limit     int
+}
+
+// feedRead is one page of the feed and the key of the last memory read.
+type feedRead struct {
+	page issuer.FeedPage
+	last int64
 }
 
 // MemoriesChanged wakes the feed's waiting readers, so that each reads
@@ -101,8 +125,8 @@ func (s *Service) Feed(ctx context.Context, p issuer.Principal, q issuer.FeedQue
 	for {
 		// Taken before reading, so that a publication committed during
 		// the read still wakes this reader.
-		woken := s.feed.wait()
-		page, last, err := s.feedPage(ctx, p, q, after)
+		woken, gen := s.feed.wait()
+		page, last, err := s.sharedFeedPage(ctx, p, q, after, gen)
 		if err != nil || len(page.Results) > 0 || page.More || expired == nil {
 			return page, err
 		}
@@ -119,6 +143,27 @@ func (s *Service) Feed(ctx context.Context, p issuer.Principal, q issuer.FeedQue
 			return page, ctx.Err()
 		}
 	}
+}
+
+// sharedFeedPage is [Service.feedPage], read once for every read that
+// asks the same question (the same reader, position and filters) while
+// the notifier is at generation gen, as the readers one wake wakes do.
+// Each gets what it would read alone: a read started in generation gen
+// began after gen's wake, and a publication it may have missed wakes gen
+// (or a later generation, after gen's channel is closed), so every reader
+// that shares it is woken again. The read outlives a reader that gives up.
+func (s *Service) sharedFeedPage(ctx context.Context, p issuer.Principal, q issuer.FeedQuery, after int64, gen uint64) (issuer.FeedPage, int64, error) {
+	key := feedReadKey{gen: gen, reader: p.Key, after: after, domain: q.Domain, minStatus: q.MinStatus, limit: q.Limit}
+	f, _ := s.feed.reads.start(key, func() (feedRead, error) {
+		page, last, err := s.feedPage(context.WithoutCancel(ctx), p, q, after)
+		return feedRead{page: page, last: last}, err
+	})
+	r, err := f.wait(ctx)
+	if err != nil {
+		return issuer.FeedPage{Results: []issuer.SearchResult{}}, after, err
+	}
+	r.page.Results = slices.Clone(r.page.Results)
+	return r.page, r.last, nil
 }
 
 // feedPage reads one page of the feed after the key after, and returns it

@@ -23,24 +23,24 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkFeedWaiters parks 1,000 feed reads on one service (SQLite),
-// measures the process's CPU time over a quiet second while they wait,
-// then publishes one memory and measures how long each read takes to
-// answer with it. It reports, and asserts nothing about, both:
-// idle-cpu-ms/s, and the median and slowest delivery.
+// BenchmarkFeedWaiters parks 1,000 feed reads on one service, on each
+// engine (PostgreSQL when its URL is set), measures the process's CPU time
+// over a quiet second while they wait, then publishes one memory and
+// measures how long each read takes to answer with it. It reports, and
+// asserts nothing about, both: idle-cpu-ms/s, and the median and slowest
+// delivery.
 func BenchmarkFeedWaiters(b *testing.B) {
+	for _, engine := range storetest.Engines(b) {
+		b.Run(string(engine), func(b *testing.B) { benchmarkFeedWaiters(b, engine) })
+	}
+}
+
+func benchmarkFeedWaiters(b *testing.B, engine store.Engine) {
 	const waiters = 1000
 	ctx := context.Background()
-	db := storetest.Open(b, store.SQLite, store.Options{})
+	db := storetest.Open(b, engine, store.Options{})
 	app := service.New(db, service.Options{Cursors: storetest.Sealer(b, db)})
-	created, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: "reader", Scopes: issuer.AllScopes})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := app.Authenticate(ctx, created.Key)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := storetest.Agent(b, db, "reader")
 	publish := func(title string) {
 		pub, err := issuer.PublishRequest{Category: "sql", Title: title, Content: "text"}.Normalize()
 		if err != nil {

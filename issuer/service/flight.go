@@ -5,38 +5,39 @@ import (
 	"sync"
 )
 
-// flights runs at most one build of a passport per key at a time, and tells
-// a caller whether it joined a build already running, which
+// flights runs at most one call per key at a time, and tells a caller
+// whether it joined a call already running, which
 // golang.org/x/sync/singleflight does not: a page shows the last passport
 // while another request builds the next one, and waits for a build it
-// started itself.
-type flights struct {
+// started itself. The passports' builds and the feed's shared reads use it.
+type flights[K comparable, T any] struct {
 	mu      sync.Mutex
-	running map[string]*flight
+	running map[K]*flight[K, T]
 }
 
-// flight is one build; done is closed when e and err are set.
-type flight struct {
+// flight is one call; done is closed when v and err are set.
+type flight[K comparable, T any] struct {
 	done chan struct{}
-	e    *issuedDraft
+	v    T
 	err  error
 }
 
-// start returns the build running under key, or starts fn under it in a
-// goroutine of its own; joined reports that the build was running already.
-func (fs *flights) start(key string, fn func() (*issuedDraft, error)) (f *flight, joined bool) {
+// start returns the call running under key, or starts fn under it in a
+// goroutine of its own; joined reports that the call was running already.
+// fn outlives a caller that gives up: others may share it.
+func (fs *flights[K, T]) start(key K, fn func() (T, error)) (f *flight[K, T], joined bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if f, ok := fs.running[key]; ok {
 		return f, true
 	}
 	if fs.running == nil {
-		fs.running = map[string]*flight{}
+		fs.running = map[K]*flight[K, T]{}
 	}
-	f = &flight{done: make(chan struct{})}
+	f = &flight[K, T]{done: make(chan struct{})}
 	fs.running[key] = f
 	go func() {
-		f.e, f.err = fn()
+		f.v, f.err = fn()
 		fs.mu.Lock()
 		delete(fs.running, key)
 		fs.mu.Unlock()
@@ -45,12 +46,13 @@ func (fs *flights) start(key string, fn func() (*issuedDraft, error)) (f *flight
 	return f, false
 }
 
-// wait returns the build's passport, or ctx's error if ctx ends first.
-func (f *flight) wait(ctx context.Context) (*issuedDraft, error) {
+// wait returns the call's result, or ctx's error if ctx ends first.
+func (f *flight[K, T]) wait(ctx context.Context) (T, error) {
 	select {
 	case <-f.done:
-		return f.e, f.err
+		return f.v, f.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		var zero T
+		return zero, ctx.Err()
 	}
 }

@@ -123,7 +123,7 @@ type Passports struct {
 	validity  time.Duration
 	retention time.Duration
 	cache     *cache
-	builds    flights
+	builds    flights[string, *issuedDraft]
 	signed    *lru.Cache[string, *issuedDraft]         // by passportHash
 	last      *lru.Cache[issuer.AgentID, *issuedDraft] // the last built, by subject
 	observer  PassportObserver
@@ -271,7 +271,7 @@ func (p *Passports) cached(id issuer.AgentID, rev string, now time.Time) (*issue
 // started it. The passport is cached under the revision and hour it
 // describes, and becomes the subject's last built passport. The assembly
 // outlives a caller that gives up: others may share it.
-func (p *Passports) build(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (f *flight, joined bool) {
+func (p *Passports) build(ctx context.Context, id issuer.AgentID, rev string, now time.Time) (f *flight[string, *issuedDraft], joined bool) {
 	key := string(id) + "\x00" + rev + "\x00" + strconv.FormatInt(hourBucket(now), 10)
 	return p.builds.start(key, func() (*issuedDraft, error) {
 		built, err := p.assemble(context.WithoutCancel(ctx), id)

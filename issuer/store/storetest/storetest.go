@@ -222,6 +222,22 @@ func Service(db *store.DB) *service.Service {
 // wires them.
 func Admin(db *store.DB) *service.Admin { return service.NewAdmin(db, service.AdminOptions{}) }
 
+// Agent creates an agent called name on db, holding every scope, and
+// returns it as its API key authenticates.
+func Agent(t testing.TB, db *store.DB, name string) issuer.Principal {
+	t.Helper()
+	ctx := context.Background()
+	created, err := Admin(db).CreateAgent(ctx, service.NewAgent{Name: name, Scopes: issuer.AllScopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := db.Authenticate(ctx, created.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // CommitFloor returns the rate of single-row write transactions (one audit
 // row each) that clients concurrent clients achieve on db, n transactions
 // in all: the cost of a durable commit on this machine, now, as a baseline
