@@ -34,14 +34,14 @@ type demoCmd struct {
 	serveCmd `embed:""`
 
 	Seed     uint64 `env:"PASSPORT_DEMO_SEED" default:"1" help:"Seed of the synthetic world; the same seed builds the same world."`
-	Out      string `name:"out" default:"demo" placeholder:"DIR" help:"Directory demo writes to: the bundle, its evidence file, the trust file, the status list and the main agent's holder key, and, unless --db and --keys name others, the database (passportkit.db) and the key directory (passportkit-keys)."`
+	Out      string `name:"out" default:"demo" placeholder:"DIR" help:"Directory demo writes to: the bundle, its evidence file, the trust file, the status list, the main agent's holder key and the reader's API key, and, unless --db and --keys name others, the database (passportkit.db) and the key directory (passportkit-keys)."`
 	Disclose string `default:"previews" enum:"previews,all,none" help:"Evidence records the written bundle discloses: previews, all or none."`
 	NoServe  bool   `name:"no-serve" help:"Exit after writing the files instead of serving."`
 }
 
 // Help is the long help of demo.
 func (c *demoCmd) Help() string {
-	return `Builds a synthetic world in the database through the issuer's own use cases (operators, agents, memories with lineage and appliesTo, consumption, outcome reports, corroborations, an unresolved contradiction, a ring of same-owner agents whose praise of one another is refused, an agent with declarations only), or reuses it when the database already holds the world of this seed. Before anything else it binds its address, so that a busy port fails it before it writes anything. Then it registers a holder key for the main agent (kept in holder.jwk, mode 0600) through the issuer's use cases as an agent does, issues the agent's passport with the active signing key (creating a first key when none is active), verifies it with the verifier package, writes bundle.json, evidence.json, issuer-trust.json and the passport's status list, status.jwt, to --out, prints what to try next, and serves the HTTP API as serve does. Unless --issuer is given, the issuer is named by the address it serves on. Only for development: it refuses --env production.`
+	return `Builds a synthetic world in the database through the issuer's own use cases (operators, agents, memories with lineage and appliesTo, consumption, outcome reports, corroborations, an unresolved contradiction, a digest confirmed with evidence, a ring of same-owner agents whose praise of one another is refused, an agent with declarations only), or reuses it when the database already holds the world of this seed. Before anything else it binds its address, so that a busy port fails it before it writes anything. Then it registers a holder key for the main agent (kept in holder.jwk, mode 0600) through the issuer's use cases as an agent does, keeps an API key of the reader, an agent whose search finds the world's digest first (in agent.key, mode 0600), issues the agent's passport with the active signing key (creating a first key when none is active), verifies it with the verifier package, writes bundle.json, evidence.json, issuer-trust.json and the passport's status list, status.jwt, to --out, prints what to try next, and serves the HTTP API as serve does. Unless --issuer is given, the issuer is named by the address it serves on. Only for development: it refuses --env production.`
 }
 
 // demoFiles are the files the demo writes into --out.
@@ -51,6 +51,8 @@ const (
 	demoTrust    = "issuer-trust.json"
 	demoStatus   = "status.jwt"
 	demoHolder   = "holder.jwk"
+	// demoAgentKey holds an API key of the world's reader.
+	demoAgentKey = "agent.key"
 	// demoPresentation is the file the printed present command writes.
 	demoPresentation = "presentation.json"
 	demoDatabase     = "passportkit.db"
@@ -183,6 +185,10 @@ func (c *demoCmd) prepare(e *env) error {
 	if err := writeDemoFiles(c.Out, issued, trustFile, status); err != nil {
 		return err
 	}
+	reader := w.AgentID(w.Reader())
+	if err := c.readerKey(e, db, reader); err != nil {
+		return err
+	}
 
 	fmt.Fprintf(e.stdout, "\nIssued the passport of %q (%s), %s, signed by %s and verified with the verifier package:\n",
 		w.Agents[w.Main()].Name, main, issued.PassportHash, ring.Issuer())
@@ -240,6 +246,10 @@ and ask the trust API about one skill, its sources, or several agents side by si
   %s/verify
 
 `, base, main, base, main, url.PathEscape(demoworld.SkillEstimated), base, url.QueryEscape(demoworld.SkillContested), base, declarerID, main, base)
+	search := fmt.Sprintf("curl -H \"Authorization: Bearer $(cat %s)\" '%s/api/memories/search?q=%s'",
+		filepath.Join(c.Out, demoAgentKey), base, url.QueryEscape(demoworld.KnowledgeQuery))
+	fmt.Fprintf(e.stdout, "and search the memories as %q (%s) does, with its API key in %s: the digest comes first, a knowledge entry:\n\n  %s\n\n",
+		w.Agents[w.Reader()].Name, reader, filepath.Join(c.Out, demoAgentKey), search)
 	return nil
 }
 
@@ -365,6 +375,31 @@ func (c *demoCmd) issueHeld(e *env, db *store.DB, ring *keyring.Keyring, passpor
 		}
 	}
 	return issue()
+}
+
+// readerKey keeps an API key of reader in --out's agent.key, mode 0600:
+// the key the file holds while it authenticates reader, otherwise a new one
+// the operator hands it (which revokes its earlier keys).
+func (c *demoCmd) readerKey(e *env, db *store.DB, reader issuer.AgentID) error {
+	path := filepath.Join(c.Out, demoAgentKey)
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		p, err := db.Authenticate(e.ctx, issuer.APIKey(strings.TrimSpace(string(b))))
+		if err == nil && p.AgentID == reader {
+			return nil
+		}
+		if _, ok := errors.AsType[*issuer.Error](err); err != nil && !ok {
+			return err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	key, err := service.NewAdmin(db, service.AdminOptions{}).RotateKey(e.ctx, reader, nil)
+	if err != nil {
+		return fmt.Errorf("demo: an API key for %s: %w", reader, err)
+	}
+	return writeFileAtomic(path, []byte(string(key)+"\n"), 0o600)
 }
 
 // readHolderKey reads the private holder key at path, or returns nil when

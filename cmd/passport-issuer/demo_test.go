@@ -87,7 +87,7 @@ func TestREADMEQuickStart(t *testing.T) {
 			}
 		}
 	}
-	for _, l := range []string{"Built the demo world (seed 1) in demo/passportkit.db: 9 operators, 12 agents, 14 memories, 80 steps",
+	for _, l := range []string{"Built the demo world (seed 1) in demo/passportkit.db: 9 operators, 12 agents, 17 memories, 91 steps",
 		"6 praise attempts by the same-owner ring were refused at submission"} {
 		if !strings.Contains(out, l) || !bytes.Contains(tour, []byte(l)) {
 			t.Errorf("demo and docs/demo.md should both say %q", l)
@@ -186,6 +186,7 @@ func TestDemoServes(t *testing.T) {
 	if _, home := get("/"); !bytes.Contains(home, []byte(`<a href="/agents"`)) {
 		t.Error("the navigation does not link the discovery page")
 	}
+	checkKnowledgeSearch(t, base, dir+"demo", w)
 
 	cancel()
 	select {
@@ -195,6 +196,49 @@ func TestDemoServes(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("demo did not stop")
+	}
+}
+
+// checkKnowledgeSearch searches as docs/demo.md does, with the reader's API
+// key demo wrote under out (mode 0600): the digest comes first, a
+// knowledge entry.
+func checkKnowledgeSearch(t *testing.T, base, out string, w *demoworld.World) {
+	t.Helper()
+	path := filepath.Join(out, "agent.key")
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("%s has mode %v, want 0600", path, info.Mode().Perm())
+	}
+	key, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest("GET", base+"/api/memories/search?q="+url.QueryEscape(demoworld.KnowledgeQuery), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(key)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Results []struct {
+			ID        string `json:"id"`
+			Kind      string `json:"kind"`
+			Knowledge bool   `json:"knowledge"`
+		} `json:"results"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("search as the reader: %s %v", resp.Status, err)
+	}
+	digest := slices.IndexFunc(w.Memories, func(m demoworld.Memory) bool { return m.Digest })
+	if len(page.Results) == 0 || page.Results[0].ID != string(w.MemoryID(digest)) || page.Results[0].Kind != "digest" || !page.Results[0].Knowledge {
+		t.Errorf("the reader's search for %q does not show the digest %s first, as a knowledge entry: %+v", demoworld.KnowledgeQuery, w.MemoryID(digest), page.Results)
 	}
 }
 

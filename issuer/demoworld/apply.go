@@ -48,6 +48,9 @@ func (b *builder) apply(ctx context.Context, s Step) error {
 		if m.Private {
 			req["visibility"] = "private"
 		}
+		if m.Digest {
+			req["kind"] = issuer.KindDigest
+		}
 		for _, l := range m.Links {
 			k := string(l.Kind)
 			ids, _ := req[k].([]issuer.MemoryID)
@@ -82,11 +85,15 @@ func (b *builder) apply(ctx context.Context, s Step) error {
 		if s.Kind == StepContradict {
 			t = "contradict"
 		}
-		f, err := issuer.ParseFeedback(body(map[string]string{"type": t}))
+		f := map[string]string{"type": t}
+		if s.Reason != "" {
+			f["reason"] = s.Reason
+		}
+		fb, err := issuer.ParseFeedback(body(f))
 		if err != nil {
 			return err
 		}
-		_, _, err = b.env.Service.SubmitFeedback(ctx, p, w.MemoryID(s.Memory), f, issuer.TransportHTTP)
+		_, _, err = b.env.Service.SubmitFeedback(ctx, p, w.MemoryID(s.Memory), fb, issuer.TransportHTTP)
 		return err
 	case StepDeclare:
 		caps, err := issuer.ParseCapabilities(body(map[string][]string{"capabilities": s.Capabilities}))

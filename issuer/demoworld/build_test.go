@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,8 +207,10 @@ func checkWorld(t *testing.T, x *world) {
 		}
 	}
 
-	// A second build finds the world and writes nothing.
 	ctx := context.Background()
+	checkDigest(t, x)
+
+	// A second build finds the world and writes nothing.
 	main := w.AgentID(w.Main())
 	before, err := x.app.SubjectRevision(ctx, main)
 	if err != nil {
@@ -223,6 +226,53 @@ func checkWorld(t *testing.T, x *world) {
 	}
 	if !again.Reused || again.Steps != 0 || before != after {
 		t.Errorf("second build: reused %v, %d steps, revision %s -> %s", again.Reused, again.Steps, before, after)
+	}
+}
+
+// checkDigest: the reader's search for the knowledge query shows the
+// digest first, a knowledge entry whose sources are its refs, and the
+// memories it covers after it.
+func checkDigest(t *testing.T, x *world) {
+	t.Helper()
+	ctx := context.Background()
+	w := x.w
+	key, err := storetest.Admin(x.db).RotateKey(ctx, w.AgentID(w.Reader()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := x.app.Authenticate(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := issuer.ParseSearchQuery("q=" + demoworld.KnowledgeQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := x.app.SearchMemories(ctx, p, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := slices.IndexFunc(w.Memories, func(m demoworld.Memory) bool { return m.Digest })
+	var refs []issuer.MemoryID
+	for _, l := range w.Memories[digest].Links {
+		refs = append(refs, w.MemoryID(l.Memory))
+	}
+	slices.Sort(refs)
+	if len(page.Results) == 0 {
+		t.Fatalf("the reader's search for %q finds nothing", demoworld.KnowledgeQuery)
+	}
+	first := page.Results[0]
+	if first.ID != w.MemoryID(digest) || first.Kind != issuer.KindDigest || !first.Knowledge || first.Status != issuer.StatusConfirmed || !slices.Equal(first.Sources, refs) {
+		t.Fatalf("the reader's search for %q shows first %+v; want the digest %s, a knowledge entry citing %v", demoworld.KnowledgeQuery, first, w.MemoryID(digest), refs)
+	}
+	covered := 0
+	for _, r := range page.Results[1:] {
+		if r.CoveredBy != nil && r.CoveredBy.ID == first.ID {
+			covered++
+		}
+	}
+	if covered == 0 {
+		t.Errorf("no result after the digest is covered by it: %+v", page.Results)
 	}
 }
 

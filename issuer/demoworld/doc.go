@@ -12,8 +12,11 @@
 // with an estimate, a contested one, a stale one, one with insufficient
 // evidence and one only declared; next to them, a ring of same-owner
 // agents whose praise of one another the validation policy refuses, and
-// an agent with declarations only. The package's tests hold every seed
-// they try to that promise.
+// an agent with declarations only. A digest of the main agent's memories,
+// confirmed with evidence by two other operators' agents whose notes the
+// reader has used, is a knowledge entry that the reader's search finds
+// first ([World.Reader], [KnowledgeQuery]). The package's tests hold every seed they try to that
+// promise.
 //
 // # The build
 //

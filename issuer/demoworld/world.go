@@ -68,6 +68,9 @@ type Memory struct {
 	// Private marks a research memory only its author reads: it may be
 	// linked as an ancestor, and is never shown, counted or validated.
 	Private bool
+	// Digest marks consolidated knowledge (kind digest): its sources are
+	// its LinkRefs links.
+	Digest bool
 }
 
 // StepKind is what a step does.
@@ -105,6 +108,9 @@ type Step struct {
 	// Refused, when set, is the reason the validation policy refuses the
 	// step at submission: the world includes it to show the refusal.
 	Refused string
+	// Reason is a validation's reason: a corroboration with one confirms
+	// with evidence (SPEC.md §15.4).
+	Reason string
 }
 
 // World is a synthetic issuer population: who exists and, in order, what
@@ -120,6 +126,15 @@ type World struct {
 
 // Main returns the index of the main agent.
 func (w *World) Main() int { return w.first(RoleMain) }
+
+// Reader returns the index of the agent whose view of the memories the
+// demo shows: the first evaluator, which took no part in confirming the
+// digest.
+func (w *World) Reader() int { return w.first(RoleEvaluator) }
+
+// KnowledgeQuery is a search that the digest answers first, as a knowledge
+// entry, in the reader's view.
+const KnowledgeQuery = "index"
 
 func (w *World) first(r Role) int {
 	return slices.IndexFunc(w.Agents, func(a Agent) bool { return a.Role == r })
@@ -147,6 +162,9 @@ const (
 	SkillStale     = "SQLite query optimization"
 	SkillRing      = "PostgreSQL query optimization"
 	SkillDeclared  = "Kubernetes operators" // not in skills-1: declared only
+	// SkillUpkeep is the skill of the evaluators' own notes, which the
+	// reader uses: what puts them in the reader's trust.
+	SkillUpkeep = "PostgreSQL maintenance"
 )
 
 // Generate returns the world of seed: the same seed gives the same world.
@@ -166,6 +184,13 @@ const (
 //     its own and once with a validation, never withdrawn;
 //   - SkillStale: a memory whose outcomes are all more than two years old;
 //   - SkillDeclared: declared, never observed.
+//
+// The main agent also consolidates its SkillEstimated memories in a
+// digest, which evaluators of two operators other than its own and the
+// reader's confirm with evidence in the last month. The reader has used
+// notes of both (SkillUpkeep), so its trust reaches them: in its view
+// (SPEC.md §15.11) the digest is a knowledge entry, found first by
+// [KnowledgeQuery].
 //
 // Besides, a ring of three agents of one operator praise one another's
 // memories, and the validation policy refuses every attempt at submission;
@@ -199,6 +224,8 @@ type memories struct {
 	partial1, partial2, brin, covering, gin, hash int
 	slots, sqlite, notes, toolErrors, rebuttal    int
 	ring                                          []int
+	digest                                        int
+	upkeep                                        []int
 }
 
 func (g *generator) pick(names []string) string { return names[g.r.IntN(len(names))] }
@@ -307,6 +334,25 @@ func (g *generator) memories(c cast) memories {
 			Title:   fmt.Sprintf("Rewrite OR as UNION ALL (tip %d)", i+1),
 			Content: "Rewriting an OR across two indexed columns as UNION ALL lets each branch use its index."}))
 	}
+	refs := func(ms ...int) []Link {
+		var out []Link
+		for _, x := range ms {
+			out = append(out, Link{Kind: issuer.LinkRefs, Memory: x})
+		}
+		return out
+	}
+	m.digest = g.mem(Memory{Author: c.main, Category: pg, Skill: SkillEstimated, Context: taskContext("production", "", ""), Digest: true,
+		Title:   "Pick the PostgreSQL index by access pattern: partial, BRIN, covering or hash",
+		Content: "A partial index for hot subsets, BRIN for append-only time ranges, INCLUDE columns for index-only scans, hash for long equality keys; check each with EXPLAIN before dropping the index it replaces.",
+		Links:   refs(m.partial2, m.brin, m.covering, m.hash)})
+	m.upkeep = []int{
+		g.mem(Memory{Author: c.evaluators[2], Category: pg, Skill: SkillUpkeep, Context: taskContext("production", "analytics", ""),
+			Title:   "Partition event tables by month and detach the old partitions",
+			Content: "Range-partition append-only event tables by month: detaching and dropping an old partition is instant, where a DELETE of old rows bloats the table."}),
+		g.mem(Memory{Author: c.evaluators[3], Category: pg, Skill: SkillUpkeep, Context: taskContext("production", "batch", ""),
+			Title:   "ANALYZE right after a bulk load",
+			Content: "Run ANALYZE on a table as soon as a bulk load commits: autovacuum's statistics lag behind, and the planner picks poor plans until they catch up."}),
+	}
 	return m
 }
 
@@ -406,6 +452,25 @@ func (g *generator) timeline(c cast, m memories) {
 	// The main agent declares what it believes it can do.
 	g.steps = append(g.steps, Step{DaysAgo: g.jitter(380, 10), Kind: StepDeclare, Agent: c.main,
 		Capabilities: []string{SkillEstimated, SkillContested, SkillDeclared}})
+
+	// The digest, drawn last so that the rest of a seed's world stays as
+	// it was: published last month, then confirmed with evidence by
+	// evaluators of two operators other than the reader's and the main
+	// agent's, whose notes the reader has used.
+	for i, n := range m.upkeep {
+		g.publish(g.jitter(90, 20), n)
+		g.use(g.jitter(50, 10), c.evaluators[0], n, evidence.OutcomeSuccess, taskContext("production", []string{"analytics", "batch"}[i], ""))
+	}
+	g.publish(g.jitter(25, 5), m.digest)
+	g.corroborate(g.jitter(12, 4), ev[2], m.digest, "Followed it on our event and tenant tables; each index type behaved as stated.")
+	g.corroborate(g.jitter(6, 3), ev[3], m.digest, "Checked the four sources against our workloads with EXPLAIN; the summary holds.")
+}
+
+// corroborate adds who's consumption of memory m and its corroboration
+// with reason, a confirmation with evidence.
+func (g *generator) corroborate(daysAgo, who, m int, reason string) {
+	g.validate(daysAgo, who, m, StepCorroborate, "")
+	g.steps[len(g.steps)-1].Reason = reason
 }
 
 // finish orders the steps, oldest first, and ends the world with the
