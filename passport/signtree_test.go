@@ -33,19 +33,43 @@ func TestSignTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	q = p
-	got, err := s.SignTree(&q, evidence.NewTree(hashes), leaves, []int{0, 2})
+	got, hash, err := s.SignTree(&q, evidence.NewTree(hashes), leaves, []int{0, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("SignTree differs from SignCanonical:\n%s\n%s", got, want)
 	}
+	// The bundle written member by member is the one Bundle.Encode
+	// canonicalises, and the hash returned is the snapshot's.
+	b, err := ParseBundleUnverified(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, enc) {
+		t.Fatalf("SignTree's bundle differs from Bundle.Encode's:\n%s\n%s", got, enc)
+	}
+	snap, _, err := b.SnapshotUnverified()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.PassportHash != hash {
+		t.Fatalf("SignTree returned passportHash %s; the snapshot's is %s", hash, snap.PassportHash)
+	}
 	q = p
-	if _, err := s.SignTree(&q, evidence.NewTree(hashes[:2]), leaves, nil); err == nil {
+	if _, _, err := s.SignTree(&q, evidence.NewTree(hashes[:2]), leaves, nil); err == nil {
 		t.Fatal("a tree of two leaves signed three records")
 	}
 	q = p
-	if _, err := s.SignTree(&q, evidence.NewTree(hashes), [][]byte{leaves[0], leaves[1], []byte(`[]`)}, nil); err == nil {
+	if _, _, err := s.SignTree(&q, evidence.NewTree(hashes), [][]byte{leaves[0], leaves[1], []byte(`[]`)}, nil); err == nil {
 		t.Fatal("a leaf that is no JSON object was signed")
+	}
+	q = p
+	if _, _, err := s.SignTree(&q, evidence.NewTree(hashes), leaves, []int{3}); err == nil {
+		t.Fatal("a leaf beyond the tree was disclosed")
 	}
 }
