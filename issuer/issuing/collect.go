@@ -140,10 +140,6 @@ func (a *adapter) candidates() []candidate {
 	// once, as a candidate holds a whole record.
 	cs := make([]candidate, 0, len(a.s.Capabilities)+len(a.s.Memories)+len(a.s.Events))
 	subject := a.actor(a.s.Key)
-	add := func(c candidate) int {
-		cs = append(cs, c)
-		return len(cs) - 1
-	}
 
 	declared := map[string]time.Time{}
 	for _, c := range a.s.Capabilities {
@@ -152,7 +148,7 @@ func (a *adapter) candidates() []candidate {
 		}
 	}
 	for name, t := range declared {
-		add(candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
+		cs = append(cs, candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
 			ID: a.ps.Record("d" + name), Type: evidence.TypeDeclaration, Skill: name,
 			Quality: evidence.QualityDeclared, Reporter: subject, Ownership: evidence.OwnershipSelf, Date: day(t),
 		}})
@@ -164,14 +160,15 @@ func (a *adapter) candidates() []candidate {
 		if a.name[m.Key] == "" || m.AppliesTo.Skill == "" {
 			continue
 		}
-		pubs[m.Key] = add(candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
+		cs = append(cs, candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
 			ID: a.ps.Record(keyText("p", m.Key)), Type: evidence.TypePublication, Skill: m.AppliesTo.Skill,
 			Quality: evidence.QualitySelfReported, Reporter: subject, Ownership: evidence.OwnershipSelf,
 			Lineage: a.lineage(m), Context: a.clean(m.AppliesTo.Context), Date: day(m.CreatedAt),
 		}})
+		pubs[m.Key] = len(cs) - 1
 	}
 
-	events := map[Key]int{}
+	adverse := map[Key]int{} // contradictions and resolutions: their candidates
 	var resolutions []*Event
 	for i := range a.s.Events {
 		e := &a.s.Events[i]
@@ -181,37 +178,42 @@ func (a *adapter) candidates() []candidate {
 		}
 		m := a.mem[e.Memory]
 		own, op := a.ownership(e.Actor, e.At)
-		r := evidence.Record{
+		// The record is written in place: a candidate is large.
+		cs = append(cs, candidate{rank: 1, pub: pub, needs: -1, rec: evidence.Record{
 			ID: a.ps.Record(keyText("e", e.Key)), Skill: m.AppliesTo.Skill, Quality: evidence.QualityObservedReuse,
 			Reporter: a.actor(e.Actor), Ownership: own,
 			Lineage: &evidence.Lineage{Memory: a.name[m.Key]}, Date: day(e.At),
-		}
+		}})
+		c := &cs[len(cs)-1]
+		r, rank := &c.rec, &c.rank
 		if own == evidence.OwnershipSelf {
 			r.Quality = evidence.QualitySelfReported
 		}
 		if op != 0 {
 			r.Operator = a.operator(op)
 		}
-		rank := 1
 		switch e.Kind {
 		case EventOutcome:
 			r.Type, r.Outcome = evidence.TypeOutcome, e.Outcome
 			if e.Outcome == evidence.OutcomeFailure {
-				rank = 0
+				*rank = 0
 			}
 		case EventCorroboration:
 			r.Type = evidence.TypeCorroboration
 		case EventContradiction:
-			r.Type, rank = evidence.TypeContradiction, 0
+			r.Type, *rank = evidence.TypeContradiction, 0
+			adverse[e.Key] = len(cs) - 1
 		case EventResolution:
-			r.Type, rank = evidence.TypeResolution, 0
+			r.Type, *rank = evidence.TypeResolution, 0
 			r.Resolves = a.ps.Record(keyText("e", e.Resolves))
+			adverse[e.Key] = len(cs) - 1
+			resolutions = append(resolutions, e)
 		case EventRevision:
-			r.Type, rank = evidence.TypeRevision, 2
+			r.Type, *rank = evidence.TypeRevision, 2
 		case EventDeprecation:
-			r.Type, rank = evidence.TypeDeprecation, 2
+			r.Type, *rank = evidence.TypeDeprecation, 2
 		case EventWithdrawal:
-			r.Type, rank = evidence.TypeWithdrawal, 2
+			r.Type, *rank = evidence.TypeWithdrawal, 2
 		}
 		if r.Type.Observation() {
 			r.Context = a.clean(e.Context)
@@ -219,14 +221,9 @@ func (a *adapter) candidates() []candidate {
 				r.Context = a.clean(m.AppliesTo.Context)
 			}
 		}
-		i := add(candidate{rank: rank, pub: pub, needs: -1, rec: r})
-		events[e.Key] = i
-		if e.Kind == EventResolution {
-			resolutions = append(resolutions, e)
-		}
 	}
 	for _, e := range resolutions {
-		cs[events[e.Key]].needs = events[e.Resolves]
+		cs[adverse[e.Key]].needs = adverse[e.Resolves]
 	}
 	return cs
 }
