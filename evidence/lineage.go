@@ -82,8 +82,8 @@ func (s *Set) link(include func(*Record) bool) ([]int32, []string, linkStats) {
 			}
 		}
 	}
-	node := make(map[string]int) // lineage node -> its union-find element
-	memories := map[string]bool{}
+	node := make(map[string]int, n) // lineage node -> its union-find element
+	memories := make(map[string]bool, min(n, MaxMemories))
 	var st linkStats
 	for i := range s.records {
 		r := &s.records[i]
@@ -94,7 +94,7 @@ func (s *Set) link(include func(*Record) bool) ([]int32, []string, linkStats) {
 			memories[r.Lineage.Memory] = true
 		}
 		st.links += r.Lineage.links()
-		for _, v := range r.Lineage.nodes() {
+		for v := range r.Lineage.nodes() {
 			j, ok := node[v]
 			if !ok {
 				j = len(parent)

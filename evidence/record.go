@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/remnant/passportkit/internal/calendar"
 )
@@ -194,23 +195,27 @@ type Lineage struct {
 	Supersedes  []string `json:"supersedes,omitempty"`
 }
 
-// nodes returns every lineage node the record names.
-func (l *Lineage) nodes() []string {
-	if l == nil {
-		return nil
-	}
-	var n []string
-	for _, s := range []string{l.Memory, l.VersionRoot, l.ContentHash} {
-		if s != "" {
-			n = append(n, s)
+// nodes yields every lineage node the record names, without allocating.
+func (l *Lineage) nodes() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if l == nil {
+			return
+		}
+		for _, s := range [...]string{l.Memory, l.VersionRoot, l.ContentHash} {
+			if s != "" && !yield(s) {
+				return
+			}
+		}
+		for _, links := range [...][]string{l.DerivedFrom, l.Extends, l.Supersedes} {
+			for _, s := range links {
+				if !yield(s) {
+					return
+				}
+			}
 		}
 	}
-	n = append(n, l.DerivedFrom...)
-	n = append(n, l.Extends...)
-	return append(n, l.Supersedes...)
 }
 
-// links counts the record's lineage links.
 func (l *Lineage) links() int {
 	if l == nil {
 		return 0

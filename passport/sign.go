@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"slices"
+	"strconv"
 
 	"github.com/go-jose/go-jose/v4"
 
@@ -70,7 +72,8 @@ func (s *Signer) SignCanonical(p *Passport, leaves [][]byte, disclose []int) ([]
 	for i, c := range leaves {
 		hashes[i] = lh.Sum(c)
 	}
-	return s.SignTree(p, evidence.NewTree(hashes), leaves, disclose)
+	bundle, _, err := s.SignTree(p, evidence.NewTree(hashes), leaves, disclose)
+	return bundle, err
 }
 
 // SignTree is SignCanonical for a caller that has already built the
@@ -78,14 +81,19 @@ func (s *Signer) SignCanonical(p *Passport, leaves [][]byte, disclose []int) ([]
 // tree must be the tree of exactly these leaves, each hashed as
 // [evidence.LeafHasher] does. SignTree checks that the tree has one leaf per
 // record and that each leaf is a JSON object's bytes; it does not hash the
-// leaves again.
-func (s *Signer) SignTree(p *Passport, tree *evidence.Tree, leaves [][]byte, disclose []int) ([]byte, error) {
+// leaves again. It returns the bundle and the passport's passportHash.
+//
+// The bundle is written member by member, not through [Bundle.Encode]:
+// the snapshot is canonical by construction and the leaves are canonical
+// by SignTree's contract, so the result is the canonical bundle without
+// parsing it again.
+func (s *Signer) SignTree(p *Passport, tree *evidence.Tree, leaves [][]byte, disclose []int) (bundle []byte, passportHash string, err error) {
 	if tree.Size() != len(leaves) {
-		return nil, fmt.Errorf("passport: the evidence tree has %d leaves for %d records", tree.Size(), len(leaves))
+		return nil, "", fmt.Errorf("passport: the evidence tree has %d leaves for %d records", tree.Size(), len(leaves))
 	}
 	for i, c := range leaves {
 		if len(c) < 2 || c[0] != '{' || c[len(c)-1] != '}' {
-			return nil, fmt.Errorf("passport: evidence record %d is not a JSON object", i)
+			return nil, "", fmt.Errorf("passport: evidence record %d is not a JSON object", i)
 		}
 	}
 	doc := *p
@@ -93,42 +101,66 @@ func (s *Signer) SignTree(p *Passport, tree *evidence.Tree, leaves [][]byte, dis
 	doc.EvidenceRoot = tree.Root().String()
 	doc.EvidenceCount = len(leaves)
 	if err := doc.Validate(); err != nil {
-		return nil, fmt.Errorf("passport: %w", err)
+		return nil, "", fmt.Errorf("passport: %w", err)
 	}
-	snapshot, err := MarshalSnapshot(&doc)
+	snapshot, body, err := marshalSnapshot(&doc)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := checkSignedSkills(snapshot); err != nil {
-		return nil, fmt.Errorf("passport: %w", err)
+		return nil, "", fmt.Errorf("passport: %w", err)
 	}
 	credential, err := s.SignCompact(snapshot, JWSType)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 
 	if !slices.IsSorted(disclose) || len(slices.Compact(slices.Clone(disclose))) != len(disclose) {
-		return nil, fmt.Errorf("passport: disclosed indices must be sorted and distinct")
+		return nil, "", fmt.Errorf("passport: disclosed indices must be sorted and distinct")
 	}
-	bundle := Bundle{BundleVersion: BundleVersion, Credential: credential, Snapshot: snapshot, Evidence: []Disclosure{}}
+	size := len(credential) + len(snapshot) + 96
 	for _, i := range disclose {
+		if i < 0 || i >= len(leaves) {
+			return nil, "", fmt.Errorf("passport: disclose: index %d out of range [0,%d)", i, len(leaves))
+		}
+		size += len(leaves[i]) + 48 + 67*bits.Len(uint(len(leaves)))
+	}
+	out := make([]byte, 0, size)
+	out = append(out, `{"bundleVersion":`...)
+	out = strconv.AppendQuote(out, BundleVersion)
+	out = append(out, `,"credential":"`...)
+	out = append(out, credential...) // base64url and dots: nothing to escape
+	out = append(out, `","evidence":[`...)
+	for n, i := range disclose {
 		proof, err := tree.Proof(i)
 		if err != nil {
-			return nil, fmt.Errorf("passport: disclose: %w", err)
+			return nil, "", fmt.Errorf("passport: disclose: %w", err)
 		}
-		if proof == nil {
-			proof = []evidence.Hash{}
+		if n > 0 {
+			out = append(out, ',')
 		}
-		bundle.Evidence = append(bundle.Evidence, Disclosure{Index: i, Leaf: leaves[i], Proof: proof})
+		out = append(out, `{"index":`...)
+		out = strconv.AppendInt(out, int64(i), 10)
+		out = append(out, `,"leaf":`...)
+		out = append(out, leaves[i]...)
+		out = append(out, `,"proof":[`...)
+		for k, h := range proof {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, '"')
+			out = hex.AppendEncode(out, h[:])
+			out = append(out, '"')
+		}
+		out = append(out, "]}"...)
 	}
-	out, err := bundle.Encode()
-	if err != nil {
-		return nil, err
-	}
+	out = append(out, `],"snapshot":`...)
+	out = append(out, snapshot...)
+	out = append(out, '}')
 	if len(out) > MaxBundleSize {
-		return nil, errorf(ReasonBundleTooLarge, "the bundle is %d bytes; the limit is %d: disclose fewer records", len(out), MaxBundleSize)
+		return nil, "", errorf(ReasonBundleTooLarge, "the bundle is %d bytes; the limit is %d: disclose fewer records", len(out), MaxBundleSize)
 	}
-	return out, nil
+	return out, PassportHash(body), nil
 }
 
 // checkSignedSkills checks every skill passport of a snapshot over the
@@ -160,14 +192,21 @@ func checkSignedSkills(snapshot []byte) error {
 func MarshalSnapshot(p *Passport) ([]byte, error) {
 	doc := *p
 	doc.normalize()
-	body, err := Marshal(&doc)
-	if err != nil {
-		return nil, err
+	snapshot, _, err := marshalSnapshot(&doc)
+	return snapshot, err
+}
+
+// marshalSnapshot is MarshalSnapshot for a normalised doc; it also returns
+// the canonical passport body the passportHash is taken over.
+func marshalSnapshot(doc *Passport) (snapshot, body []byte, err error) {
+	if body, err = Marshal(doc); err != nil {
+		return nil, nil, err
 	}
 	if HasClaims(doc.PassportVersion) {
-		return claimsSnapshotFor(&doc, body)
+		snapshot, err = claimsSnapshotFor(doc, body)
+		return snapshot, body, err
 	}
-	return snapshotFor(body), nil
+	return snapshotFor(body), body, nil
 }
 
 // snapshotFor wraps a canonical passport body. Members sort as "passport" <

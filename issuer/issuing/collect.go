@@ -95,7 +95,8 @@ func Collect(s *Subject, key []byte, at time.Time) (*Collection, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	a := &adapter{s: s, ps: evidence.NewPseudonyms(key), at: at, actors: map[Key]string{}, ops: map[Key]string{}}
+	a := &adapter{s: s, ps: evidence.NewPseudonyms(key), at: at, actors: map[Key]string{}, ops: map[Key]string{},
+		contexts: map[evidence.Context]evidence.Context{}}
 	a.indexOwners()
 	a.nameMemories()
 	a.families()
@@ -113,6 +114,22 @@ type adapter struct {
 	mem    map[Key]*Memory
 	name   map[Key]string // what a memory is called in records; "" for never
 	root   map[Key]string // a subject memory's versionRoot member
+	// contexts holds each context cleaned so far: contexts repeat, and
+	// each distinct one is cleaned once.
+	contexts map[evidence.Context]evidence.Context
+}
+
+// clean returns cleanContext(c), cleaning each distinct context once.
+func (a *adapter) clean(c evidence.Context) evidence.Context {
+	if c == (evidence.Context{}) {
+		return c
+	}
+	v, ok := a.contexts[c]
+	if !ok {
+		v = cleanContext(c)
+		a.contexts[c] = v
+	}
+	return v
 }
 
 func day(t time.Time) evidence.Date { return calendar.Of(t.UTC()) }
@@ -123,10 +140,6 @@ func (a *adapter) candidates() []candidate {
 	// once, as a candidate holds a whole record.
 	cs := make([]candidate, 0, len(a.s.Capabilities)+len(a.s.Memories)+len(a.s.Events))
 	subject := a.actor(a.s.Key)
-	add := func(c candidate) int {
-		cs = append(cs, c)
-		return len(cs) - 1
-	}
 
 	declared := map[string]time.Time{}
 	for _, c := range a.s.Capabilities {
@@ -135,7 +148,7 @@ func (a *adapter) candidates() []candidate {
 		}
 	}
 	for name, t := range declared {
-		add(candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
+		cs = append(cs, candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
 			ID: a.ps.Record("d" + name), Type: evidence.TypeDeclaration, Skill: name,
 			Quality: evidence.QualityDeclared, Reporter: subject, Ownership: evidence.OwnershipSelf, Date: day(t),
 		}})
@@ -147,14 +160,15 @@ func (a *adapter) candidates() []candidate {
 		if a.name[m.Key] == "" || m.AppliesTo.Skill == "" {
 			continue
 		}
-		pubs[m.Key] = add(candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
+		cs = append(cs, candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
 			ID: a.ps.Record(keyText("p", m.Key)), Type: evidence.TypePublication, Skill: m.AppliesTo.Skill,
 			Quality: evidence.QualitySelfReported, Reporter: subject, Ownership: evidence.OwnershipSelf,
-			Lineage: a.lineage(m), Context: cleanContext(m.AppliesTo.Context), Date: day(m.CreatedAt),
+			Lineage: a.lineage(m), Context: a.clean(m.AppliesTo.Context), Date: day(m.CreatedAt),
 		}})
+		pubs[m.Key] = len(cs) - 1
 	}
 
-	events := map[Key]int{}
+	adverse := map[Key]int{} // contradictions and resolutions: their candidates
 	var resolutions []*Event
 	for i := range a.s.Events {
 		e := &a.s.Events[i]
@@ -164,52 +178,52 @@ func (a *adapter) candidates() []candidate {
 		}
 		m := a.mem[e.Memory]
 		own, op := a.ownership(e.Actor, e.At)
-		r := evidence.Record{
+		// The record is written in place: a candidate is large.
+		cs = append(cs, candidate{rank: 1, pub: pub, needs: -1, rec: evidence.Record{
 			ID: a.ps.Record(keyText("e", e.Key)), Skill: m.AppliesTo.Skill, Quality: evidence.QualityObservedReuse,
 			Reporter: a.actor(e.Actor), Ownership: own,
 			Lineage: &evidence.Lineage{Memory: a.name[m.Key]}, Date: day(e.At),
-		}
+		}})
+		c := &cs[len(cs)-1]
+		r, rank := &c.rec, &c.rank
 		if own == evidence.OwnershipSelf {
 			r.Quality = evidence.QualitySelfReported
 		}
 		if op != 0 {
 			r.Operator = a.operator(op)
 		}
-		rank := 1
 		switch e.Kind {
 		case EventOutcome:
 			r.Type, r.Outcome = evidence.TypeOutcome, e.Outcome
 			if e.Outcome == evidence.OutcomeFailure {
-				rank = 0
+				*rank = 0
 			}
 		case EventCorroboration:
 			r.Type = evidence.TypeCorroboration
 		case EventContradiction:
-			r.Type, rank = evidence.TypeContradiction, 0
+			r.Type, *rank = evidence.TypeContradiction, 0
+			adverse[e.Key] = len(cs) - 1
 		case EventResolution:
-			r.Type, rank = evidence.TypeResolution, 0
+			r.Type, *rank = evidence.TypeResolution, 0
 			r.Resolves = a.ps.Record(keyText("e", e.Resolves))
+			adverse[e.Key] = len(cs) - 1
+			resolutions = append(resolutions, e)
 		case EventRevision:
-			r.Type, rank = evidence.TypeRevision, 2
+			r.Type, *rank = evidence.TypeRevision, 2
 		case EventDeprecation:
-			r.Type, rank = evidence.TypeDeprecation, 2
+			r.Type, *rank = evidence.TypeDeprecation, 2
 		case EventWithdrawal:
-			r.Type, rank = evidence.TypeWithdrawal, 2
+			r.Type, *rank = evidence.TypeWithdrawal, 2
 		}
 		if r.Type.Observation() {
-			r.Context = cleanContext(e.Context)
+			r.Context = a.clean(e.Context)
 			if r.Context == (evidence.Context{}) {
-				r.Context = cleanContext(m.AppliesTo.Context)
+				r.Context = a.clean(m.AppliesTo.Context)
 			}
-		}
-		i := add(candidate{rank: rank, pub: pub, needs: -1, rec: r})
-		events[e.Key] = i
-		if e.Kind == EventResolution {
-			resolutions = append(resolutions, e)
 		}
 	}
 	for _, e := range resolutions {
-		cs[events[e.Key]].needs = events[e.Resolves]
+		cs[adverse[e.Key]].needs = adverse[e.Resolves]
 	}
 	return cs
 }
@@ -218,6 +232,7 @@ func (a *adapter) candidates() []candidate {
 type limits struct {
 	records, links, bytes int
 	memories, nodes       map[string]bool
+	added                 []string // the nodes the record being tried adds
 }
 
 // fits reports whether r can join, and if so counts it.
@@ -225,35 +240,54 @@ func (l *limits) fits(r *evidence.Record, leaf []byte) bool {
 	if l.records+1 > evidence.MaxReports || l.bytes+len(leaf)+1 > evidence.MaxFileSize-fileOverhead {
 		return false
 	}
-	var newMem string
-	var newNodes []string
-	links := 0
-	if lin := r.Lineage; lin != nil {
-		if lin.Memory != "" && !l.memories[lin.Memory] {
-			newMem = lin.Memory
-		}
-		for _, v := range append([]string{lin.Memory, lin.VersionRoot, lin.ContentHash}, slices.Concat(lin.DerivedFrom, lin.Extends, lin.Supersedes)...) {
-			if v != "" && !l.nodes[v] && !slices.Contains(newNodes, v) {
-				newNodes = append(newNodes, v)
-			}
-		}
-		links = len(lin.DerivedFrom) + len(lin.Extends) + len(lin.Supersedes)
+	lin := r.Lineage
+	if lin == nil {
+		l.records++
+		l.bytes += len(leaf) + 1
+		return true
 	}
-	if newMem != "" && len(l.memories)+1 > evidence.MaxMemories ||
-		len(l.nodes)+len(newNodes) > evidence.MaxLineageNodes || l.links+links > evidence.MaxLinks {
+	newMem := lin.Memory != "" && !l.memories[lin.Memory]
+	links := len(lin.DerivedFrom) + len(lin.Extends) + len(lin.Supersedes)
+	// The record's new nodes join l.nodes at once and leave again if the
+	// record does not fit: no set of its own is built per record.
+	l.added = l.added[:0]
+	add := func(v string) {
+		if v != "" && !l.nodes[v] {
+			l.nodes[v] = true
+			l.added = append(l.added, v)
+		}
+	}
+	add(lin.Memory)
+	add(lin.VersionRoot)
+	add(lin.ContentHash)
+	for _, vs := range [...][]string{lin.DerivedFrom, lin.Extends, lin.Supersedes} {
+		for _, v := range vs {
+			add(v)
+		}
+	}
+	if newMem && len(l.memories)+1 > evidence.MaxMemories ||
+		len(l.nodes) > evidence.MaxLineageNodes || l.links+links > evidence.MaxLinks {
+		for _, v := range l.added {
+			delete(l.nodes, v)
+		}
 		return false
 	}
 	l.records++
 	l.bytes += len(leaf) + 1
 	l.links += links
-	if newMem != "" {
-		l.memories[newMem] = true
-	}
-	for _, v := range newNodes {
-		l.nodes[v] = true
+	if newMem {
+		l.memories[lin.Memory] = true
 	}
 	return true
 }
+
+// Leaves are written into chunks of arenaChunk bytes; a new chunk starts
+// when less than leafReserve is left (a longer leaf still fits: append
+// moves the chunk, and the leaves written before keep the old one).
+const (
+	arenaChunk  = 256 << 10
+	leafReserve = 4 << 10
+)
 
 // admit keeps candidates in priority order while they fit, then orders the
 // kept records by date and id.
@@ -272,7 +306,10 @@ func (a *adapter) admit(cs []candidate) (*Collection, error) {
 		}
 		return strings.Compare(cx.rec.ID, cy.rec.ID)
 	})
-	lim := &limits{memories: map[string]bool{}, nodes: map[string]bool{}}
+	lim := &limits{memories: make(map[string]bool, evidence.MaxMemories), nodes: make(map[string]bool, 2*evidence.MaxMemories)}
+	// The leaves are written one after another into shared chunks, not
+	// each into a buffer of its own.
+	var arena []byte
 	truncated := a.s.Truncated
 	var try func(i int) (bool, error)
 	try = func(i int) (bool, error) {
@@ -294,10 +331,15 @@ func (a *adapter) admit(cs []candidate) (*Collection, error) {
 		if lim.records >= evidence.MaxReports {
 			return false, nil
 		}
-		leaf, err := c.rec.Canonical()
-		if err != nil {
+		if cap(arena)-len(arena) < leafReserve {
+			arena = make([]byte, 0, arenaChunk)
+		}
+		start := len(arena)
+		var err error
+		if arena, err = c.rec.AppendCanonical(arena); err != nil {
 			return false, fmt.Errorf("issuing: record %s: %w", c.rec.ID, err)
 		}
+		leaf := arena[start:len(arena):len(arena)]
 		if !lim.fits(&c.rec, leaf) {
 			return false, nil
 		}

@@ -2,7 +2,6 @@ package issuing
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,9 +19,10 @@ import (
 // Signer signs a passport and its evidence as a bundle: the issuer's
 // active key. *passport.Signer is one. The leaves are the records'
 // canonical JSON, as the collection holds them, so they are not
-// canonicalised again.
+// canonicalised again; SignTree returns the bundle with the passport's
+// passportHash.
 type Signer interface {
-	SignTree(p *passport.Passport, tree *evidence.Tree, leaves [][]byte, disclose []int) ([]byte, error)
+	SignTree(p *passport.Passport, tree *evidence.Tree, leaves [][]byte, disclose []int) (bundle []byte, passportHash string, err error)
 }
 
 var _ Signer = (*passport.Signer)(nil)
@@ -245,7 +245,7 @@ func (dr *Draft) Sign(signer Signer, d Disclosure) (*Issued, error) {
 	}
 	leaves := dr.collection.Leaves
 	p := dr.Passport
-	bundle, err := signer.SignTree(&p, dr.tree, leaves, disclose)
+	bundle, hash, err := signer.SignTree(&p, dr.tree, leaves, disclose)
 	if passport.ReasonOf(err) == passport.ReasonBundleTooLarge {
 		size, serr := dr.bundleSize(signer, leaves, disclose)
 		if serr != nil {
@@ -258,17 +258,9 @@ func (dr *Draft) Sign(signer Signer, d Disclosure) (*Issued, error) {
 	if err != nil {
 		return nil, fmt.Errorf("issuing: sign: %w", err)
 	}
-	b, err := passport.ParseBundleUnverified(bundle)
-	if err != nil {
-		return nil, fmt.Errorf("issuing: the signed bundle does not parse: %w", err)
-	}
-	var snap passport.Snapshot
-	if err := json.Unmarshal(b.Snapshot, &snap); err != nil {
-		return nil, fmt.Errorf("issuing: the signed snapshot does not parse: %w", err)
-	}
 	return &Issued{
-		Bundle: bundle, PassportHash: snap.PassportHash, Passport: p, Revision: dr.Revision,
-		EvidenceFile:    evidenceFile(dr.collection, dr.tree.Root().String(), snap.PassportHash),
+		Bundle: bundle, PassportHash: hash, Passport: p, Revision: dr.Revision,
+		EvidenceFile:    evidenceFile(dr.collection, dr.tree.Root().String(), hash),
 		PreviewMemories: dr.previewMemories(),
 	}, nil
 }
@@ -290,7 +282,7 @@ func (dr *Draft) previewMemories() []string {
 // JSON and the commas between them.
 func (dr *Draft) bundleSize(signer Signer, leaves [][]byte, disclose []int) (int, error) {
 	p := dr.Passport
-	bare, err := signer.SignTree(&p, dr.tree, leaves, nil)
+	bare, _, err := signer.SignTree(&p, dr.tree, leaves, nil)
 	if err != nil {
 		return 0, fmt.Errorf("issuing: sign: %w", err)
 	}

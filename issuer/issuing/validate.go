@@ -89,7 +89,8 @@ func (s *Subject) validate() error {
 		}
 		events[e.Key] = e
 	}
-	for _, e := range events {
+	for i := range s.Events {
+		e := &s.Events[i]
 		if mems[e.Memory] == nil {
 			return bad("event %d names memory %d, which is not the subject's", e.Key, e.Memory)
 		}
@@ -147,8 +148,14 @@ func (s *Subject) validate() error {
 	return nil
 }
 
-// dated reports whether t is a time evidence can be dated by.
-func dated(t time.Time) bool { y := t.UTC().Year(); return y >= 1970 && y <= 9999 }
+// dated reports whether t is a time evidence can be dated by: its UTC
+// year is from 1970 to 9999.
+func dated(t time.Time) bool { return !t.Before(firstDated) && t.Before(afterDated) }
+
+var (
+	firstDated = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	afterDated = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
 
 func term(s string) bool {
 	return s != "" && len(s) <= MaxTextLen && utf8.ValidString(s) && evidence.NormalizeLabel(s) != ""

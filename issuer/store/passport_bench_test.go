@@ -158,7 +158,8 @@ func BenchmarkPassportAtTheLimits(b *testing.B) {
 			}
 			t3 := time.Now()
 			if err := db.SaveIssuedPassport(ctx, service.IssuedPassport{PassportHash: is.PassportHash, Subject: id, KID: signer.Key().KeyID(),
-				IssuedAt: is.Passport.IssuedAt.UTC(), ExpiresAt: is.Passport.ExpiresAt.UTC(), EvidenceFile: is.EvidenceFile},
+				IssuedAt: is.Passport.IssuedAt.UTC(), ExpiresAt: is.Passport.ExpiresAt.UTC(), EvidenceFile: is.EvidenceFile,
+				PreviewMemories: is.PreviewMemories},
 				is.Passport.ExpiresAt.Add(service.DefaultEvidenceRetention)); err != nil {
 				b.Fatal(err)
 			}

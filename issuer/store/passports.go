@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -25,7 +27,9 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 	// compress/gzip at BestSpeed, and smaller (BenchmarkCompressEvidence);
 	// IssuedEvidence reads it with the standard library.
 	buf := bytes.NewBuffer(make([]byte, 0, len(p.EvidenceFile)/4))
-	zw, _ := kgzip.NewWriterLevel(buf, kgzip.BestSpeed)
+	zw := gzipWriters.Get().(*kgzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(buf)
 	if _, err := zw.Write(p.EvidenceFile); err != nil {
 		return fmt.Errorf("store: compress evidence: %w", err)
 	}
@@ -62,10 +66,14 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 			return fmt.Errorf("store: save issued passport: %w", err)
 		}
 		// The memories the source previews name keep their bodies while
-		// the passport is unexpired; a pseudonym matches none.
-		for _, m := range p.PreviewMemories {
-			_, err := exec(ctx, tx, `INSERT INTO issued_passport_previews (passport_hash, memory_id)
-				SELECT ?, id FROM memories WHERE public_id = ? ON CONFLICT DO NOTHING`, p.PassportHash, m)
+		// the passport is unexpired; a pseudonym matches none. One
+		// statement for every 500 of them, not one each.
+		for chunk := range slices.Chunk(p.PreviewMemories, 500) {
+			query, args, err := sqlx.In(`INSERT INTO issued_passport_previews (passport_hash, memory_id)
+				SELECT ?, id FROM memories WHERE public_id IN (?) ON CONFLICT DO NOTHING`, p.PassportHash, chunk)
+			if err == nil {
+				_, err = exec(ctx, tx, query, args...)
+			}
 			if err != nil {
 				return fmt.Errorf("store: save passport previews: %w", err)
 			}
@@ -73,6 +81,13 @@ func (db *DB) SaveIssuedPassport(ctx context.Context, p service.IssuedPassport, 
 		return nil
 	})
 }
+
+// gzipWriters holds evidence compressors for reuse: each holds about a
+// megabyte of state, which a fresh writer allocates and clears.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := kgzip.NewWriterLevel(io.Discard, kgzip.BestSpeed)
+	return zw
+}}
 
 // IssuedEvidence returns the evidence file of the passport hash issued to
 // the agent id. A hash unknown, issued to another agent, purged or past its

@@ -209,51 +209,65 @@ func loadProfile(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error {
 // loadMemoriesOf reads the subject's memories (oldest first, bounded) with
 // their links and version roots.
 func loadMemoriesOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error {
-	var rows []struct {
-		Key         int64          `db:"id"`
-		PublicID    string         `db:"public_id"`
-		Visibility  string         `db:"visibility"`
-		Status      string         `db:"status"`
-		CreatedAt   time.Time      `db:"created_at"`
-		AppliesTo   string         `db:"applies_claim"`
-		ContentHash string         `db:"content_hash"`
-		RootKey     sql.NullInt64  `db:"root_id"`
-		RootID      sql.NullString `db:"root_public_id"`
-		RootNamed   sql.NullBool   `db:"root_named"`
-	}
-	if err := sel(ctx, tx, &rows, `SELECT m.id, m.public_id, m.visibility, m.status, m.created_at, m.applies_claim, m.content_hash,
+	r, err := tx.QueryContext(ctx, tx.Rebind(`SELECT m.id, m.public_id, m.visibility, m.status, m.created_at, m.applies_claim, m.content_hash,
 		t.id AS root_id, t.public_id AS root_public_id, `+namedTarget+` AS root_named
 		FROM memories m LEFT JOIN memories t ON t.id = m.version_root_id LEFT JOIN agents ta ON ta.id = t.author_id
-		WHERE m.author_id = ? ORDER BY m.created_at, m.id LIMIT ?`, s.Key, loadMemories+1); err != nil {
+		WHERE m.author_id = ? ORDER BY m.created_at, m.id LIMIT ?`), s.Key, loadMemories+1)
+	if err != nil {
 		return fmt.Errorf("store: read memories: %w", err)
 	}
-	if len(rows) > loadMemories {
-		rows, s.Truncated = rows[:loadMemories], true
-	}
-	index := make(map[int64]int, len(rows))
-	for _, r := range rows {
-		var claim issuer.AppliesTo
-		if err := json.Unmarshal([]byte(r.AppliesTo), &claim); err != nil {
-			return fmt.Errorf("store: appliesTo of %s: %w", r.PublicID, err)
+	defer r.Close()
+	index := make(map[int64]int, loadMemories)
+	// Claims repeat: each distinct stored text is decoded once.
+	claims := map[string]issuer.AppliesTo{}
+	// Each row is scanned without reflection: up to 2,001 of them.
+	for r.Next() {
+		if len(s.Memories) == loadMemories {
+			s.Truncated = true
+			break
+		}
+		var (
+			key                                        int64
+			publicID, visibility, status, claimText, h string
+			createdAt                                  time.Time
+			rootKey                                    sql.NullInt64
+			rootID                                     sql.NullString
+			rootNamed                                  sql.NullBool
+		)
+		if err := r.Scan(&key, &publicID, &visibility, &status, &createdAt, &claimText, &h, &rootKey, &rootID, &rootNamed); err != nil {
+			return fmt.Errorf("store: read memories: %w", err)
+		}
+		claim, ok := claims[claimText]
+		if !ok {
+			if err := json.Unmarshal([]byte(claimText), &claim); err != nil {
+				return fmt.Errorf("store: appliesTo of %s: %w", publicID, err)
+			}
+			claims[claimText] = claim
 		}
 		m := issuing.Memory{
-			Key: issuing.Key(r.Key), PublicID: issuer.MemoryID(r.PublicID), Visibility: issuing.MemoryVisibility(r.Visibility),
-			Status: issuer.MemoryStatus(r.Status), CreatedAt: r.CreatedAt.UTC(),
+			Key: issuing.Key(key), PublicID: issuer.MemoryID(publicID), Visibility: issuing.MemoryVisibility(visibility),
+			Status: issuer.MemoryStatus(status), CreatedAt: createdAt.UTC(),
 			AppliesTo:   issuing.AppliesTo{Skill: claim.Skill, Context: claim.Context},
-			ContentHash: r.ContentHash,
+			ContentHash: h,
 		}
 		if m.Visibility != issuing.MemoryPublic {
 			// A private memory is loaded only to join lineages: nothing
 			// that names or describes it leaves the store.
 			m.PublicID, m.ContentHash, m.AppliesTo = "", "", issuing.AppliesTo{}
 		}
-		if r.RootKey.Valid {
-			m.VersionRoot = target(r.RootKey.Int64, r.RootID.String, r.RootNamed.Bool)
+		if rootKey.Valid {
+			m.VersionRoot = target(rootKey.Int64, rootID.String, rootNamed.Bool)
 		}
-		index[r.Key] = len(s.Memories)
+		index[key] = len(s.Memories)
 		s.Memories = append(s.Memories, m)
 	}
-	if len(rows) == 0 {
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("store: read memories: %w", err)
+	}
+	if err := r.Close(); err != nil {
+		return fmt.Errorf("store: read memories: %w", err)
+	}
+	if len(s.Memories) == 0 {
 		return nil
 	}
 	var links []struct {
@@ -295,15 +309,13 @@ const namedTarget = `(t.visibility = 'public' AND t.status = 'active' AND ta.sta
 
 // eventRow is one event as loaded, before keys are assigned.
 type eventRow struct {
-	Source   string         `db:"source"` // h: history, o: outcome report, c: contradicting memory, r: revision
-	ID       int64          `db:"id"`     // the source row's id
-	Group    int64          `db:"grp"`    // h: the feedback id; else 0
-	Revision int64          `db:"revision"`
-	Type     string         `db:"type"`
-	Actor    int64          `db:"actor"`
-	Memory   int64          `db:"memory"`
-	At       eventTime      `db:"ev_at"`
-	Context  sql.NullString `db:"context"`
+	Source  string // h: history, o: outcome report, c: contradicting memory, r: revision
+	Group   int64  // h: the feedback id; else 0
+	Type    string
+	Actor   int64
+	Memory  int64
+	At      eventTime
+	Context sql.NullString
 }
 
 // loadEventsOf reads the events on the subject's loaded memories, oldest
@@ -314,22 +326,24 @@ func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error {
 	}
 	// mine selects the loaded memories again, in the same snapshot, so
 	// that the statement carries two parameters instead of their keys.
-	query := `WITH mine AS (` + mineSQL + `) SELECT * FROM (
-		SELECT 'h' AS source, h.id, h.feedback_id AS grp, h.revision, h.type, f.evaluator_id AS actor, f.memory_id AS memory,
+	// The source row's id orders events of one instant and source; it is
+	// not read.
+	query := `WITH mine AS (` + mineSQL + `) SELECT source, grp, type, actor, memory, ev_at, context FROM (
+		SELECT 'h' AS source, h.id, h.feedback_id AS grp, h.type, f.evaluator_id AS actor, f.memory_id AS memory,
 			h.created_at AS ev_at, mo.context
 		FROM mine JOIN feedback f ON f.memory_id = mine.id JOIN feedback_history h ON h.feedback_id = f.id
 		LEFT JOIN memory_outcomes mo ON mo.feedback_id = h.feedback_id AND mo.feedback_revision = h.revision
 		WHERE h.change = 'position'
 		UNION ALL
-		SELECT 'o', mo.id, 0, 0, mo.outcome, mo.evaluator_id, mo.memory_id, mo.updated_at, mo.context
+		SELECT 'o', mo.id, 0, mo.outcome, mo.evaluator_id, mo.memory_id, mo.updated_at, mo.context
 		FROM mine JOIN memory_outcomes mo ON mo.memory_id = mine.id WHERE mo.feedback_id IS NULL
 		UNION ALL
-		SELECT 'c', t.id, 0, 0, 'contradicts', t.author_id, l.target_id, t.created_at, NULL
+		SELECT 'c', t.id, 0, 'contradicts', t.author_id, l.target_id, t.created_at, NULL
 		FROM mine JOIN memory_links l ON l.target_id = mine.id AND l.kind = 'contradicts'
 		JOIN memories t ON t.id = l.memory_id JOIN agents ta ON ta.id = t.author_id
 		WHERE ` + namedTarget + ` AND t.author_id <> ?
 		UNION ALL
-		SELECT 'r', t.id, 0, 0, 'supersedes', t.author_id, l.target_id, t.created_at, NULL
+		SELECT 'r', t.id, 0, 'supersedes', t.author_id, l.target_id, t.created_at, NULL
 		FROM mine JOIN memory_links l ON l.target_id = mine.id AND l.kind = 'supersedes'
 		JOIN memories t ON t.id = l.memory_id
 		WHERE t.author_id = ?
@@ -429,7 +443,7 @@ func scanEvents(ctx context.Context, tx *sqlx.Tx, query string, args []any) ([]e
 	var out []eventRow
 	for r.Next() {
 		var e eventRow
-		if err := r.Scan(&e.Source, &e.ID, &e.Group, &e.Revision, &e.Type, &e.Actor, &e.Memory, &e.At, &e.Context); err != nil {
+		if err := r.Scan(&e.Source, &e.Group, &e.Type, &e.Actor, &e.Memory, &e.At, &e.Context); err != nil {
 			return nil, err
 		}
 		out = append(out, e)

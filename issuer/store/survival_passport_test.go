@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/remnant/passportkit/issuer/issuing"
 	"github.com/remnant/passportkit/issuer/keyring"
 	"github.com/remnant/passportkit/issuer/service"
@@ -18,7 +20,8 @@ import (
 // after a sweep to a budget of 0 holds the figures of one issued before it
 // on the same day, skill by skill (the assessment hash covers them), and
 // its evidence root is the same: issuing reads memories by id and content
-// hash, never by body (SPEC.md §15.10).
+// hash, never by body (SPEC.md §15.10). The passport keeps a preview row
+// for each named memory its previews show.
 func TestSweepChangesNoSignedFigure(t *testing.T) {
 	for _, engine := range storetest.Engines(t) {
 		t.Run(string(engine), func(t *testing.T) {
@@ -45,6 +48,23 @@ func TestSweepChangesNoSignedFigure(t *testing.T) {
 				return is
 			}
 			before := issue(now)
+			// Every preview memory that is a public id is kept with the
+			// passport, in one statement; a pseudonym matches none.
+			x := db.UnsafeSQL()
+			var kept, named int
+			if err := x.Get(&kept, x.Rebind(`SELECT COUNT(*) FROM issued_passport_previews WHERE passport_hash = ?`), before.PassportHash); err != nil {
+				t.Fatal(err)
+			}
+			q, args, err := sqlx.In(`SELECT COUNT(*) FROM memories WHERE public_id IN (?)`, append(before.PreviewMemories, "mem_none"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := x.Get(&named, x.Rebind(q), args...); err != nil {
+				t.Fatal(err)
+			}
+			if kept == 0 || kept != named {
+				t.Fatalf("%d preview rows kept for %d preview memories of which %d are named", kept, len(before.PreviewMemories), named)
+			}
 			rep, err := db.SweepStorage(ctx, service.SweepOptions{Budget: 0})
 			if err != nil {
 				t.Fatal(err)
