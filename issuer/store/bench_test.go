@@ -16,9 +16,11 @@ import (
 )
 
 // benchWorld is a store with authors, their memories and evaluators who
-// have retrieved every memory.
+// have retrieved every memory, and the one service over it that every
+// client calls, as a server's handlers do.
 type benchWorld struct {
 	db         *store.DB
+	app        *service.Service
 	authors    []issuer.Principal
 	memories   []issuer.MemoryID
 	evaluators []issuer.Principal
@@ -28,7 +30,7 @@ func newBenchWorld(b *testing.B, engine store.Engine, authors, memoriesEach, eva
 	b.Helper()
 	ctx := context.Background()
 	db := storetest.Open(b, engine, store.Options{MaxOpenConns: 32, Logger: storetest.Logger(b)})
-	w := &benchWorld{db: db}
+	w := &benchWorld{db: db, app: svc(db)}
 	newAgent := func(name string) issuer.Principal {
 		a, err := storetest.Admin(db).CreateAgent(ctx, service.NewAgent{Name: name})
 		if err != nil {
@@ -44,7 +46,7 @@ func newBenchWorld(b *testing.B, engine store.Engine, authors, memoriesEach, eva
 		a := newAgent(fmt.Sprint("author ", i))
 		w.authors = append(w.authors, a)
 		for range memoriesEach {
-			m, err := svc(db).Publish(ctx, a, issuer.Publication{Category: "bench", Domain: "bench", Title: "t", Content: "c", Confidence: 500})
+			m, err := w.app.Publish(ctx, a, issuer.Publication{Category: "bench", Domain: "bench", Title: "t", Content: "c", Confidence: 500})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -105,7 +107,7 @@ func (s *submitter) submit(b *testing.B) {
 		t = reputation.Contradict
 	}
 	s.next++
-	if _, _, err := svc(s.w.db).SubmitFeedback(context.Background(), s.e, m, issuer.Feedback{Type: t}, issuer.TransportHTTP); err != nil {
+	if _, _, err := s.w.app.SubmitFeedback(context.Background(), s.e, m, issuer.Feedback{Type: t}, issuer.TransportHTTP); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -233,7 +235,7 @@ func BenchmarkReceiptEligibility(b *testing.B) {
 		b.Run(string(engine), func(b *testing.B) {
 			ctx := context.Background()
 			w := newBenchWorld(b, engine, 1, 10, 2)
-			x, app := w.db.UnsafeSQL(), svc(w.db)
+			x, app := w.db.UnsafeSQL(), w.app
 			receipt := func(p issuer.Principal) int64 {
 				r, err := app.Consult(ctx, p, w.memories[:5])
 				if err != nil {

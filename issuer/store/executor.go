@@ -28,7 +28,27 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, ex service.
 	if db.engine == Postgres && !db.wrapped {
 		return db.retry(ctx, func() error { return db.pgTx(ctx, fn) })
 	}
-	return db.inTx(ctx, func(tx *sqlx.Tx) error { return fn(ctx, executor{&sqlExecutor{tx: tx, lock: db.forUpdate()}}) })
+	e := &sqlExecutor{lock: db.forUpdate(), notifies: db.engine == Postgres}
+	err := db.inTx(ctx, func(tx *sqlx.Tx) error {
+		e.tx, e.after = tx, nil
+		return fn(ctx, executor{e})
+	})
+	if err != nil {
+		return err
+	}
+	for _, s := range e.after {
+		if _, err := db.x.ExecContext(ctx, db.x.Rebind(s.query), s.args...); err != nil {
+			db.afterCommitFailed(ctx, err)
+		}
+	}
+	return nil
+}
+
+// afterCommitFailed logs the failure of a statement sent after its
+// transaction committed: the write stands, and the caller is told it
+// succeeded.
+func (db *DB) afterCommitFailed(ctx context.Context, err error) {
+	db.log.WarnContext(ctx, "store: statement after commit failed", "err", err)
 }
 
 // executor is the store's service.Executor: each call is one batch of
@@ -120,11 +140,15 @@ func (e executor) WriteHolderKeys(ctx context.Context, plan *service.HolderKeyPl
 }
 
 // stmt is one statement of a batch, with ? placeholders. scan reads its
-// rows; nil for a statement without rows.
+// rows; nil for a statement without rows. An afterCommit statement is a
+// PostgreSQL notification: the runner sends it outside the transaction,
+// right after the transaction commits, and only then; on SQLite, which
+// has no notifications, not at all. Its failure is logged, not returned.
 type stmt struct {
-	query string
-	args  []any
-	scan  func(r rows) error
+	query       string
+	args        []any
+	scan        func(r rows) error
+	afterCommit bool
 }
 
 // rows is what database/sql's and pgx's result sets have in common.
@@ -144,16 +168,26 @@ type batchRunner interface {
 }
 
 // sqlExecutor runs batches statement by statement in a database/sql
-// transaction, whose row-lock clause is lock.
+// transaction, whose row-lock clause is lock. On PostgreSQL (notifies)
+// it keeps the afterCommit statements in after, for [DB.InTx] to send
+// once the transaction has committed.
 type sqlExecutor struct {
-	tx   *sqlx.Tx
-	lock string
+	tx       *sqlx.Tx
+	lock     string
+	notifies bool
+	after    []stmt
 }
 
 func (e *sqlExecutor) rowLock() string { return e.lock }
 
 func (e *sqlExecutor) run(ctx context.Context, batch []stmt, _ bool) error {
 	for _, s := range batch {
+		if s.afterCommit {
+			if e.notifies {
+				e.after = append(e.after, s)
+			}
+			continue
+		}
 		q := e.tx.Rebind(s.query)
 		if s.scan == nil {
 			if _, err := e.tx.ExecContext(ctx, q, s.args...); err != nil {
@@ -220,17 +254,28 @@ func (b *batch) deleteNamed(table, col string, agent int64, names []string) {
 }
 
 // revisions replaces the revision tokens of revs' subjects, in one
-// statement. The subjects are distinct.
+// statement, and on PostgreSQL announces each subject's public ID on
+// [RevisionChannel] once the transaction has committed. The subjects are
+// distinct.
+//
+// The announcement is sent after the commit, not inside the transaction:
+// PostgreSQL holds its notification queue's lock from a notifying
+// transaction's commit until its WAL flush has ended, so notifying
+// transactions would commit one at a time.
 func (b *batch) revisions(revs []service.RevisionWrite, now time.Time) {
 	if len(revs) == 0 {
 		return
 	}
 	args := make([]any, 0, 3*len(revs))
+	agents := make([]any, 0, len(revs))
 	for _, r := range revs {
 		args = append(args, r.Agent, r.Token, now)
+		agents = append(agents, r.Agent)
 	}
 	b.add(`INSERT INTO skill_trust_revisions (agent_id, revision, updated_at) VALUES `+valueRows("(?, ?, ?)", len(revs))+`
 		ON CONFLICT (agent_id) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at`, args...)
+	*b = append(*b, stmt{query: `SELECT pg_notify('` + RevisionChannel + `', public_id) FROM agents WHERE id IN (` + placeholders(len(agents)) + `)`,
+		args: agents, afterCommit: true})
 }
 
 // audit appends a, when not nil, to the audit log.

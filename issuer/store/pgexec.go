@@ -15,11 +15,14 @@ import (
 
 // pgExecutor runs a transaction on a pgx connection taken from the
 // database/sql pool, sending each batch of statements as one pipelined
-// round trip: BEGIN travels with the first batch and COMMIT with the last.
+// round trip: BEGIN travels with the first batch and COMMIT with the last,
+// followed by the afterCommit statements of every batch, kept in after.
 type pgExecutor struct {
+	db        *DB
 	conn      *pgx.Conn
 	begun     bool
 	committed bool
+	after     []stmt
 }
 
 // pgTx runs fn in one transaction on a native pgx connection.
@@ -30,11 +33,11 @@ func (db *DB) pgTx(ctx context.Context, fn func(ctx context.Context, ex service.
 	}
 	defer c.Close()
 	return c.Raw(func(dc any) error {
-		e := &pgExecutor{conn: dc.(*stdlib.Conn).Conn()}
+		e := &pgExecutor{db: db, conn: dc.(*stdlib.Conn).Conn()}
 		err := fn(ctx, executor{e})
 		switch {
 		case err == nil && e.begun && !e.committed:
-			_, err = e.conn.Exec(ctx, "COMMIT")
+			err = e.run(ctx, nil, true)
 		case err != nil && e.begun && !e.committed:
 			if _, rerr := e.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
 				// The connection is in an unknown state: let the pool
@@ -52,7 +55,15 @@ func (e *pgExecutor) run(ctx context.Context, stmts []stmt, last bool) error {
 	if e.committed {
 		return errors.New("store: the transaction has ended")
 	}
-	if len(stmts) == 0 && (!last || !e.begun) {
+	var sent []stmt
+	for _, s := range stmts {
+		if s.afterCommit {
+			e.after = append(e.after, s)
+		} else {
+			sent = append(sent, s)
+		}
+	}
+	if len(sent) == 0 && (!last || !e.begun) {
 		// Nothing to send: BEGIN travels with the next batch, and a
 		// transaction never begun has nothing to commit.
 		return nil
@@ -61,22 +72,36 @@ func (e *pgExecutor) run(ctx context.Context, stmts []stmt, last bool) error {
 	if !e.begun {
 		b.Queue("BEGIN")
 	}
-	for _, s := range stmts {
-		b.Queue(sqlx.Rebind(sqlx.DOLLAR, s.query), s.args...)
+	queue := func(ss []stmt) {
+		for _, s := range ss {
+			b.Queue(sqlx.Rebind(sqlx.DOLLAR, s.query), s.args...)
+		}
 	}
+	queue(sent)
 	if last {
+		// A failed statement makes PostgreSQL skip the rest of the
+		// batch: the statements after COMMIT run only after a commit.
 		b.Queue("COMMIT")
+		queue(e.after)
 	}
 	res := e.conn.SendBatch(ctx, b)
-	err := e.results(res, stmts, last)
-	if cerr := res.Close(); err == nil {
-		err = cerr
-	}
+	err := e.results(res, sent, last)
 	e.begun = true
-	if err == nil && last {
-		e.committed = true
+	if err != nil || !last {
+		if cerr := res.Close(); err == nil {
+			err = cerr
+		}
+		return err
 	}
-	return err
+	e.committed = true
+	for range e.after {
+		if _, err := res.Exec(); err != nil {
+			e.db.afterCommitFailed(ctx, err)
+			break
+		}
+	}
+	res.Close() // the error, if any, was the failed statement's
+	return nil
 }
 
 func (e *pgExecutor) results(res pgx.BatchResults, stmts []stmt, last bool) error {
