@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"testing"
 	"time"
@@ -11,9 +12,13 @@ import (
 	"github.com/remnant/passportkit/issuer/store/storetest"
 )
 
+// sweepMillion adds 1,000,000 memories to BenchmarkSweep's sizes: minutes
+// of seeding and sweeping on each engine.
+var sweepMillion = flag.Bool("sweep.million", false, "BenchmarkSweep also at 1,000,000 memories")
+
 // BenchmarkSweep measures the storage sweep (SPEC.md §15.10) on the search
 // benchmark's graph with knowledge, at 10,000 and 100,000 memories (-short:
-// 10,000 only): in the loop, a dry run to half of what is held (the whole
+// 10,000 only; -sweep.million adds 1,000,000): in the loop, a dry run to half of what is held (the whole
 // plan: the budget's count, the eviction order with its guarantees, read
 // until enough is planned), beside the baseline of one read of every
 // memory body's length in the same loop; then once, the real sweep to that
@@ -22,6 +27,9 @@ func BenchmarkSweep(b *testing.B) {
 	sizes := []int{10_000, 100_000}
 	if testing.Short() {
 		sizes = sizes[:1]
+	}
+	if *sweepMillion {
+		sizes = append(sizes, 1_000_000)
 	}
 	for _, e := range storetest.Engines(b) {
 		for _, n := range sizes {
