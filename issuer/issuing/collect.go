@@ -64,10 +64,11 @@ type source struct {
 	date evidence.Date
 	id   string
 	kind sourceKind
-	i    int // index of the memory or event; unused for declarations
-	name string
+	i    int    // index of the memory or event; unused for declarations
+	name string // the declared capability; only for declarations
 }
 
+// sourceKind says which of the subject's data a source is.
 type sourceKind uint8
 
 const (
