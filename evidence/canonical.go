@@ -3,7 +3,6 @@ package evidence
 import (
 	"errors"
 	"math"
-	"unicode/utf8"
 
 	"github.com/remnant/passportkit/internal/cjson"
 )
@@ -32,23 +31,23 @@ func (r *Record) AppendCanonical(dst []byte) ([]byte, error) {
 		} {
 			if m.v != "" {
 				dst = member(dst, m.name, first)
-				dst = appendString(dst, m.v)
+				dst = cjson.AppendString(dst, m.v)
 				first = false
 			}
 		}
 		dst = append(dst, "},"...)
 	}
 	dst = append(dst, `"date":`...)
-	dst = appendString(dst, r.Date.String())
+	dst = cjson.AppendString(dst, r.Date.String())
 	dst = append(dst, `,"id":`...)
-	dst = appendString(dst, r.ID)
+	dst = cjson.AppendString(dst, r.ID)
 	if l := r.Lineage; l != nil {
 		dst = append(dst, `,"lineage":{`...)
 		first := true
 		str := func(name, v string) {
 			if v != "" {
 				dst = member(dst, name, first)
-				dst = appendString(dst, v)
+				dst = cjson.AppendString(dst, v)
 				first = false
 			}
 		}
@@ -60,7 +59,7 @@ func (r *Record) AppendCanonical(dst []byte) ([]byte, error) {
 					if i > 0 {
 						dst = append(dst, ',')
 					}
-					dst = appendString(dst, v)
+					dst = cjson.AppendString(dst, v)
 				}
 				dst = append(dst, ']')
 				first = false
@@ -76,40 +75,40 @@ func (r *Record) AppendCanonical(dst []byte) ([]byte, error) {
 	}
 	if r.MirrorOf != "" {
 		dst = append(dst, `,"mirrorOf":`...)
-		dst = appendString(dst, r.MirrorOf)
+		dst = cjson.AppendString(dst, r.MirrorOf)
 	}
 	if r.Operator != "" {
 		dst = append(dst, `,"operator":`...)
-		dst = appendString(dst, r.Operator)
+		dst = cjson.AppendString(dst, r.Operator)
 	}
 	if r.Outcome != "" {
 		dst = append(dst, `,"outcome":`...)
-		dst = appendString(dst, string(r.Outcome))
+		dst = cjson.AppendString(dst, string(r.Outcome))
 	}
 	dst = append(dst, `,"ownership":`...)
-	dst = appendString(dst, string(r.Ownership))
+	dst = cjson.AppendString(dst, string(r.Ownership))
 	if p := r.Prediction; p != nil {
 		if math.IsNaN(p.Probability) || math.IsInf(p.Probability, 0) {
 			return nil, errors.New("evidence: a prediction's probability is not a finite number")
 		}
 		dst = append(dst, `,"prediction":{"date":`...)
-		dst = appendString(dst, p.Date.String())
+		dst = cjson.AppendString(dst, p.Date.String())
 		dst = append(dst, `,"probability":`...)
 		dst = cjson.AppendNumber(dst, p.Probability)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"quality":`...)
-	dst = appendString(dst, string(r.Quality))
+	dst = cjson.AppendString(dst, string(r.Quality))
 	dst = append(dst, `,"reporter":`...)
-	dst = appendString(dst, r.Reporter)
+	dst = cjson.AppendString(dst, r.Reporter)
 	if r.Resolves != "" {
 		dst = append(dst, `,"resolves":`...)
-		dst = appendString(dst, r.Resolves)
+		dst = cjson.AppendString(dst, r.Resolves)
 	}
 	dst = append(dst, `,"skill":`...)
-	dst = appendString(dst, r.Skill)
+	dst = cjson.AppendString(dst, r.Skill)
 	dst = append(dst, `,"type":`...)
-	dst = appendString(dst, string(r.Type))
+	dst = cjson.AppendString(dst, string(r.Type))
 	return append(dst, '}'), nil
 }
 
@@ -121,55 +120,4 @@ func member(dst []byte, name string, first bool) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, name...)
 	return append(dst, '"', ':')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as an RFC 8785 string: only '"', '\\' and the
-// control characters are escaped (the five with short forms as such, the
-// others as lower-case \u00xx); every other character is written as UTF-8,
-// and each byte of invalid UTF-8 as U+FFFD.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

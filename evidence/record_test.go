@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -179,11 +180,22 @@ func TestSetRules(t *testing.T) {
 		"bad_mirror":            {other("ev_1", "act_a"), func() Record { r := other("ev_2", "act_b"); r.MirrorOf = "ev_1"; return r }()},
 		"bad_resolution":        {contra, func() Record { r := res; r.Reporter = "act_x"; return r }()},
 	} {
-		_, err := NewSet(recs, false)
-		var e *Error
-		if !errors.As(err, &e) || string(e.Code) != code {
-			t.Errorf("%s: got %v", code, err)
+		// NewWrittenSet skips only each record's own checks.
+		for _, newSet := range []func([]Record, bool) (*Set, error){NewSet, NewWrittenSet} {
+			_, err := newSet(recs, false)
+			var e *Error
+			if !errors.As(err, &e) || string(e.Code) != code {
+				t.Errorf("%s: got %v", code, err)
+			}
 		}
+	}
+	valid := []Record{contra, res, self("ev_1", "act_s")}
+	want, err := NewSet(valid, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := NewWrittenSet(valid, true); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("NewWrittenSet gives %+v (%v); NewSet %+v", got, err, want)
 	}
 	mix := []Record{self("ev_1", "act_s"), other("ev_2", "act_s")}
 	if _, err := NewSet(mix, false); err == nil {

@@ -528,14 +528,32 @@ func (l *Lineage) validate(id string) error {
 // are unique, references point at suitable records, a reporter is the
 // subject in all of its records or in none, and the collection limits hold.
 func NewSet(records []Record, truncated bool) (*Set, error) {
+	return newSet(records, truncated, true)
+}
+
+// NewWrittenSet is NewSet for records the caller wrote itself from input
+// it has already validated, such as an issuer's source adapter writing a
+// subject's evidence: it checks what relates the records to each other
+// (unique ids, references, one subject reporter, the collection limits)
+// but not each record's own fields again. Records read from outside go
+// through Parse, ParseRecord or NewSet, never through NewWrittenSet.
+func NewWrittenSet(records []Record, truncated bool) (*Set, error) {
+	return newSet(records, truncated, false)
+}
+
+// newSet is NewSet, checking each record's own fields only when check is
+// set.
+func newSet(records []Record, truncated, check bool) (*Set, error) {
 	if len(records) > MaxReports {
 		return nil, overLimit(CodeTooManyReports, "%d records; the limit is %d", len(records), MaxReports)
 	}
 	s := &Set{records: records, truncated: truncated, byID: make(map[string]int, len(records))}
 	for i := range records {
 		r := &records[i]
-		if err := r.validate(); err != nil {
-			return nil, err
+		if check {
+			if err := r.validate(); err != nil {
+				return nil, err
+			}
 		}
 		if _, dup := s.byID[r.ID]; dup {
 			return nil, invalid(CodeDuplicateID, r.ID, "the id is used twice")

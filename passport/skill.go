@@ -205,7 +205,8 @@ const (
 // canonical JSON without the assessmentHash member.
 func (sp SkillPassport) Hash() (string, error) {
 	sp.AssessmentHash = ""
-	b, err := Marshal(sp)
+	var buf [2048]byte
+	b, err := sp.AppendCanonical(buf[:0])
 	if err != nil {
 		return "", err
 	}

@@ -68,7 +68,7 @@ func appendCanonical(dst []byte, v Value) []byte {
 		return append(dst, ']')
 	case String:
 		s, _ := v.Text()
-		return appendString(dst, s)
+		return AppendString(dst, s)
 	case Number:
 		// The parse has checked that the number is within the range of a
 		// double; one that underflows is zero.
@@ -79,39 +79,52 @@ func appendCanonical(dst []byte, v Value) []byte {
 	}
 }
 
-// appendString appends s, valid UTF-8, as a canonical JSON string: '"' and
-// '\\' escaped, the control characters with a short escape written so, the
-// others as \u00xx in lower-case hex, everything else as it is.
-func appendString(dst []byte, s string) []byte {
+// AppendString appends s as an RFC 8785 string: only '"', '\\' and the
+// control characters are escaped (the five with short forms as such, the
+// others as lower-case \u00xx); every other character is written as UTF-8,
+// and each byte of invalid UTF-8 as U+FFFD, as encoding/json writes it.
+func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
+	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= utf8.RuneSelf {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			dst = append(dst, s[i:i+size]...)
-			i += size
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
 			continue
 		}
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c == '\b':
-			dst = append(dst, '\\', 'b')
-		case c == '\f':
-			dst = append(dst, '\\', 'f')
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		case c < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			dst = append(dst, c)
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
 		}
-		i++
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\uFFFD"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
 	}
+	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }

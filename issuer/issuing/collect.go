@@ -41,9 +41,9 @@ type Collection struct {
 // Set returns the collection as a validated evidence set.
 func (c *Collection) Set() *evidence.Set { return c.set }
 
-// candidate is a record the collection may keep.
+// candidate is what the collection knows of a record it may keep; the
+// record itself sits at the same index of the records slice.
 type candidate struct {
-	rec  evidence.Record
 	rank int // 0 adverse, 1 other observations, 2 the subject's own records
 	// pub is the index of the publication of the record's memory (-1 for
 	// none): kept first when it fits, so that the memory's lineage is
@@ -56,6 +56,26 @@ type candidate struct {
 	tried bool
 	leaf  []byte
 }
+
+// source is where a candidate record comes from: a declared capability, a
+// memory's publication or an event, with the record's date and id, which
+// decide its place in leaf order before the record is written.
+type source struct {
+	date evidence.Date
+	id   string
+	kind sourceKind
+	i    int    // index of the memory or event; unused for declarations
+	name string // the declared capability; only for declarations
+}
+
+// sourceKind says which of the subject's data a source is.
+type sourceKind uint8
+
+const (
+	fromDeclaration sourceKind = iota
+	fromPublication
+	fromEvent
+)
 
 // Collect is the source adapter: it turns a subject into a SPEC.md §5
 // evidence set within the collection limits. key is the per-passport
@@ -100,8 +120,8 @@ func Collect(s *Subject, key []byte, at time.Time) (*Collection, error) {
 	a.indexOwners()
 	a.nameMemories()
 	a.families()
-	cands := a.candidates()
-	return a.admit(cands)
+	recs, cands := a.candidates()
+	return a.admit(recs, cands)
 }
 
 type adapter struct {
@@ -134,13 +154,13 @@ func (a *adapter) clean(c evidence.Context) evidence.Context {
 
 func day(t time.Time) evidence.Date { return calendar.Of(t.UTC()) }
 
-// candidates builds every record the subject's data yields.
-func (a *adapter) candidates() []candidate {
-	// One candidate per capability, memory and event at most: allocated
-	// once, as a candidate holds a whole record.
-	cs := make([]candidate, 0, len(a.s.Capabilities)+len(a.s.Memories)+len(a.s.Events))
-	subject := a.actor(a.s.Key)
-
+// candidates builds every record the subject's data yields, in leaf
+// order (by date, then by id), with what admission needs of each at the
+// same index. Each record is written once, in place: the records that are
+// kept need not be copied into leaf order.
+func (a *adapter) candidates() ([]evidence.Record, []candidate) {
+	// The sources first: their ids and dates decide the order.
+	srcs := make([]source, 0, len(a.s.Capabilities)+len(a.s.Memories)+len(a.s.Events))
 	declared := map[string]time.Time{}
 	for _, c := range a.s.Capabilities {
 		if t, ok := declared[c.Name]; !ok || c.DeclaredAt.After(t) {
@@ -148,84 +168,123 @@ func (a *adapter) candidates() []candidate {
 		}
 	}
 	for name, t := range declared {
-		cs = append(cs, candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
-			ID: a.ps.Record("d" + name), Type: evidence.TypeDeclaration, Skill: name,
-			Quality: evidence.QualityDeclared, Reporter: subject, Ownership: evidence.OwnershipSelf, Date: day(t),
-		}})
+		srcs = append(srcs, source{date: day(t), id: a.ps.Record("d" + name), kind: fromDeclaration, name: name})
 	}
-
-	pubs := map[Key]int{}
+	pubs := map[Key]int{} // a memory's publication: its source
 	for i := range a.s.Memories {
 		m := &a.s.Memories[i]
 		if a.name[m.Key] == "" || m.AppliesTo.Skill == "" {
 			continue
 		}
-		cs = append(cs, candidate{rank: 2, pub: -1, needs: -1, rec: evidence.Record{
-			ID: a.ps.Record(keyText("p", m.Key)), Type: evidence.TypePublication, Skill: m.AppliesTo.Skill,
-			Quality: evidence.QualitySelfReported, Reporter: subject, Ownership: evidence.OwnershipSelf,
-			Lineage: a.lineage(m), Context: a.clean(m.AppliesTo.Context), Date: day(m.CreatedAt),
-		}})
-		pubs[m.Key] = len(cs) - 1
+		pubs[m.Key] = len(srcs)
+		srcs = append(srcs, source{date: day(m.CreatedAt), id: a.ps.Record(keyText("p", m.Key)), kind: fromPublication, i: i})
 	}
-
-	adverse := map[Key]int{} // contradictions and resolutions: their candidates
-	var resolutions []*Event
 	for i := range a.s.Events {
 		e := &a.s.Events[i]
-		pub, ok := pubs[e.Memory]
-		if !ok || e.Kind == EventConsumption {
+		if _, ok := pubs[e.Memory]; !ok || e.Kind == EventConsumption {
 			continue
 		}
-		m := a.mem[e.Memory]
-		own, op := a.ownership(e.Actor, e.At)
-		// The record is written in place: a candidate is large.
-		cs = append(cs, candidate{rank: 1, pub: pub, needs: -1, rec: evidence.Record{
-			ID: a.ps.Record(keyText("e", e.Key)), Skill: m.AppliesTo.Skill, Quality: evidence.QualityObservedReuse,
-			Reporter: a.actor(e.Actor), Ownership: own,
-			Lineage: &evidence.Lineage{Memory: a.name[m.Key]}, Date: day(e.At),
-		}})
-		c := &cs[len(cs)-1]
-		r, rank := &c.rec, &c.rank
-		if own == evidence.OwnershipSelf {
-			r.Quality = evidence.QualitySelfReported
+		srcs = append(srcs, source{date: day(e.At), id: a.ps.Record(keyText("e", e.Key)), kind: fromEvent, i: i})
+	}
+	order := make([]int, len(srcs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		if c := srcs[x].date.Compare(srcs[y].date); c != 0 {
+			return c
 		}
-		if op != 0 {
-			r.Operator = a.operator(op)
-		}
-		switch e.Kind {
-		case EventOutcome:
-			r.Type, r.Outcome = evidence.TypeOutcome, e.Outcome
-			if e.Outcome == evidence.OutcomeFailure {
-				*rank = 0
+		return strings.Compare(srcs[x].id, srcs[y].id)
+	})
+	at := make([]int, len(srcs)) // a source's index in leaf order
+	for n, i := range order {
+		at[i] = n
+	}
+
+	recs := make([]evidence.Record, len(srcs))
+	cs := make([]candidate, len(srcs))
+	subject := a.actor(a.s.Key)
+	adverse := map[Key]int{} // contradictions and resolutions: their candidates
+	var resolutions []*Event
+	for n, i := range order {
+		src := &srcs[i]
+		r, c := &recs[n], &cs[n]
+		c.pub, c.needs = -1, -1
+		switch src.kind {
+		case fromDeclaration:
+			c.rank = 2
+			*r = evidence.Record{
+				ID: src.id, Type: evidence.TypeDeclaration, Skill: src.name,
+				Quality: evidence.QualityDeclared, Reporter: subject, Ownership: evidence.OwnershipSelf, Date: src.date,
 			}
-		case EventCorroboration:
-			r.Type = evidence.TypeCorroboration
-		case EventContradiction:
-			r.Type, *rank = evidence.TypeContradiction, 0
-			adverse[e.Key] = len(cs) - 1
-		case EventResolution:
-			r.Type, *rank = evidence.TypeResolution, 0
-			r.Resolves = a.ps.Record(keyText("e", e.Resolves))
-			adverse[e.Key] = len(cs) - 1
-			resolutions = append(resolutions, e)
-		case EventRevision:
-			r.Type, *rank = evidence.TypeRevision, 2
-		case EventDeprecation:
-			r.Type, *rank = evidence.TypeDeprecation, 2
-		case EventWithdrawal:
-			r.Type, *rank = evidence.TypeWithdrawal, 2
-		}
-		if r.Type.Observation() {
-			r.Context = a.clean(e.Context)
-			if r.Context == (evidence.Context{}) {
-				r.Context = a.clean(m.AppliesTo.Context)
+		case fromPublication:
+			m := &a.s.Memories[src.i]
+			c.rank = 2
+			*r = evidence.Record{
+				ID: src.id, Type: evidence.TypePublication, Skill: m.AppliesTo.Skill,
+				Quality: evidence.QualitySelfReported, Reporter: subject, Ownership: evidence.OwnershipSelf,
+				Lineage: a.lineage(m), Context: a.clean(m.AppliesTo.Context), Date: src.date,
 			}
+		case fromEvent:
+			e := &a.s.Events[src.i]
+			if e.Kind == EventContradiction || e.Kind == EventResolution {
+				adverse[e.Key] = n
+			}
+			if e.Kind == EventResolution {
+				resolutions = append(resolutions, e)
+			}
+			c.rank, c.pub = a.event(r, e, src), at[pubs[e.Memory]]
 		}
 	}
 	for _, e := range resolutions {
 		cs[adverse[e.Key]].needs = adverse[e.Resolves]
 	}
-	return cs
+	return recs, cs
+}
+
+// event writes the record of an event into r and returns its rank.
+func (a *adapter) event(r *evidence.Record, e *Event, src *source) int {
+	m := a.mem[e.Memory]
+	own, op := a.ownership(e.Actor, e.At)
+	*r = evidence.Record{
+		ID: src.id, Skill: m.AppliesTo.Skill, Quality: evidence.QualityObservedReuse,
+		Reporter: a.actor(e.Actor), Ownership: own,
+		Lineage: &evidence.Lineage{Memory: a.name[m.Key]}, Date: src.date,
+	}
+	if own == evidence.OwnershipSelf {
+		r.Quality = evidence.QualitySelfReported
+	}
+	if op != 0 {
+		r.Operator = a.operator(op)
+	}
+	rank := 1
+	switch e.Kind {
+	case EventOutcome:
+		r.Type, r.Outcome = evidence.TypeOutcome, e.Outcome
+		if e.Outcome == evidence.OutcomeFailure {
+			rank = 0
+		}
+	case EventCorroboration:
+		r.Type = evidence.TypeCorroboration
+	case EventContradiction:
+		r.Type, rank = evidence.TypeContradiction, 0
+	case EventResolution:
+		r.Type, rank = evidence.TypeResolution, 0
+		r.Resolves = a.ps.Record(keyText("e", e.Resolves))
+	case EventRevision:
+		r.Type, rank = evidence.TypeRevision, 2
+	case EventDeprecation:
+		r.Type, rank = evidence.TypeDeprecation, 2
+	case EventWithdrawal:
+		r.Type, rank = evidence.TypeWithdrawal, 2
+	}
+	if r.Type.Observation() {
+		r.Context = a.clean(e.Context)
+		if r.Context == (evidence.Context{}) {
+			r.Context = a.clean(m.AppliesTo.Context)
+		}
+	}
+	return rank
 }
 
 // limits tracks the collection limits while records are admitted.
@@ -289,31 +348,29 @@ const (
 	leafReserve = 4 << 10
 )
 
-// admit keeps candidates in priority order while they fit, then orders the
-// kept records by date and id.
-func (a *adapter) admit(cs []candidate) (*Collection, error) {
+// admit keeps candidates in priority order while they fit. recs are in
+// leaf order, so the kept records stay in it.
+func (a *adapter) admit(recs []evidence.Record, cs []candidate) (*Collection, error) {
 	order := make([]int, len(cs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(x, y int) int {
-		cx, cy := &cs[x], &cs[y]
-		if c := cmp.Compare(cx.rank, cy.rank); c != 0 {
+		if c := cmp.Compare(cs[x].rank, cs[y].rank); c != 0 {
 			return c
 		}
-		if c := cy.rec.Date.Compare(cx.rec.Date); c != 0 {
+		if c := recs[y].Date.Compare(recs[x].Date); c != 0 {
 			return c
 		}
-		return strings.Compare(cx.rec.ID, cy.rec.ID)
+		return strings.Compare(recs[x].ID, recs[y].ID)
 	})
 	lim := &limits{memories: make(map[string]bool, evidence.MaxMemories), nodes: make(map[string]bool, 2*evidence.MaxMemories)}
 	// The leaves are written one after another into shared chunks, not
 	// each into a buffer of its own.
 	var arena []byte
-	truncated := a.s.Truncated
 	var try func(i int) (bool, error)
 	try = func(i int) (bool, error) {
-		c := &cs[i]
+		c, r := &cs[i], &recs[i]
 		if c.tried {
 			return c.kept, nil
 		}
@@ -336,11 +393,11 @@ func (a *adapter) admit(cs []candidate) (*Collection, error) {
 		}
 		start := len(arena)
 		var err error
-		if arena, err = c.rec.AppendCanonical(arena); err != nil {
-			return false, fmt.Errorf("issuing: record %s: %w", c.rec.ID, err)
+		if arena, err = r.AppendCanonical(arena); err != nil {
+			return false, fmt.Errorf("issuing: record %s: %w", r.ID, err)
 		}
 		leaf := arena[start:len(arena):len(arena)]
-		if !lim.fits(&c.rec, leaf) {
+		if !lim.fits(r, leaf) {
 			return false, nil
 		}
 		c.kept, c.leaf = true, leaf
@@ -355,27 +412,26 @@ func (a *adapter) admit(cs []candidate) (*Collection, error) {
 		}
 	}
 
-	kept := make([]*candidate, 0, lim.records)
+	// The kept records move up over those left out, in order.
+	leaves := make([][]byte, 0, lim.records)
 	for i := range cs {
 		if cs[i].kept {
-			kept = append(kept, &cs[i])
+			if i != len(leaves) {
+				recs[len(leaves)] = recs[i]
+			}
+			leaves = append(leaves, cs[i].leaf)
 		}
 	}
 	// Truncated exactly when a record was left out.
-	truncated = truncated || len(kept) < len(cs)
-	slices.SortFunc(kept, func(x, y *candidate) int {
-		if c := x.rec.Date.Compare(y.rec.Date); c != 0 {
-			return c
-		}
-		return strings.Compare(x.rec.ID, y.rec.ID)
-	})
-	col := &Collection{Records: make([]evidence.Record, len(kept)), Leaves: make([][]byte, len(kept)), Truncated: truncated}
-	for i, c := range kept {
-		col.Records[i], col.Leaves[i] = c.rec, c.leaf
-	}
-	set, err := evidence.NewSet(col.Records, truncated)
+	truncated := a.s.Truncated || len(leaves) < len(cs)
+	clear(recs[len(leaves):])
+	col := &Collection{Records: recs[:len(leaves):len(leaves)], Leaves: leaves, Truncated: truncated}
+	// The adapter writes each record from the validated subject, so only
+	// what relates the records to each other is checked again; tests parse
+	// every evidence file they issue through the validating path.
+	set, err := evidence.NewWrittenSet(col.Records, truncated)
 	if err != nil {
-		// The adapter writes only valid records; this is a fault here.
+		// The adapter writes only a valid set; this is a fault here.
 		return nil, fmt.Errorf("issuing: collected evidence is not a valid set: %w", err)
 	}
 	col.set = set
