@@ -359,6 +359,8 @@ func loadEventsOf(ctx context.Context, tx *sqlx.Tx, s *issuing.Subject) error {
 	if len(rows) > 2*loadEvents+1 {
 		s.Truncated = true
 	}
+	// The events are no more than the rows read: allocated once.
+	s.Events = make([]issuing.Event, 0, min(len(rows), loadEvents))
 	prevType := map[int64]string{}           // feedback id → its last position type
 	contradiction := map[int64]issuing.Key{} // feedback id → its current contradiction event
 	full := false

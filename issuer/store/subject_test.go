@@ -202,21 +202,13 @@ func TestLoadSubjectStopsAtTheLimits(t *testing.T) {
 		t.Skip("seeds 2,001 memories and 12,000 reports")
 	}
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
-		f := newFixture(t, db)
-		s := f.agent("prolific")
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		f, s := prolific(t, db, 2001, now)
 		// Six evaluators: the reports below come from every other agent.
 		for i := range 6 {
 			f.agent(fmt.Sprintf("e%d", i))
 		}
 		x := db.UnsafeSQL()
-		now := time.Now().UTC().Truncate(time.Microsecond)
-		if _, err := x.ExecContext(f.ctx, x.Rebind(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2001)
-			INSERT INTO memories (public_id, author_id, category, domain, title, content, content_hash, applies_claim, confidence,
-				validation_base_confidence, created_at, updated_at)
-			SELECT 'mem_seed' || CAST(i AS TEXT), ?, 'sql', 'sql', 't', 'c', 'sha256:' || ?, '{"skill":"sql"}', 500, 500, ?, ?  FROM n`),
-			s.Key, strings.Repeat("0", 64), now, now); err != nil {
-			t.Fatal(err)
-		}
 		if _, err := x.ExecContext(f.ctx, x.Rebind(`INSERT INTO memory_outcomes (memory_id, evaluator_id, outcome, context, created_at, updated_at)
 			SELECT m.id, a.id, 'partial', '{}', ?, ? FROM memories m CROSS JOIN agents a WHERE m.author_id = ? AND a.id <> ?`),
 			now, now, s.Key, s.Key); err != nil {
@@ -237,4 +229,62 @@ func TestLoadSubjectStopsAtTheLimits(t *testing.T) {
 			t.Fatal("the collection is not marked truncated")
 		}
 	})
+}
+
+// TestLoadSubjectKeepsTheOldestEvents seeds more event rows than the
+// bound the events are read under, each evaluator's reports at one time,
+// and checks that the events kept are the oldest: those of the five
+// evaluators who reported first.
+func TestLoadSubjectKeepsTheOldestEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 2,000 memories and 22,000 reports")
+	}
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		f, s := prolific(t, db, 2000, now.Add(-time.Hour))
+		x := db.UnsafeSQL()
+		// Eleven evaluators, the later created reporting earlier: 22,000
+		// rows, over twice the 10,000 events kept.
+		oldest := map[issuing.Key]bool{}
+		for i := range 11 {
+			e := f.agent(fmt.Sprintf("e%d", i))
+			at := now.Add(-time.Duration(i+1) * time.Minute)
+			if i >= 6 {
+				oldest[issuing.Key(e.Key)] = true
+			}
+			if _, err := x.ExecContext(f.ctx, x.Rebind(`INSERT INTO memory_outcomes (memory_id, evaluator_id, outcome, context, created_at, updated_at)
+				SELECT m.id, ?, 'partial', '{}', ?, ? FROM memories m WHERE m.author_id = ?`), e.Key, at, at, s.Key); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := db.LoadSubject(f.ctx, s.AgentID, time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Events) != 10000 || !got.Truncated {
+			t.Fatalf("%d events, truncated %v", len(got.Events), got.Truncated)
+		}
+		for i, e := range got.Events {
+			if !oldest[e.Actor] || (i > 0 && e.At.Before(got.Events[i-1].At)) {
+				t.Fatalf("event %d (by %d at %s) is not among the oldest, oldest first", i, e.Actor, e.At)
+			}
+		}
+	})
+}
+
+// prolific creates the agent "prolific" and writes n public memories of it
+// directly (the service would take minutes), all created at at.
+func prolific(t *testing.T, db *store.DB, n int, at time.Time) (*fixture, issuer.Principal) {
+	t.Helper()
+	f := newFixture(t, db)
+	s := f.agent("prolific")
+	x := db.UnsafeSQL()
+	if _, err := x.ExecContext(f.ctx, x.Rebind(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO memories (public_id, author_id, category, domain, title, content, content_hash, applies_claim, confidence,
+			validation_base_confidence, created_at, updated_at)
+		SELECT 'mem_seed' || CAST(i AS TEXT), ?, 'sql', 'sql', 't', 'c', 'sha256:' || ?, '{"skill":"sql"}', 500, 500, ?, ?  FROM n`),
+		n, s.Key, strings.Repeat("0", 64), at, at); err != nil {
+		t.Fatal(err)
+	}
+	return f, s
 }
