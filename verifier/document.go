@@ -209,7 +209,7 @@ func (r *run) fields() *passport.Error {
 			return asError(err)
 		}
 	}
-	if err := domainTimes(m.domainReputation); err != nil {
+	if err := domainTimes(&r.bufs.domains, m.domainReputation); err != nil {
 		return err
 	}
 	return r.binding()
@@ -274,15 +274,16 @@ func clip(s string) string {
 // expiresAt: each domainReputation entry's updatedAt, when present, is a
 // time of SPEC.md §1, which reaches every time a passport writes. The
 // entries lie below the bundle's index, so their bytes, already checked
-// as canonical JSON, are parsed again here.
-func domainTimes(v cjson.Value) *passport.Error {
+// as canonical JSON, are parsed again here, by ps, whose buffers the next
+// verification reuses.
+func domainTimes(ps *cjson.Parser, v cjson.Value) *passport.Error {
 	if v.Kind() == cjson.Invalid {
 		return nil
 	}
 	if v.Kind() != cjson.Array {
 		return fail(passport.ReasonFieldInvalid, "domainReputation must be an array")
 	}
-	doc, err := cjson.Parse(v.Raw(), cjson.Options{IndexDepth: 2})
+	doc, err := ps.Parse(v.Raw(), cjson.Options{IndexDepth: 2})
 	if err != nil {
 		return fail(passport.ReasonFieldInvalid, "domainReputation: %v", err)
 	}
