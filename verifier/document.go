@@ -209,7 +209,7 @@ func (r *run) fields() *passport.Error {
 			return asError(err)
 		}
 	}
-	if err := domainTimes(&r.bufs.domains, m.domainReputation); err != nil {
+	if err := domainTimes(m.domainReputation); err != nil {
 		return err
 	}
 	return r.binding()
@@ -273,32 +273,90 @@ func clip(s string) string {
 // domainTimes checks the one time a passport holds beyond issuedAt and
 // expiresAt: each domainReputation entry's updatedAt, when present, is a
 // time of SPEC.md §1, which reaches every time a passport writes. The
-// entries lie below the bundle's index, so their bytes, already checked
-// as canonical JSON, are parsed again here, by ps, whose buffers the next
-// verification reuses.
-func domainTimes(ps *cjson.Parser, v cjson.Value) *passport.Error {
+// entries are the deepest values of the bundle's index, so each entry's
+// member is found in its bytes, already checked as canonical JSON, by
+// memberRaw, without parsing them again.
+func domainTimes(v cjson.Value) *passport.Error {
 	if v.Kind() == cjson.Invalid {
 		return nil
 	}
 	if v.Kind() != cjson.Array {
 		return fail(passport.ReasonFieldInvalid, "domainReputation must be an array")
 	}
-	doc, err := ps.Parse(v.Raw(), cjson.Options{IndexDepth: 2})
-	if err != nil {
-		return fail(passport.ReasonFieldInvalid, "domainReputation: %v", err)
-	}
 	i := 0
-	for e := range doc.Root().Elements() {
+	for e := range v.Elements() {
 		if e.Kind() != cjson.Object {
 			return fail(passport.ReasonFieldInvalid, "domainReputation[%d] must be an object", i)
 		}
-		if t, ok := e.Get("updatedAt"); ok {
-			s, isText := t.Text()
-			if _, perr := passport.ParseTime(s); !isText || perr != nil {
+		if t, ok := memberRaw(e.Raw(), "updatedAt"); ok {
+			// Canonical JSON escapes no character a time holds, so the
+			// bytes between the quotes are the text.
+			if len(t) < 2 || t[0] != '"' || t[len(t)-1] != '"' {
+				return fail(passport.ReasonFieldInvalid, "domainReputation[%d].updatedAt must be a time of the form %s", i, passport.TimeLayout)
+			}
+			if _, perr := passport.ParseTimeBytes(t[1 : len(t)-1]); perr != nil {
 				return fail(passport.ReasonFieldInvalid, "domainReputation[%d].updatedAt must be a time of the form %s", i, passport.TimeLayout)
 			}
 		}
 		i++
 	}
 	return nil
+}
+
+// memberRaw returns the bytes of the value of obj's member name, where obj
+// is an object in canonical JSON that has already been checked (a bundle's
+// bytes, after its parse): no whitespace, and names escaped only where
+// RFC 8785 requires, so a name without such characters is compared as
+// bytes. It steps over the values of the other members, nested ones
+// included, without indexing them.
+func memberRaw(obj []byte, name string) ([]byte, bool) {
+	i := 1 // after '{'
+	for i < len(obj) && obj[i] == '"' {
+		end := skipValue(obj, i)
+		key := obj[i+1 : end-1]
+		vstart := end + 1 // after ':'
+		vend := skipValue(obj, vstart)
+		if string(key) == name {
+			return obj[vstart:vend], true
+		}
+		i = vend + 1 // after ',' or at '}'
+	}
+	return nil, false
+}
+
+// skipValue returns the position after the value that starts at i in
+// checked canonical JSON.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = skipValue(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
+		j++
+	}
+	return j
 }
