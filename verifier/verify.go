@@ -89,7 +89,6 @@ func (v *Verifier) release(b *buffers) {
 type buffers struct {
 	bundle       cjson.Parser
 	headerParser cjson.Parser
-	domains      cjson.Parser                // domainReputation, parsed again
 	header       [maxHeaderSize * 3 / 4]byte // the decoded protected header
 	sig          [maxSigSize * 3 / 4]byte    // the decoded signature
 	entries      []entry
