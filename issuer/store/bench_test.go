@@ -154,7 +154,7 @@ func BenchmarkSubmissionJournalScaling(b *testing.B) {
 // BenchmarkSubmissionThroughput measures validations per second with 8 and
 // with 16 concurrent clients, each an evaluator working through the memories
 // of 16 authors, starting at a different author. The goal on PostgreSQL is
-// 1,000 a second or more with 8 clients on two cores, and at least 0.3 of
+// 1,000 a second or more with 8 clients on two cores, and at least 0.35 of
 // the one-row write. As a baseline from the same run it also
 // reports the rate of the smallest durable write (one audit row per
 // transaction) from the same number of clients, and the ratio between the
