@@ -46,7 +46,7 @@ func TestValidateBinding(t *testing.T) {
 		{"status", Version, nil, ref(0, good), true},
 		{"status at the largest index", Version, nil, ref(1<<53-1, good), true},
 		{"later minor version", "0.7", &Confirmation{JKTs: []string{jkt('A')}}, ref(3, good), true},
-		{"loopback http", Version, nil, ref(3, "http://127.0.0.1:8080/status/1"), true},
+		{"loopback http", Version, nil, ref(3, "http://127.0.0.1/status/1"), true},
 		{"loopback ipv6", Version, nil, ref(3, "http://[::1]/status"), true},
 		{"localhost", Version, nil, ref(3, "http://localhost:1/s?x=%2F"), true},
 		{"bare host", Version, nil, ref(3, "https://h"), true},
