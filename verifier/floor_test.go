@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math/bits"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,47 +94,48 @@ func (f *honestFloor) add(tb testing.TB, in []byte, want, what string) []byte {
 // the signed evidenceRoot.
 func (f *honestFloor) addTree(tb testing.TB, disclosed []passport.Disclosure, n int, root string) {
 	tb.Helper()
-	known := map[[2]int][]byte{} // a subtree [lo, hi) → its hash
-	for _, d := range disclosed {
-		known[[2]int{d.Index, d.Index + 1}] = f.add(tb, append([]byte{0}, d.Leaf...), "", "leaf")
+	leaves := map[int][]byte{}      // a disclosed leaf's index → its hash
+	siblings := map[[2]int][]byte{} // a subtree [lo, hi) off the paths → its hash, from a proof
+	indices := make([]int, len(disclosed))
+	for k, d := range disclosed {
+		indices[k] = d.Index
+		leaves[d.Index] = f.add(tb, append([]byte{0}, d.Leaf...), "", "leaf")
 		f.leaves++
 		// The audit path, nearest sibling first, names the siblings of the
 		// subtrees from the leaf up.
-		var siblings [][2]int
+		var path [][2]int
 		for lo, hi := 0, n; hi-lo > 1; {
 			k := lo + splitPoint(hi-lo)
 			if d.Index < k {
-				siblings, hi = append(siblings, [2]int{k, hi}), k
+				path, hi = append(path, [2]int{k, hi}), k
 			} else {
-				siblings, lo = append(siblings, [2]int{lo, k}), k
+				path, lo = append(path, [2]int{lo, k}), k
 			}
 		}
-		if len(siblings) != len(d.Proof) {
-			tb.Fatalf("floor: leaf %d has a proof of %d hashes, its path %d", d.Index, len(d.Proof), len(siblings))
+		if len(path) != len(d.Proof) {
+			tb.Fatalf("floor: leaf %d has a proof of %d hashes, its path %d", d.Index, len(d.Proof), len(path))
 		}
 		for i, p := range d.Proof {
-			s := siblings[len(siblings)-1-i]
-			if _, ok := known[s]; !ok {
-				known[s] = bytes.Clone(p[:])
-			}
+			siblings[path[len(path)-1-i]] = bytes.Clone(p[:])
 		}
 	}
-	computed := map[[2]int]bool{}
-	for _, d := range disclosed {
-		computed[[2]int{d.Index, d.Index + 1}] = true
+	// holds reports whether a disclosed leaf lies in [lo, hi): such a
+	// subtree's head must be computed.
+	holds := func(lo, hi int) bool {
+		i, _ := slices.BinarySearch(indices, lo)
+		return i < len(indices) && indices[i] < hi
 	}
 	var node func(lo, hi int) []byte
 	node = func(lo, hi int) []byte {
-		r := [2]int{lo, hi}
-		if h, ok := known[r]; ok && (computed[r] || hi-lo == 1 || !f.holds(disclosed, lo, hi)) {
-			return h
+		switch {
+		case !holds(lo, hi):
+			return siblings[[2]int{lo, hi}]
+		case hi-lo == 1:
+			return leaves[lo]
 		}
 		k := lo + splitPoint(hi-lo)
-		left, right := node(lo, k), node(k, hi)
-		in := append(append([]byte{1}, left...), right...)
-		h := f.add(tb, in, "", "node")
+		h := f.add(tb, append(append([]byte{1}, node(lo, k)...), node(k, hi)...), "", "node")
 		f.nodes++
-		known[r], computed[r] = h, true
 		return h
 	}
 	var got []byte
@@ -149,16 +151,6 @@ func (f *honestFloor) addTree(tb testing.TB, disclosed []passport.Disclosure, n 
 	if hex.EncodeToString(got) != root {
 		tb.Fatal("floor: the tree's head is not the signed evidenceRoot")
 	}
-}
-
-// holds reports whether a disclosed leaf lies in [lo, hi).
-func (f *honestFloor) holds(disclosed []passport.Disclosure, lo, hi int) bool {
-	for _, d := range disclosed {
-		if d.Index >= lo && d.Index < hi {
-			return true
-		}
-	}
-	return false
 }
 
 // splitPoint is the largest power of two below n, for n > 1.

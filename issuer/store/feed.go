@@ -37,7 +37,7 @@ type candidateRow struct {
 // feedColumns are the columns of a feedRow.
 const feedColumns = candidateColumns + `, m.applies_claim`
 
-// feedRow is one candidate row of the feed or of browsing.
+// feedRow is one candidate row of browsing, with the skill it applies to.
 type feedRow struct {
 	candidateRow
 	Applies string `db:"applies_claim"`
@@ -61,8 +61,8 @@ func (r candidateRow) candidate(viewer int64) service.SearchCandidate {
 // key is above after, in the given domain unless it is "", in key order
 // (the order of publication), and whether more follow.
 func (db *DB) FeedCandidates(ctx context.Context, viewer, after int64, domain string, max int) ([]service.SearchCandidate, bool, error) {
-	var rows []feedRow
-	if err := sel(ctx, db.x, &rows, `SELECT `+feedColumns+`
+	var rows []candidateRow
+	if err := sel(ctx, db.x, &rows, `SELECT `+candidateColumns+`
 		FROM memories m JOIN agents a ON a.id = m.author_id
 		WHERE m.id > ? AND (? = '' OR m.domain = ?) AND `+readableMatch+`
 		ORDER BY m.id LIMIT ?`, after, domain, domain, viewer, max+1); err != nil {
